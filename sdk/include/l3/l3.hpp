@@ -1,0 +1,401 @@
+// l3/l3.hpp: the public C++ API of the L3 SDK.
+//
+// L3 files (spec/l3-format.md) hold integer columns compressed with learned
+// per-partition models and bit-packed residuals in the SLAP layout. This
+// header is all a CPU user needs: Writer, Reader, Status/Result and the value
+// types. The optional CUDA backend lives in l3/cuda.hpp.
+//
+// Thread safety: a Reader may be used from several threads at once through its
+// const methods. A Writer is used by one thread at a time.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "l3/status.hpp"
+
+namespace l3 {
+
+// ---------------------------------------------------------------------------
+// Versions
+
+/// The SDK's own version (semantic versioning), independent of the format.
+const char* LibraryVersion() noexcept;
+/// The format version this SDK writes and the highest major it reads.
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+
+// ---------------------------------------------------------------------------
+// Value types (spec §6.2)
+
+enum class PhysicalType : uint8_t {
+  kInt8 = 1,
+  kInt16 = 2,
+  kInt32 = 3,
+  kInt64 = 4,
+  kUInt8 = 5,
+  kUInt16 = 6,
+  kUInt32 = 7,
+  kUInt64 = 8,
+  kFloat32 = 9,   ///< reserved (spec §11.2); not yet readable or writable
+  kFloat64 = 10,  ///< reserved (spec §11.2); not yet readable or writable
+};
+
+/// Bytes per value (1, 2, 4 or 8); 0 for an invalid type.
+int PhysicalTypeBytes(PhysicalType type) noexcept;
+bool PhysicalTypeIsSigned(PhysicalType type) noexcept;
+bool PhysicalTypeIsInteger(PhysicalType type) noexcept;
+/// Short name: "i8", "i16", "i32", "i64", "u8", ..., "f32", "f64".
+const char* PhysicalTypeName(PhysicalType type) noexcept;
+/// Parses a short name ("i32") or a long one ("int32", "uint64").
+Result<PhysicalType> ParsePhysicalType(std::string_view name);
+
+enum class LogicalKind : uint16_t { kNone = 0, kTimestamp = 1, kDate = 2, kDecimal = 3 };
+enum class TimeUnit : uint8_t { kSecond = 0, kMillisecond = 1, kMicrosecond = 2, kNanosecond = 3 };
+
+struct LogicalType {
+  LogicalKind kind = LogicalKind::kNone;
+  TimeUnit time_unit = TimeUnit::kSecond;  ///< kTimestamp
+  uint8_t precision = 0;                   ///< kDecimal
+  int8_t scale = 0;                        ///< kDecimal
+  std::string timezone;                    ///< kTimestamp, optional
+};
+
+/// spec §8.1.
+enum class ModelType : uint8_t {
+  kConstant = 0,    ///< a single value, or runs when bit_width > 0
+  kForBitpack = 1,  ///< frame of reference + unsigned offsets
+  kLinear = 2,
+  kPoly2 = 3,
+  kPoly3 = 4,
+};
+/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", or "UNKNOWN".
+const char* ModelTypeName(ModelType model) noexcept;
+
+enum class Compression : uint8_t { kNone = 0, kZstd = 1 };
+
+/// Feature bits of the postscript (spec §4.4).
+inline constexpr uint64_t kRequiredZstdSegments = 1ull << 0;
+inline constexpr uint64_t kRequiredValidityBitmaps = 1ull << 1;
+inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
+inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
+inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
+
+// ---------------------------------------------------------------------------
+// Writing
+
+struct ColumnSpec {
+  std::string name;
+  PhysicalType type = PhysicalType::kInt64;
+  LogicalType logical;
+};
+
+/// The cost-optimal partitioner (spec §14). Defaults follow the L3 paper.
+struct PartitionerOptions {
+  uint32_t analysis_block_rows = 2048;    ///< block size of the delta-bits analysis
+  uint32_t breakpoint_tau = 2;            ///< breakpoint where |delta bits| >= tau
+  uint32_t initial_partition_rows = 256;  ///< rounded up to a multiple of 32
+  uint32_t max_partition_rows = 8192;     ///< cap on merged partitions
+  uint32_t max_merge_rounds = 16;         ///< odd-even merge rounds; 0 = no merging
+  /// Merge a pair only if it saves at least this fraction of the pair's bytes.
+  double min_merge_benefit = 0.0;
+  /// A polynomial model must be this much cheaper (as a fraction) than the best
+  /// simpler model to be chosen; it decodes slightly slower.
+  double poly_min_gain = 0.05;
+  bool enable_rle = true;
+  bool enable_linear = true;
+  bool enable_poly2 = true;
+  bool enable_poly3 = true;
+};
+
+enum class Profile : uint8_t {
+  kHot = 0,      ///< segments stored uncompressed; GPUs decode the payload in place
+  kArchive = 1,  ///< every segment also compressed with zstd (spec §9)
+};
+
+struct WriteOptions {
+  /// Rows per column chunk (the unit of streaming and of GPU residency).
+  uint64_t chunk_rows = uint64_t{1} << 26;
+  /// V of the SLAP layout (spec §8.5): a power of two in [1, 1024].
+  uint32_t values_per_lane = 64;
+  PartitionerOptions partitioner;
+  Profile profile = Profile::kHot;
+  int zstd_level = 19;               ///< kArchive only
+  bool write_partition_bounds = true;
+  bool write_statistics = true;
+  /// Worker threads for encoding; 0 = one per hardware thread. The bytes
+  /// written never depend on this.
+  int num_threads = 0;
+  /// Application key/value pairs stored in the footer.
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// Writes an L3 file column chunk by column chunk.
+///
+/// Values are appended per column in row order; each column buffers at most
+/// one chunk (WriteOptions::chunk_rows values), so a column larger than memory
+/// can be written batch by batch. The file appears at its path only when
+/// Close() succeeds: the writer works on a temporary file in the same
+/// directory and renames it into place. A Writer destroyed or aborted before
+/// Close() removes the temporary file and leaves the target path untouched.
+///
+/// The same sequence of calls with the same options always produces the same
+/// bytes.
+class Writer {
+ public:
+  /// Starts a file at `path`. Errors: kInvalidArgument (bad schema or options),
+  /// kIoError (cannot create the temporary file).
+  static Result<Writer> Create(const std::string& path, std::vector<ColumnSpec> columns,
+                               const WriteOptions& options = {});
+  /// Starts a file held in memory; fetch it with TakeBuffer() after Close().
+  static Result<Writer> CreateInMemory(std::vector<ColumnSpec> columns,
+                                       const WriteOptions& options = {});
+
+  Writer(Writer&&) noexcept;
+  Writer& operator=(Writer&&) noexcept;
+  ~Writer();
+
+  /// Appends `num_values` values to `column`. `values` points to values of the
+  /// column's physical type in native byte order (the SDK assumes a
+  /// little-endian host). Errors: kInvalidArgument, kIoError.
+  Status Append(int column, const void* values, uint64_t num_values);
+
+  /// Typed convenience; kInvalidArgument if T does not match the column type.
+  template <typename T>
+  Status AppendTyped(int column, const T* values, uint64_t num_values);
+
+  /// Encodes buffered values, writes the footer and postscript, syncs and
+  /// renames the file into place. All columns must have the same row count
+  /// (kInvalidArgument otherwise). After a failure the target path is
+  /// untouched and the writer is aborted.
+  Status Close();
+
+  /// Discards everything written so far. Never fails; idempotent.
+  void Abort() noexcept;
+
+  /// The finished file of a CreateInMemory() writer, after Close().
+  std::vector<uint8_t> TakeBuffer();
+
+  int num_columns() const;
+  uint64_t rows_appended(int column) const;
+
+  struct Impl;
+
+ private:
+  explicit Writer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---------------------------------------------------------------------------
+// Reading
+
+struct ReadOptions {
+  /// Verify every segment's CRC32C before its first use (spec §5). Postscript
+  /// and footer checksums are always verified.
+  bool verify_checksums = true;
+  /// Map the file rather than reading it into memory (Open(path) only).
+  bool use_mmap = true;
+  /// Inspection mode (l3dump --allow-unknown): open files with unknown
+  /// required features, encodings or types; such chunks cannot be decoded
+  /// (kUnsupportedFeature) but their metadata can be listed.
+  bool allow_unknown = false;
+  // Resource limits (spec §13).
+  uint64_t max_footer_bytes = uint64_t{64} << 20;
+  uint64_t max_partitions_per_chunk = uint64_t{1} << 24;
+  uint64_t max_segment_bytes = uint64_t{1} << 36;
+  /// Largest allowed decoded_length / stored_length of a zstd segment.
+  uint64_t max_zstd_expansion = uint64_t{1} << 20;
+};
+
+struct FileInfo {
+  uint64_t file_bytes = 0;
+  uint16_t format_major = 0;
+  uint16_t format_minor = 0;
+  uint64_t required_features = 0;
+  uint64_t optional_features = 0;
+  uint64_t footer_bytes = 0;
+  uint64_t num_rows = 0;
+  std::string writer_name;
+  std::string writer_version;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+struct SegmentInfo {
+  bool present = false;
+  uint64_t offset = 0;
+  uint64_t stored_bytes = 0;
+  uint64_t decoded_bytes = 0;
+  uint32_t checksum = 0;
+  Compression compression = Compression::kNone;
+};
+
+/// Chunk statistics (spec §7.6). Values are 64-bit canonical extensions:
+/// cast to int64_t for signed column types.
+struct ChunkStatistics {
+  bool present = false;
+  bool has_min_max = false;
+  uint64_t min_value = 0;
+  uint64_t max_value = 0;
+  uint64_t null_count = 0;
+  uint64_t distinct_count = 0;
+  bool distinct_count_exact = false;
+};
+
+struct ChunkInfo {
+  uint64_t first_row = 0;  ///< within the column
+  uint64_t num_rows = 0;
+  uint16_t encoding = 0;   ///< 1 = L3Integer; other values only with allow_unknown
+  uint32_t values_per_lane = 0;
+  uint32_t num_partitions = 0;
+  SegmentInfo partition_table, parameters, payload, bounds, validity;
+  ChunkStatistics statistics;
+  bool has_ibp = false;
+  bool has_pgm = false;
+  /// Sum of the stored bytes of all of this chunk's segments.
+  uint64_t stored_bytes = 0;
+};
+
+struct ColumnInfo {
+  std::string name;
+  PhysicalType type = PhysicalType::kInt64;
+  uint8_t raw_type = 0;  ///< the stored PhysicalType value (may be unknown with allow_unknown)
+  LogicalType logical;
+  bool nullable = false;
+  uint64_t num_rows = 0;
+  std::vector<ChunkInfo> chunks;
+  uint64_t stored_bytes = 0;  ///< sum over chunks
+};
+
+/// One partition's record, decoded (spec §7.3, §8.1–§8.2).
+struct PartitionInfo {
+  uint64_t first_row = 0;  ///< within the chunk
+  uint32_t num_rows = 0;
+  ModelType model = ModelType::kConstant;
+  uint8_t bit_width = 0;
+  uint8_t num_params = 0;
+  /// Raw parameter words (integer words in canonical extension, or binary64
+  /// bit patterns for LINEAR/POLY2/POLY3; spec §8.2).
+  std::array<uint64_t, 4> params{};
+  uint64_t payload_offset_bytes = 0;  ///< within the decoded payload segment
+  uint64_t payload_bytes = 0;
+  uint64_t num_runs = 0;  ///< CONSTANT with bit_width > 0
+  bool has_bounds = false;
+  uint64_t min_value = 0;  ///< canonical extension, when has_bounds
+  uint64_t max_value = 0;
+
+  /// Parameter `i` as binary64 (for LINEAR/POLY2/POLY3).
+  double param_as_double(int i) const;
+};
+
+/// A chunk's decoded and validated segments (spec §7.3–§8.7), for backends
+/// that decode elsewhere (the CUDA backend). The pointers stay valid for the
+/// Reader's lifetime. Every metadata-derived payload address is in bounds.
+struct ChunkView {
+  PhysicalType type = PhysicalType::kInt64;
+  uint64_t first_row = 0;  ///< within the column
+  uint64_t num_rows = 0;
+  uint32_t values_per_lane = 0;
+  uint32_t num_partitions = 0;
+  const uint8_t* partition_table = nullptr;  ///< (num_partitions + 1) * 16 bytes
+  const uint8_t* parameters = nullptr;
+  uint64_t parameters_bytes = 0;
+  const uint8_t* payload = nullptr;  ///< includes the 32 bytes of padding
+  uint64_t payload_bytes = 0;
+  const uint8_t* bounds = nullptr;   ///< null when absent
+  uint64_t bounds_bytes = 0;
+};
+
+enum class ValidationLevel : uint8_t {
+  kStructural = 0,  ///< spec §10.2 for every chunk: checksums and metadata
+  kDeep = 1,        ///< spec §10.3: also decode everything and check padding, bounds, stats
+};
+
+/// Reads an L3 file.
+class Reader {
+ public:
+  /// Opens and structurally validates a file (spec §10.2, on-open checks).
+  /// Errors: kIoError, kNotL3, kTruncated, kChecksumMismatch,
+  /// kUnsupportedVersion, kUnsupportedFeature, kCorruptFraming,
+  /// kCorruptFooter, kCorruptMetadata, kResourceLimit.
+  static Result<Reader> Open(const std::string& path, const ReadOptions& options = {});
+  /// Opens a file held in memory. The bytes are borrowed and must outlive the
+  /// Reader.
+  static Result<Reader> OpenBuffer(const void* data, size_t size, const ReadOptions& options = {});
+
+  Reader(Reader&&) noexcept;
+  Reader& operator=(Reader&&) noexcept;
+  ~Reader();
+
+  const FileInfo& info() const;
+  int num_columns() const;
+  /// Precondition: 0 <= column < num_columns().
+  const ColumnInfo& column(int column) const;
+  /// kOutOfRange if no column has that name.
+  Result<int> FindColumn(std::string_view name) const;
+
+  /// The partition records of one chunk, with bounds when present.
+  Result<std::vector<PartitionInfo>> Partitions(int column, int chunk) const;
+
+  /// Decodes rows [row_begin, row_end) of `column` into `out`, which must hold
+  /// (row_end - row_begin) * PhysicalTypeBytes(type) bytes. Errors:
+  /// kOutOfRange, kBufferTooSmall, kChecksumMismatch, kCorrupt*,
+  /// kUnsupportedFeature.
+  Status ReadRows(int column, uint64_t row_begin, uint64_t row_end, void* out,
+                  size_t out_bytes) const;
+
+  /// Point lookups: out[i] = value of row rows[i]. Rows may repeat and come in
+  /// any order.
+  Status Take(int column, const uint64_t* rows, size_t num_rows, void* out,
+              size_t out_bytes) const;
+
+  /// The validated, decoded segments of a chunk (see ChunkView).
+  Result<ChunkView> GetChunkView(int column, int chunk) const;
+
+  /// Validates every chunk at the given level; returns the first failure.
+  Status Validate(ValidationLevel level) const;
+
+  struct Impl;
+
+ private:
+  explicit Reader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// ---------------------------------------------------------------------------
+// Template definitions
+
+namespace detail {
+template <typename T>
+constexpr bool kMatches(PhysicalType t) {
+  switch (t) {
+    case PhysicalType::kInt8: return std::is_same<T, int8_t>::value;
+    case PhysicalType::kInt16: return std::is_same<T, int16_t>::value;
+    case PhysicalType::kInt32: return std::is_same<T, int32_t>::value;
+    case PhysicalType::kInt64: return std::is_same<T, int64_t>::value;
+    case PhysicalType::kUInt8: return std::is_same<T, uint8_t>::value;
+    case PhysicalType::kUInt16: return std::is_same<T, uint16_t>::value;
+    case PhysicalType::kUInt32: return std::is_same<T, uint32_t>::value;
+    case PhysicalType::kUInt64: return std::is_same<T, uint64_t>::value;
+    default: return false;
+  }
+}
+Status TypeMismatch(const char* what);
+PhysicalType WriterColumnType(const Writer& writer, int column, bool* ok);
+}  // namespace detail
+
+template <typename T>
+Status Writer::AppendTyped(int column, const T* values, uint64_t num_values) {
+  bool ok = false;
+  PhysicalType t = detail::WriterColumnType(*this, column, &ok);
+  if (!ok) return Status(StatusCode::kInvalidArgument, "column index out of range");
+  if (!detail::kMatches<T>(t)) return detail::TypeMismatch("AppendTyped");
+  return Append(column, values, num_values);
+}
+
+}  // namespace l3

@@ -1,0 +1,67 @@
+// The chunk encoder: values in, the decoded bytes of a chunk's segments out
+// (spec §7.3–§8.8). Knows nothing about files; the Writer places the segments.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
+
+namespace l3::internal {
+
+struct EncoderConfig {
+  PhysicalType type = PhysicalType::kInt64;
+  uint32_t values_per_lane = 64;
+  PartitionerOptions partitioner;
+  bool compute_bounds = true;
+  bool compute_statistics = true;
+  int num_threads = 1;  ///< >= 1; output must not depend on it
+};
+
+/// Chunk statistics as stored in the footer (spec §7.6).
+struct ChunkStatisticsData {
+  bool has_min_max = false;
+  uint64_t min_value = 0;  ///< canonical extension
+  uint64_t max_value = 0;
+  uint64_t distinct_count = 0;
+  bool distinct_count_exact = false;
+};
+
+/// The decoded contents of one chunk's segments.
+struct EncodedChunk {
+  uint64_t num_rows = 0;
+  uint32_t num_partitions = 0;
+  uint32_t values_per_lane = 64;
+  std::vector<uint8_t> partition_table;  ///< (P + 1) * 16 bytes, spec §7.3
+  std::vector<uint8_t> parameters;       ///< 8 * Param_Offset[P] bytes, spec §7.4
+  std::vector<uint8_t> payload;          ///< 8 * Payload_Offset[P] + 32 bytes, spec §8.6
+  std::vector<uint8_t> bounds;           ///< 2 * P * N / 8 bytes, or empty, spec §7.5
+  ChunkStatisticsData statistics;        ///< meaningful when compute_statistics
+};
+
+/// Encodes `num_rows` values (1 <= num_rows <= 2^32 - 1) of `config.type`
+/// with the cost-optimal partitioner. Deterministic.
+Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
+                                 const EncoderConfig& config);
+
+/// A caller-chosen partition, for tests and the conformance corpus generator.
+struct PartitionChoice {
+  uint32_t num_rows = 0;
+  Model model = Model::kFor;
+  /// LINEAR/POLY2/POLY3: use these parameters instead of fitting. The encoder
+  /// still computes residuals and the minimal width with the canonical
+  /// predictor, so any finite parameters produce a valid partition.
+  std::optional<std::array<double, 4>> theta;
+};
+
+/// Encodes with an explicit partitioning and model per partition. The rows of
+/// `partitions` must sum to `num_rows`. CONSTANT becomes runs when the
+/// partition is not constant. kInvalidArgument if a model is not allowed for
+/// the data (e.g. LINEAR on 64-bit values beyond 2^53, spec §8.8 rule 3).
+Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_rows,
+                                               const EncoderConfig& config,
+                                               const std::vector<PartitionChoice>& partitions);
+
+}  // namespace l3::internal

@@ -23,6 +23,28 @@ double ColumnSummary::mean_bit_width() const {
   return rows == 0 ? 0.0 : weighted / static_cast<double>(rows);
 }
 
+void AddPartition(const PartitionInfo& p, ColumnSummary* s) {
+  int model = static_cast<int>(p.model);
+  if (model >= 0 && model < kNumModels) {
+    s->models[model].partitions++;
+    s->models[model].rows += p.num_rows;
+  }
+  if (p.model == ModelType::kConstant && p.bit_width > 0) {
+    s->runs.partitions++;
+    s->runs.rows += p.num_rows;
+  }
+  if (p.bit_width < s->bit_widths.size()) {
+    s->bit_widths[p.bit_width].partitions++;
+    s->bit_widths[p.bit_width].rows += p.num_rows;
+  }
+  if (s->num_partitions == 0 || p.num_rows < s->min_partition_rows) {
+    s->min_partition_rows = p.num_rows;
+  }
+  s->max_partition_rows = std::max<uint64_t>(s->max_partition_rows, p.num_rows);
+  s->payload_bytes += p.payload_bytes;
+  s->num_partitions++;
+}
+
 ColumnSummary SummarizeColumn(const Reader& reader, int column) {
   ColumnSummary s;
   const ColumnInfo& info = reader.column(column);
@@ -35,27 +57,7 @@ ColumnSummary SummarizeColumn(const Reader& reader, int column) {
       }
       continue;
     }
-    for (const PartitionInfo& p : *parts) {
-      int model = static_cast<int>(p.model);
-      if (model >= 0 && model < kNumModels) {
-        s.models[model].partitions++;
-        s.models[model].rows += p.num_rows;
-      }
-      if (p.model == ModelType::kConstant && p.bit_width > 0) {
-        s.runs.partitions++;
-        s.runs.rows += p.num_rows;
-      }
-      if (p.bit_width < s.bit_widths.size()) {
-        s.bit_widths[p.bit_width].partitions++;
-        s.bit_widths[p.bit_width].rows += p.num_rows;
-      }
-      if (s.num_partitions == 0 || p.num_rows < s.min_partition_rows) {
-        s.min_partition_rows = p.num_rows;
-      }
-      s.max_partition_rows = std::max<uint64_t>(s.max_partition_rows, p.num_rows);
-      s.payload_bytes += p.payload_bytes;
-      s.num_partitions++;
-    }
+    for (const PartitionInfo& p : *parts) AddPartition(p, &s);
   }
   return s;
 }

@@ -38,6 +38,11 @@ struct ColumnSummary {
   double mean_bit_width() const;
 };
 
+/// Adds one partition's figures to `summary`.
+void AddPartition(const PartitionInfo& partition, ColumnSummary* summary);
+
+/// Summarizes every chunk of a column; a chunk whose partitions cannot be
+/// read is recorded in failed_chunk/error and skipped.
 ColumnSummary SummarizeColumn(const Reader& reader, int column);
 
 /// "LINEAR 75.0%, FOR_BITPACK 25.0%": models by share of partitions, most

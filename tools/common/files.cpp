@@ -23,7 +23,14 @@ constexpr size_t kMaxCleanupPath = 4096;
 char g_cleanup_paths[kMaxCleanupSlots][kMaxCleanupPath];
 std::atomic<bool> g_cleanup_used[kMaxCleanupSlots];
 
+volatile std::sig_atomic_t g_defer = 0;
+volatile std::sig_atomic_t g_pending_signal = 0;
+
 void CleanupAndReraise(int sig) {
+  if (g_defer != 0 && g_pending_signal == 0 && sig != SIGPIPE) {
+    g_pending_signal = sig;
+    return;
+  }
   for (int i = 0; i < kMaxCleanupSlots; ++i) {
     if (g_cleanup_used[i].load()) unlink(g_cleanup_paths[i]);
   }
@@ -40,6 +47,23 @@ void InstallCleanupHandlers() {
     action.sa_handler = CleanupAndReraise;
     sigemptyset(&action.sa_mask);
     sigaction(sig, &action, nullptr);
+  }
+}
+
+DeferInterrupts::DeferInterrupts() { g_defer = 1; }
+
+DeferInterrupts::~DeferInterrupts() {
+  g_defer = 0;
+  if (g_pending_signal != 0) std::raise(g_pending_signal);
+}
+
+void CheckInterrupted() {
+  int sig = g_pending_signal;
+  if (sig != 0) {
+    // Once reported, the signal is not raised again when the guard ends: the
+    // exit code already says what happened.
+    g_pending_signal = 0;
+    throw CliError(128 + sig, std::string("interrupted by ") + strsignal(sig));
   }
 }
 

@@ -63,6 +63,21 @@ class OutputFile {
 /// SIGTERM, SIGHUP and SIGPIPE, then re-raise the signal. Call once, early.
 void InstallCleanupHandlers();
 
+/// While a DeferInterrupts object lives, the first SIGINT, SIGTERM or SIGHUP
+/// does not end the process: it is recorded, and the next CheckInterrupted()
+/// throws, so the code in between can clean up what it cannot name (the
+/// SDK Writer's temporary file). A second signal ends the process at once.
+class DeferInterrupts {
+ public:
+  DeferInterrupts();
+  ~DeferInterrupts();
+  DeferInterrupts(const DeferInterrupts&) = delete;
+  DeferInterrupts& operator=(const DeferInterrupts&) = delete;
+};
+
+/// Throws CliError(128 + signal, "interrupted") if a deferred signal arrived.
+void CheckInterrupted();
+
 /// Registers a path to unlink if the process is killed by one of those
 /// signals before UnregisterCleanup(slot); returns the slot or -1 if full.
 int RegisterCleanup(const std::string& path);

@@ -202,6 +202,7 @@ void AppendFileValues(Writer& writer, int column, Source& src, Progress& progres
     if (carry > 0) std::memmove(buffer.data(), buffer.data() + n * width, carry);
     *bytes_done += got;
     progress.Update(*bytes_done);
+    CheckInterrupted();
     if (got < want) break;  // end of input
   }
   if (carry != 0) {
@@ -232,6 +233,7 @@ void AppendCsvValues(Writer& writer, int column, const Source& src) {
     uint64_t n = std::min<uint64_t>(batch, col.words.size() - i);
     NarrowWords(col.words.data() + i, n, col.type, buffer.data());
     Check(writer.Append(column, buffer.data(), n), "column '" + src.name + "'");
+    CheckInterrupted();
   }
 }
 
@@ -388,6 +390,10 @@ int RunCompress(int argc, char** argv) {
     }
   }
 
+  // The Writer's temporary file has a name only the SDK knows, so a signal
+  // must not end the process while it exists: it is deferred, noticed
+  // between batches, and the Writer is destroyed (which removes the file).
+  DeferInterrupts defer;
   std::vector<ColumnSpec> specs;
   for (const Source& s : sources) specs.push_back(ColumnSpec{s.name, s.type, {}});
   Writer writer = output == "-" ? Check(Writer::CreateInMemory(specs, options), "l3 compress")

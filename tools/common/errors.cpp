@@ -23,7 +23,8 @@ const char* ExitCodeHelp() {
          "      17 UNSUPPORTED_FEATURE  18 CORRUPT_FRAMING    19 CORRUPT_FOOTER\n"
          "      20 CORRUPT_METADATA     21 CORRUPT_PAYLOAD    22 RESOURCE_LIMIT\n"
          "      23 OUT_OF_RANGE         24 BUFFER_TOO_SMALL   25 OUT_OF_MEMORY\n"
-         "      28 INTERNAL\n";
+         "      26 BACKEND_UNAVAILABLE  27 DEVICE_ERROR       28 INTERNAL\n"
+         "  128+N killed or interrupted by signal N (130 Ctrl-C, 143 SIGTERM)\n";
 }
 
 void ThrowUsage(const std::string& message) { throw CliError(kExitUsage, message); }

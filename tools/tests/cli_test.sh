@@ -357,6 +357,14 @@ group_errors() {
   expect_error 16 "v2.l3: UNSUPPORTED_VERSION" "$l3" info v2.l3
   expect_error 17 "future_required.l3: UNSUPPORTED_FEATURE" "$l3" validate "$data/future_required.l3"
   expect_error 17 "(l3dump --allow-unknown lists it anyway)" "$l3dump" "$data/future_required.l3"
+  expect_error 17 "future_encoding.l3: UNSUPPORTED_FEATURE" "$l3" cat "$data/future_encoding.l3"
+  expect_error 17 "(l3dump --allow-unknown lists it anyway)" "$l3dump" "$data/future_encoding.l3"
+  "$bin/l3_testfile" "$f" badtype.l3 --physical-type 42
+  expect_error 20 "badtype.l3: CORRUPT_METADATA" "$l3" info badtype.l3
+  expect_error 20 "badtype.l3: CORRUPT_METADATA" "$l3dump" badtype.l3
+  expect_ok "$l3dump" --allow-unknown badtype.l3
+  grep -q 'column 0 "id": unknown(42)' out.txt && grep -q "(opaque: not interpreted" out.txt && pass ||
+    fail "l3dump --allow-unknown on an unknown physical type: $(head -c 300 out.txt)"
 
   # No partial output: failures leave no file (and no temporary) behind,
   # and never replace an existing file.

@@ -28,4 +28,7 @@ cd "$(dirname "$0")"
 # A required feature bit this SDK does not know: readers must refuse it;
 # l3dump --allow-unknown still lists it.
 "$bin/l3_testfile" small.l3 future_required.l3 --minor 7 --required-bit 12
+# A chunk in an encoding this SDK does not know (9): readers must refuse it
+# (UNSUPPORTED_FEATURE); l3dump --allow-unknown shows it as an opaque record.
+"$bin/l3_testfile" small.l3 future_encoding.l3 --minor 7 --encoding 9
 ls -l ./*.l3

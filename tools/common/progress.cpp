@@ -42,18 +42,48 @@ Progress::~Progress() { Finish(); }
 
 void Progress::Update(uint64_t done) {
   if (!enabled_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
   auto now = std::chrono::steady_clock::now();
   double elapsed = std::chrono::duration<double>(now - start_).count();
   if (elapsed < kDelaySeconds) return;
   if (drawn_ && std::chrono::duration<double>(now - last_draw_).count() < kRedrawSeconds) return;
   last_draw_ = now;
+  Draw(RenderProgress(label_, done, total_, elapsed, kWidth));
+}
+
+void Progress::Draw(const std::string& line) {
   drawn_ = true;
-  std::string line = RenderProgress(label_, done, total_, elapsed, kWidth);
   std::fprintf(stderr, "\r%s\x1b[K", line.c_str());
   std::fflush(stderr);
 }
 
+void Progress::Pulse(const std::string& phase) {
+  if (!enabled_ || pulse_.joinable()) return;
+  pulse_ = std::thread([this, phase] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_cv_.wait_for(lock, std::chrono::duration<double>(kRedrawSeconds),
+                              [this] { return stop_; })) {
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      if (elapsed >= kDelaySeconds) {
+        char tail[32];
+        std::snprintf(tail, sizeof(tail), "  %.1f s", elapsed);
+        Draw(label_ + "  " + phase + tail);
+      }
+    }
+  });
+}
+
 void Progress::Finish() {
+  if (pulse_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    stop_cv_.notify_all();
+    pulse_.join();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
   if (drawn_) {
     std::fprintf(stderr, "\r\x1b[K");
     std::fflush(stderr);

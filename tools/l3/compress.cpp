@@ -414,6 +414,7 @@ int RunCompress(int argc, char** argv) {
                     std::to_string(s.num_values));
     }
   }
+  progress.Pulse("encoding");
   Check(writer.Close(), output);
   progress.Finish();
   uint64_t file_bytes = 0;

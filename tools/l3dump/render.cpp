@@ -113,9 +113,13 @@ std::string RenderText(const Json& d) {
                   Num(c["stored_bytes"]).c_str(), Num(c["raw_bytes"]).c_str(),
                   c["ratio"].get<double>(), Num(c["payload_bytes"]).c_str());
     const Json& sizes = c["partition_rows"];
-    out += Format("  %-15s%s; rows per partition min %s, mean %.1f, max %s\n", "partitions",
-                  Num(c["num_partitions"]).c_str(), Num(sizes["min"]).c_str(),
-                  sizes["mean"].get<double>(), Num(sizes["max"]).c_str());
+    if (c["num_partitions"].get<uint64_t>() == 0) {
+      out += Format("  %-15s0\n", "partitions");
+    } else {
+      out += Format("  %-15s%s; rows per partition min %s, mean %.1f, max %s\n", "partitions",
+                    Num(c["num_partitions"]).c_str(), Num(sizes["min"]).c_str(),
+                    sizes["mean"].get<double>(), Num(sizes["max"]).c_str());
+    }
     std::string mix;
     for (const Json& m : c["model_mix"]) {
       mix += (mix.empty() ? "" : ", ") + m["model"].get<std::string>() + " " + Num(m["partitions"]) +

@@ -128,6 +128,16 @@ group_basics() {
   [ "$rc" -eq 2 ] && grep -q "^Usage: l3 COMMAND" err.txt && [ ! -s out.txt ] && pass ||
     fail "l3 without arguments: exit $rc"
 
+  # The quick-start job, small.
+  run "$l3" demo --rows 5000
+  if [ "$rc" -eq 0 ] && grep -q "all columns are lossless" out.txt; then
+    pass
+  elif grep -q "no l3::datagen" err.txt; then
+    echo "skipped: l3 demo (built without l3::datagen)"
+  else
+    fail "l3 demo: exit $rc: $(cat err.txt)"
+  fi
+
   # info and validate on the fixed files.
   expect_ok "$l3" info "$data/small.l3"
   grep -q "300 rows, 4 columns" out.txt && pass || fail "l3 info: $(cat out.txt)"
@@ -207,6 +217,9 @@ group_roundtrip() {
   [ "$(cat out.txt)" = $'seq,big\n1,1152921504606846977\n2,1152921504606846984' ] && pass ||
     fail "multi-column cat: $(cat out.txt)"
   expect_ok "$l3" compress --format raw --type u32 - -o stdin.l3 < seq.bin
+  "$l3" compress --type u32 seq.bin -o seq.l3 && "$l3" compress --type u32 seq.bin -o - > stdout.l3 &&
+    cmp -s seq.l3 stdout.l3 && pass ||
+    fail "compress -o - differs from a file output"
   expect_ok "$l3" decompress stdin.l3 --format bin -o - > stdin_back.bin
   expect_ok "$l3" decompress stdin.l3 -o stdin_back.bin
   same_bytes seq.bin stdin_back.bin

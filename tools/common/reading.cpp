@@ -10,6 +10,16 @@
 namespace l3::cli {
 
 Reader OpenReader(const std::string& path, const ReadOptions& options) {
+  if (path == "-") {
+    // Reader::OpenBuffer borrows the bytes, so they live as long as the
+    // process; standard input can be read only once anyway.
+    static std::vector<uint8_t> bytes;
+    InputFile in("-");
+    uint8_t buf[1 << 16];
+    size_t n;
+    while ((n = in.Read(buf, sizeof(buf))) > 0) bytes.insert(bytes.end(), buf, buf + n);
+    return Check(Reader::OpenBuffer(bytes.data(), bytes.size(), options), "standard input");
+  }
   // The SDK reports a missing file as IO_ERROR too; opening it here first
   // adds the system's reason ("No such file or directory").
   { InputFile probe(path); }

@@ -9,9 +9,10 @@
 
 namespace l3::cli {
 
-/// Opens `path` with the SDK. A file that cannot be opened at all is
-/// reported as IO_ERROR with the system's reason; everything else as the
-/// SDK's error class: "bad.l3: CORRUPT_FOOTER: ...".
+/// Opens `path` with the SDK ("-" reads the whole of standard input). A file
+/// that cannot be opened at all is reported as IO_ERROR with the system's
+/// reason; everything else as the SDK's error class:
+/// "bad.l3: CORRUPT_FOOTER: ...".
 Reader OpenReader(const std::string& path, const ReadOptions& options = {});
 
 /// Resolves a --column argument: a column name, else a 0-based index.

@@ -223,6 +223,8 @@ group_roundtrip() {
   expect_ok "$l3" decompress stdin.l3 --format bin -o - > stdin_back.bin
   expect_ok "$l3" decompress stdin.l3 -o stdin_back.bin
   same_bytes seq.bin stdin_back.bin
+  expect_ok "$l3" cat - --rows 299: < stdin.l3
+  [ "$(cat out.txt)" = "299" ] && pass || fail "l3 cat - : $(cat out.txt)"
 
   # Row slicing: decompress, cat, every output format.
   seq 100 299 | to_le 4 > tail.bin
@@ -346,6 +348,7 @@ group_errors() {
   expect_error 14 "TRUNCATED" "$l3" validate cut.l3
   printf 'this is not an l3 file, just text, long enough to have a postscript area..........................................................................' > text.l3
   expect_error 13 "text.l3: NOT_L3" "$l3" cat text.l3
+  expect_error 13 "standard input: NOT_L3" "$l3" info - < text.l3
   flip() {  # flip IN OUT OFFSET: inverts one byte
     cp "$1" "$2"
     local byte

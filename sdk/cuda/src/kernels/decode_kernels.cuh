@@ -1,0 +1,354 @@
+// The decode and random-access kernels (spec §8.3–§8.7).
+//
+// Work decomposition. The paper's decoder spends one thread block per
+// partition, which idles most of a block on the 256-row partitions that
+// dominate high-entropy data. Here the unit of work is a warp and a *tile*
+// (spec §8.5: S = 32 * V rows of one partition, or its partial tile): the
+// output rows are cut into spans, and the warp that owns a span decodes every
+// tile whose first row lies in it, whole, so a tile is never split between
+// warps and never needs its predictor or bit reader replayed. A partition of
+// 256 rows is one partial tile: 8 steps of one warp, not a block.
+//
+// Within a tile, lane L decodes rows t*S + L + 32k, k = 0, 1, ...: it reads
+// its own contiguous run of fields with a sequential bit reader, steps the
+// canonical FP64 finite-difference predictor (predictor.hpp, _rn
+// intrinsics, no FMA), and the warp stores 32 consecutive rows per step.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/device_chunk.cuh"
+
+namespace l3::cuda::detail {
+
+struct DecodeArgs {
+  ChunkSet chunks;
+  uint64_t row_begin;  // column rows [row_begin, row_end) go to out[0 ..)
+  uint64_t row_end;
+  uint64_t num_spans;
+  uint32_t span_rows;
+  void* out;
+};
+
+struct TakeArgs {
+  ChunkSet chunks;
+  uint64_t window_begin;  // rows of this launch's chunks
+  uint64_t window_end;
+  uint64_t column_begin;  // rows of the whole column; rows outside get 0
+  uint64_t column_end;
+  bool write_outside;     // this launch writes the 0 of out-of-column rows
+  const uint64_t* rows;
+  uint64_t num_rows;
+  void* out;
+};
+
+template <typename U>
+__device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t range_len, bool active,
+                                             U value) {
+  if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) out[index] = value;
+}
+
+/// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
+/// Not inlined: each tile loop then gets its own register allocation
+/// instead of sharing one with the span loop and every other model, which
+/// spilled inside the loops when inlined (ptxas -v).
+/// `tile_out` is the output index of the tile's row 0 (negative or past the
+/// range at the edges of a range decode). kWide selects the 128-bit window
+/// for widths above 32.
+template <typename U, uint8_t kModel, bool kWide, int kV>
+__device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePartition& d,
+                                               uint32_t tile, int64_t tile_out,
+                                               uint64_t range_len, U* __restrict__ out,
+                                               uint32_t lane) {
+  constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t n = d.rows;
+  const uint32_t w = d.width;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const bool full = tile < n / tile_rows;
+  const uint32_t steps = full ? V : internal::SlapLaneRows(n, V, tile, 0);
+  const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
+
+  LaneBitReader reader;
+  reader.Init(c.payload + d.word_offset, internal::SlapLaneBitOffset(n, w, V, tile, lane));
+
+  const uint64_t mask = internal::LowMask(w);
+  const uint64_t sign = w == 0 ? 0 : uint64_t{1} << (w - 1);
+  U base = 0;
+  internal::LanePredictor<kModel == kFor ? static_cast<uint8_t>(internal::Model::kLinear) : kModel>
+      predictor;
+  if constexpr (kModel == kFor) {
+    base = static_cast<U>(__ldg(c.params + d.param_offset));  // spec §8.2 Base
+  } else {
+    double theta[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (uint32_t i = 0; i < kModel; ++i) theta[i] = ThetaAt(c, d, i);  // LINEAR: 2 words, ...
+    predictor.Start(theta, static_cast<double>(uint64_t{tile} * tile_rows + lane));  // X0 = t*S + L
+  }
+
+  // spec §8.3: v = (Base + u) mod 2^N, or (pred + r) mod 2^N with r the
+  // sign-extended field; U's arithmetic is the mod 2^N.
+  auto next_value = [&]() -> U {
+    if constexpr (kModel == kFor) {
+      if constexpr (kWide) {
+        return static_cast<U>(base + static_cast<U>(reader.Take64(w, mask)));
+      } else {
+        return static_cast<U>(base + static_cast<U>(reader.Take32(w, static_cast<uint32_t>(mask))));
+      }
+    } else {
+      U residual;
+      if constexpr (kWide) {
+        const uint64_t f = reader.Take64(w, mask);
+        residual = static_cast<U>((f ^ sign) - sign);
+      } else {
+        const uint32_t f = reader.Take32(w, static_cast<uint32_t>(mask));
+        const uint32_t s = static_cast<uint32_t>(sign);
+        residual = static_cast<U>(static_cast<int64_t>(static_cast<int32_t>((f ^ s) - s)));
+      }
+      const U prediction = static_cast<U>(internal::PredictionToInt(predictor.value()));
+      predictor.Advance();
+      return static_cast<U>(prediction + residual);
+    }
+  };
+
+  if (full && tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len) {
+    U* o = out + tile_out + lane;
+#pragma unroll 8
+    for (uint32_t k = 0; k < V; ++k) o[k * internal::kLanes] = next_value();
+  } else {
+    const int64_t lane_out = tile_out + lane;
+    for (uint32_t k = 0; k < steps; ++k) {
+      const U v = next_value();
+      StoreChecked(out, lane_out + int64_t{k} * internal::kLanes, range_len, k < lane_rows, v);
+    }
+  }
+}
+
+/// A CONSTANT partition's tile (spec §8.3, Bit_Width = 0).
+template <typename U, int kV>
+__device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const DevicePartition& d,
+                                                   uint32_t tile, int64_t tile_out,
+                                                   uint64_t range_len, U* __restrict__ out,
+                                                   uint32_t lane) {
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t rows = min(tile_rows, d.rows - uint64_t{tile} * tile_rows);
+  const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+  for (uint64_t x = lane; x < rows; x += internal::kLanes) {
+    StoreChecked(out, tile_out + static_cast<int64_t>(x), range_len, true, base);
+  }
+}
+
+/// A run partition's tile (spec §8.7). Run starts are read from the payload,
+/// so they are untrusted: every run index stays in [0, R - 1] whatever the
+/// bits say, which keeps every field read inside the partition.
+template <typename U, int kV>
+__device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const DevicePartition& d,
+                                              uint32_t tile, int64_t tile_out,
+                                              uint64_t range_len, U* __restrict__ out,
+                                              uint32_t lane) {
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t lo = uint64_t{tile} * tile_rows;
+  const uint64_t hi = min(lo + tile_rows, uint64_t{d.rows});
+  const uint32_t w = d.width;
+  const uint64_t runs = __ldg(c.params + d.param_offset + 1);  // checked: 1 <= R <= n
+  const uint32_t pb = internal::RunStartBits(d.rows);
+  const uint64_t* words = c.payload + d.word_offset;
+  const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+  const uint64_t starts_bit = runs * w;
+  // Start of run i >= 1 (run 0 starts at row 0).
+  auto run_start = [&](uint64_t i) -> uint64_t {
+    return LoadField(words, starts_bit + (i - 1) * pb, pb);
+  };
+  // Largest i in [a, b] with start_i <= x, assuming start_a <= x.
+  auto find_run = [&](uint64_t a, uint64_t b, uint64_t x) -> uint64_t {
+    while (a < b) {
+      const uint64_t mid = a + (b - a + 1) / 2;
+      if (run_start(mid) <= x) {
+        a = mid;
+      } else {
+        b = mid - 1;
+      }
+    }
+    return a;
+  };
+  uint64_t run = find_run(0, runs - 1, lo);
+  for (uint64_t step = lo; step < hi; step += internal::kLanes) {
+    const uint64_t x = min(step + lane, hi - 1);
+    // Rows of this step start at most 32 runs after the previous step's last
+    // row when the starts increase strictly (spec §8.7).
+    const uint64_t i = find_run(run, min(run + internal::kLanes, runs - 1), x);
+    const U value = static_cast<U>(base + static_cast<U>(LoadField(words, i * w, w)));
+    StoreChecked(out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
+                 step + lane < hi, value);
+    run = __shfl_sync(0xFFFFFFFFu, i, 31);
+  }
+}
+
+template <typename U, int kV>
+__device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePartition& d,
+                                           uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                           U* __restrict__ out, uint32_t lane) {
+  constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
+  constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
+  constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
+  constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
+  const bool wide = d.width > 32;
+  switch (d.model) {
+    case kFor:
+      if (wide) {
+        DecodeSlapTile<U, kFor, true, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeSlapTile<U, kFor, false, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+    case kLinear:
+      if (wide) {
+        DecodeSlapTile<U, kLinear, true, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeSlapTile<U, kLinear, false, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+    case kPoly2:
+      if (wide) {
+        DecodeSlapTile<U, kPoly2, true, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeSlapTile<U, kPoly2, false, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+    case kPoly3:
+      if (wide) {
+        DecodeSlapTile<U, kPoly3, true, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeSlapTile<U, kPoly3, false, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+    default:  // CONSTANT (LoadPartition rejected unknown models)
+      if (d.width == 0) {
+        DecodeConstantTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeRunTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+  }
+}
+
+/// Decodes column rows [row_begin, row_end). The warp that owns span i
+/// (rows [row_begin + i * span_rows, ...)) decodes every tile whose first row
+/// falls in the span; span 0 also decodes the tile holding row_begin when
+/// that tile starts earlier. Warps loop over spans when the grid is smaller
+/// than the span count (persistent warps).
+template <typename U, int kV>
+__global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+  constexpr uint32_t kTypeBits = 8 * sizeof(U);
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t warps = (uint64_t{gridDim.x} * blockDim.x) / 32;
+  const uint64_t range_len = args.row_end - args.row_begin;
+  U* const out = static_cast<U*>(args.out);
+
+  for (uint64_t span = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+       span < args.num_spans; span += warps) {
+    const uint64_t s = args.row_begin + span * args.span_rows;
+    const uint64_t e = min(s + args.span_rows, args.row_end);
+    for (uint32_t ci = FindChunk(args.chunks, s); ci < args.chunks.count; ++ci) {
+      const KernelChunk& c = args.chunks.chunk[ci];
+      if (c.first_row >= e) break;
+      const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+      const uint32_t tile_rows = internal::kLanes * V;
+      // Chunk-local bounds of the span (chunk rows fit in 32 bits, spec
+      // §7.2); a chunk's row 0 starts a tile.
+      const uint32_t ls = static_cast<uint32_t>(s > c.first_row ? s - c.first_row : 0);
+      const uint32_t le = static_cast<uint32_t>(min(e - c.first_row, uint64_t{c.num_rows}));
+      if (ls >= le) continue;
+      const bool owns_head = span == 0 && c.first_row <= args.row_begin;
+      const int64_t chunk_out =
+          static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
+      for (uint32_t p = WarpFindPartition(c, ls, lane); p < c.num_partitions; ++p) {
+        const DevicePartition d = LoadPartition<kTypeBits>(c, p);
+        if (d.first >= le) break;
+        if (!d.ok) continue;
+        uint32_t tile = 0;
+        if (d.first < ls) {
+          const uint32_t into = ls - d.first;
+          tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+        }
+        // Tiles of this partition that start before the span's end.
+        const uint32_t tiles_in_span = (le - d.first + tile_rows - 1) / tile_rows;
+        const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
+        const int64_t part_out = chunk_out + d.first;
+        for (; tile < tiles; ++tile) {
+          DecodeTile<U, kV>(c, d, tile, part_out + int64_t{tile} * tile_rows, range_len, out, lane);
+        }
+      }
+    }
+  }
+}
+
+/// One value of local row x of a checked partition (spec §8.3), computed
+/// from scratch: the canonical predictor replays the lane's recurrence
+/// (PredictRow), so random access equals full decoding bit for bit.
+template <typename U>
+__device__ __forceinline__ U DecodeOne(const KernelChunk& c, const DevicePartition& d, uint64_t x) {
+  const uint64_t* words = c.payload + d.word_offset;
+  const uint32_t w = d.width;
+  if (d.model == static_cast<uint8_t>(internal::Model::kConstant)) {
+    const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+    if (w == 0) return base;
+    const uint64_t runs = __ldg(c.params + d.param_offset + 1);
+    const uint32_t pb = internal::RunStartBits(d.rows);
+    uint64_t a = 0;
+    uint64_t b = runs - 1;
+    while (a < b) {  // spec §8.7: run max{i : start_i <= x}
+      const uint64_t mid = a + (b - a + 1) / 2;
+      if (LoadField(words, runs * w + (mid - 1) * pb, pb) <= x) {
+        a = mid;
+      } else {
+        b = mid - 1;
+      }
+    }
+    return static_cast<U>(base + static_cast<U>(LoadField(words, a * w, w)));
+  }
+  const uint64_t field =
+      LoadField(words, internal::SlapFieldBitOffset(d.rows, w, c.values_per_lane, x), w);
+  if (d.model == static_cast<uint8_t>(internal::Model::kFor)) {
+    return static_cast<U>(static_cast<U>(__ldg(c.params + d.param_offset)) + static_cast<U>(field));
+  }
+  double theta[4] = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < internal::ParamCount(d.model, w); ++i) theta[i] = ThetaAt(c, d, i);
+  const int64_t prediction = internal::PredictRow(d.model, theta, x, c.values_per_lane);
+  return static_cast<U>(static_cast<U>(prediction) +
+                        static_cast<U>(internal::SignExtend(field, w)));
+}
+
+/// out[i] = value of column row rows[i] (one thread per query).
+template <typename U>
+__global__ void __launch_bounds__(256) TakeKernel(const __grid_constant__ TakeArgs args) {
+  constexpr uint32_t kTypeBits = 8 * sizeof(U);
+  U* const out = static_cast<U*>(args.out);
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < args.num_rows;
+       i += stride) {
+    const uint64_t row = __ldg(args.rows + i);
+    if (row < args.column_begin || row >= args.column_end) {
+      if (args.write_outside) out[i] = 0;
+      continue;
+    }
+    if (row < args.window_begin || row >= args.window_end) continue;
+    const KernelChunk& c = args.chunks.chunk[FindChunk(args.chunks, row)];
+    const uint64_t local = row - c.first_row;
+    U value = 0;
+    if (local < c.num_rows) {
+      const DevicePartition d =
+          LoadPartition<kTypeBits>(c, FindPartition(c, static_cast<uint32_t>(local)));
+      if (d.ok && local >= d.first && local - d.first < d.rows) {
+        value = DecodeOne<U>(c, d, local - d.first);
+      }
+    }
+    out[i] = value;
+  }
+}
+
+}  // namespace l3::cuda::detail

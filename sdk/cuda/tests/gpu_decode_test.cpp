@@ -61,7 +61,7 @@ void AddFor(Plan& plan, std::mt19937_64& rng, uint32_t w, uint32_t rows) {
   // Base: the type's minimum plus a random offset that keeps base + 2^w - 1
   // inside the type's range.
   const uint64_t room = w >= static_cast<uint32_t>(n_bits) ? 0 : internal::LowMask(n_bits) - internal::LowMask(w);
-  const uint64_t offset = room == 0 ? 0 : rng() % (room + 1);
+  const uint64_t offset = room == UINT64_MAX ? rng() : rng() % (room + 1);
   const uint64_t type_min = PhysicalTypeIsSigned(plan.type) ? uint64_t{1} << (n_bits - 1) : 0;
   for (uint32_t i = 0; i < rows; ++i) {
     const uint64_t u = Field(rng, w, rows == 1 ? 0 : i);
@@ -192,7 +192,9 @@ EncodedColumn EncodePlan(const Plan& plan, size_t num_chunks) {
     const Status valid = internal::ValidateChunkMetadata(view);
     INFO(valid.ToString());
     REQUIRE(valid.ok());
-    REQUIRE(internal::DecodeChunkRows(view, 0, view.num_rows, &col.cpu[row * vb]).ok());
+    const Status decoded = internal::DecodeChunkRows(view, 0, view.num_rows, &col.cpu[row * vb]);
+    INFO(decoded.ToString());
+    REQUIRE(decoded.ok());
     col.views.push_back(view);
     col.uploaded.push_back(Upload(view));
     col.chunks.push_back(col.uploaded.back().chunk);

@@ -54,7 +54,8 @@ std::vector<int64_t> DeviceToInt(const std::vector<double>& in) {
   DeviceBuffer d_out(in.size() * sizeof(int64_t));
   ToIntKernel<<<64, 256>>>(static_cast<const double*>(d_in.data()),
                            static_cast<int64_t*>(d_out.data()), in.size());
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const cudaError_t synced = cudaDeviceSynchronize();
+  REQUIRE(synced == cudaSuccess);
   std::vector<uint8_t> bytes = d_out.ToHost();
   std::vector<int64_t> out(in.size());
   std::memcpy(out.data(), bytes.data(), bytes.size());
@@ -130,7 +131,8 @@ void CheckRecurrence(std::mt19937_64& rng) {
   PredictKernel<kModel><<<16, 128>>>(static_cast<const double*>(d_theta.data()),
                                      static_cast<const double*>(d_x0.data()), kSteps,
                                      static_cast<int64_t*>(d_out.data()), kCases);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const cudaError_t synced = cudaDeviceSynchronize();
+  REQUIRE(synced == cudaSuccess);
   const std::vector<uint8_t> bytes = d_out.ToHost();
   size_t mismatches = 0;
   for (size_t i = 0; i < kCases; ++i) {

@@ -174,7 +174,7 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
       const Status status = loader->ReadRows(reader, column, a, b, out.data(), bytes, nullptr);
       INFO(status.ToString());
       REQUIRE(status.ok());
-      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      CheckCuda(cudaDeviceSynchronize(), "Loader::ReadRows");
       CHECK(out.ToHost() == slice(a, b));
     }
   }
@@ -186,7 +186,9 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
   rows[1] = n - 1;
   rows[2] = rows[3];
   std::vector<uint8_t> cpu_take(rows.size() * vb);
-  REQUIRE(reader.Take(column, rows.data(), rows.size(), cpu_take.data(), cpu_take.size()).ok());
+  const Status cpu_took = reader.Take(column, rows.data(), rows.size(), cpu_take.data(), cpu_take.size());
+  INFO(cpu_took.ToString());
+  REQUIRE(cpu_took.ok());
   CHECK(GpuTake(chunks, rows) == cpu_take);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (std::memcmp(&cpu_take[i * vb], &cpu[rows[i] * vb], vb) != 0) {

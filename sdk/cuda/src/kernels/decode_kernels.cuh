@@ -51,12 +51,11 @@ __device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t ran
 }
 
 /// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
-/// Not inlined: each tile loop then gets its own register allocation
-/// instead of sharing one with the span loop and every other model, which
-/// spilled inside the loops when inlined (ptxas -v).
 /// `tile_out` is the output index of the tile's row 0 (negative or past the
 /// range at the edges of a range decode). kWide selects the 128-bit window
-/// for widths above 32.
+/// for widths above 32. Not inlined: each tile loop then gets its own
+/// register allocation instead of sharing one with the span loop and every
+/// other model, which spilled inside the loops when inlined (ptxas -v).
 template <typename U, uint8_t kModel, bool kWide, int kV>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePartition& d,
                                                uint32_t tile, int64_t tile_out,
@@ -115,7 +114,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePa
 
   if (full && tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len) {
     U* o = out + tile_out + lane;
-#pragma unroll 8
+#pragma unroll 4
     for (uint32_t k = 0; k < V; ++k) o[k * internal::kLanes] = next_value();
   } else {
     const int64_t lane_out = tile_out + lane;

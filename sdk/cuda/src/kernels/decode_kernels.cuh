@@ -50,29 +50,35 @@ __device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t ran
   if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) out[index] = value;
 }
 
+/// Width classes of a SLAP partition: no payload (Bit_Width = 0), fields of
+/// up to 32 bits (a 64-bit window suffices), and wider fields (128-bit
+/// window).
+enum WidthClass : int { kZeroWidth = 0, kNarrow = 1, kWide = 2 };
+
 /// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
 /// `tile_out` is the output index of the tile's row 0 (negative or past the
-/// range at the edges of a range decode). kWide selects the 128-bit window
-/// for widths above 32. Not inlined: each tile loop then gets its own
-/// register allocation instead of sharing one with the span loop and every
-/// other model, which spilled inside the loops when inlined (ptxas -v).
-template <typename U, uint8_t kModel, bool kWide, int kV>
+/// range at the edges of a range decode). Not inlined: each tile loop then
+/// gets its own register allocation instead of sharing one with the span
+/// loop and every other model, which spilled inside the loops when inlined
+/// (ptxas -v).
+template <typename U, uint8_t kModel, int kWidthClass, int kV>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePartition& d,
-                                               uint32_t tile, int64_t tile_out,
-                                               uint64_t range_len, U* __restrict__ out,
-                                               uint32_t lane) {
+                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                            U* __restrict__ out, uint32_t lane) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const uint64_t n = d.rows;
   const uint32_t w = d.width;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t tile_first = uint64_t{tile} * tile_rows;
   const bool full = tile < n / tile_rows;
   const uint32_t steps = full ? V : internal::SlapLaneRows(n, V, tile, 0);
   const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
 
   LaneBitReader reader;
-  reader.Init(c.payload + d.word_offset, internal::SlapLaneBitOffset(n, w, V, tile, lane));
-
+  if constexpr (kWidthClass != kZeroWidth) {
+    reader.Init(c.payload + d.word_offset, internal::SlapLaneBitOffset(n, w, V, tile, lane));
+  }
   const uint64_t mask = internal::LowMask(w);
   const uint64_t sign = w == 0 ? 0 : uint64_t{1} << (w - 1);
   U base = 0;
@@ -84,24 +90,26 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePa
     double theta[4] = {0, 0, 0, 0};
 #pragma unroll
     for (uint32_t i = 0; i < kModel; ++i) theta[i] = ThetaAt(c, d, i);  // LINEAR: 2 words, ...
-    predictor.Start(theta, static_cast<double>(uint64_t{tile} * tile_rows + lane));  // X0 = t*S + L
+    predictor.Start(theta, static_cast<double>(tile_first + lane));  // X0 = t*S + L
   }
 
   // spec §8.3: v = (Base + u) mod 2^N, or (pred + r) mod 2^N with r the
   // sign-extended field; U's arithmetic is the mod 2^N.
   auto next_value = [&]() -> U {
     if constexpr (kModel == kFor) {
-      if constexpr (kWide) {
+      if constexpr (kWidthClass == kZeroWidth) {
+        return base;
+      } else if constexpr (kWidthClass == kWide) {
         return static_cast<U>(base + static_cast<U>(reader.Take64(w, mask)));
       } else {
         return static_cast<U>(base + static_cast<U>(reader.Take32(w, static_cast<uint32_t>(mask))));
       }
     } else {
-      U residual;
-      if constexpr (kWide) {
+      U residual = 0;
+      if constexpr (kWidthClass == kWide) {
         const uint64_t f = reader.Take64(w, mask);
         residual = static_cast<U>((f ^ sign) - sign);
-      } else {
+      } else if constexpr (kWidthClass == kNarrow) {
         const uint32_t f = reader.Take32(w, static_cast<uint32_t>(mask));
         const uint32_t s = static_cast<uint32_t>(sign);
         residual = static_cast<U>(static_cast<int64_t>(static_cast<int32_t>((f ^ s) - s)));
@@ -112,10 +120,19 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePa
     }
   };
 
-  if (full && tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len) {
+  const uint64_t rows_here = full ? tile_rows : n - tile_first;
+  if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
+    // The whole tile lies in the output range (always so in a full decode).
     U* o = out + tile_out + lane;
+    if (full) {
 #pragma unroll 4
-    for (uint32_t k = 0; k < V; ++k) o[k * internal::kLanes] = next_value();
+      for (uint32_t k = 0; k < V; ++k) o[k * internal::kLanes] = next_value();
+    } else {
+      for (uint32_t k = 0; k < steps; ++k) {
+        const U v = next_value();
+        if (k < lane_rows) o[k * internal::kLanes] = v;
+      }
+    }
   } else {
     const int64_t lane_out = tile_out + lane;
     for (uint32_t k = 0; k < steps; ++k) {
@@ -187,6 +204,20 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const DevicePar
   }
 }
 
+template <typename U, uint8_t kModel, int kV>
+__device__ __forceinline__ void DispatchWidth(int width_class, const KernelChunk& c,
+                                              const DevicePartition& d, uint32_t tile,
+                                              int64_t tile_out, uint64_t range_len,
+                                              U* __restrict__ out, uint32_t lane) {
+  if (width_class == kZeroWidth) {
+    DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
+  } else if (width_class == kNarrow) {
+    DecodeSlapTile<U, kModel, kNarrow, kV>(c, d, tile, tile_out, range_len, out, lane);
+  } else {
+    DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
+  }
+}
+
 template <typename U, int kV>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
@@ -195,35 +226,19 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePar
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
-  const bool wide = d.width > 32;
+  const int width_class = d.width == 0 ? kZeroWidth : d.width <= 32 ? kNarrow : kWide;
   switch (d.model) {
     case kFor:
-      if (wide) {
-        DecodeSlapTile<U, kFor, true, kV>(c, d, tile, tile_out, range_len, out, lane);
-      } else {
-        DecodeSlapTile<U, kFor, false, kV>(c, d, tile, tile_out, range_len, out, lane);
-      }
+      DispatchWidth<U, kFor, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
     case kLinear:
-      if (wide) {
-        DecodeSlapTile<U, kLinear, true, kV>(c, d, tile, tile_out, range_len, out, lane);
-      } else {
-        DecodeSlapTile<U, kLinear, false, kV>(c, d, tile, tile_out, range_len, out, lane);
-      }
+      DispatchWidth<U, kLinear, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
     case kPoly2:
-      if (wide) {
-        DecodeSlapTile<U, kPoly2, true, kV>(c, d, tile, tile_out, range_len, out, lane);
-      } else {
-        DecodeSlapTile<U, kPoly2, false, kV>(c, d, tile, tile_out, range_len, out, lane);
-      }
+      DispatchWidth<U, kPoly2, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
     case kPoly3:
-      if (wide) {
-        DecodeSlapTile<U, kPoly3, true, kV>(c, d, tile, tile_out, range_len, out, lane);
-      } else {
-        DecodeSlapTile<U, kPoly3, false, kV>(c, d, tile, tile_out, range_len, out, lane);
-      }
+      DispatchWidth<U, kPoly3, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.width == 0) {

@@ -142,6 +142,26 @@ Plan MakeCoveragePlan(PhysicalType type, uint32_t values_per_lane, uint64_t seed
   return plan;
 }
 
+/// Thousands of partitions of 1..9 rows (more than a block stages at once),
+/// mixing every model.
+Plan MakeTinyPartitionPlan(PhysicalType type, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Plan plan{type, 64, {}, {}, {}};
+  const uint32_t n_bits = static_cast<uint32_t>(TypeBits(type));
+  for (int i = 0; i < 3000; ++i) {
+    const uint32_t rows = static_cast<uint32_t>(rng() % 9) + 1;
+    const uint32_t w = static_cast<uint32_t>(rng() % (std::min(n_bits, 20u) + 1));
+    switch (i % 5) {
+      case 0: AddFor(plan, rng, w, rows); break;
+      case 1: AddPredicted(plan, rng, Model::kLinear, w, rows); break;
+      case 2: AddPredicted(plan, rng, Model::kPoly2, w, rows); break;
+      case 3: AddPredicted(plan, rng, Model::kPoly3, w, rows); break;
+      default: AddRuns(plan, rng, w, rows); break;
+    }
+  }
+  return plan;
+}
+
 std::vector<uint8_t> ToTypeBytes(const std::vector<uint64_t>& canonical, PhysicalType type) {
   const int vb = PhysicalTypeBytes(type);
   std::vector<uint8_t> out(canonical.size() * vb);
@@ -264,6 +284,21 @@ TEST_CASE("every model, bit width and type decodes on the GPU as on the CPU") {
       }
       CHECK(wrong == 0);
     }
+  }
+}
+
+TEST_CASE("thousands of tiny partitions decode on the GPU as on the CPU") {
+  for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt32, PhysicalType::kInt64}) {
+    INFO("type " << PhysicalTypeName(type));
+    const Plan plan = MakeTinyPartitionPlan(type, 42 + static_cast<int>(type));
+    const EncodedColumn col = EncodePlan(plan, 2);
+    const uint64_t n = plan.values.size();
+    const int vb = PhysicalTypeBytes(type);
+    CHECK(GpuDecode(col.chunks, 0, n) == col.cpu);
+    LaunchConfig persistent;
+    persistent.max_blocks = 1;
+    CHECK(GpuDecode(col.chunks, 0, n, persistent) == col.cpu);
+    CHECK(GpuDecode(col.chunks, n / 5, n - n / 7) == Slice(col.cpu, n / 5, n - n / 7, vb));
   }
 }
 

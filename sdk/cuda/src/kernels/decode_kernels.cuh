@@ -27,9 +27,17 @@ struct DecodeArgs {
   ChunkSet chunks;
   uint64_t row_begin;  // column rows [row_begin, row_end) go to out[0 ..)
   uint64_t row_end;
-  uint64_t num_spans;
+  uint64_t num_block_spans;  // units of (warps per block) * span_rows rows
   uint32_t span_rows;
   void* out;
+};
+
+/// A partition record and its parameter words, staged in shared memory by
+/// the block (one thread per partition) so that the warps decoding its tiles
+/// neither repeat the checks nor wait on the loads.
+struct StagedPartition {
+  DevicePartition d;
+  uint64_t params[4];  // spec §8.2 words, ParamCount of them; the rest 0
 };
 
 struct TakeArgs {
@@ -62,9 +70,10 @@ enum WidthClass : int { kZeroWidth = 0, kNarrow = 1, kWide = 2 };
 /// loop and every other model, which spilled inside the loops when inlined
 /// (ptxas -v).
 template <typename U, uint8_t kModel, int kWidthClass, int kV>
-__device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePartition& d,
+__device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
                                             uint32_t tile, int64_t tile_out, uint64_t range_len,
                                             U* __restrict__ out, uint32_t lane) {
+  const DevicePartition& d = sp.d;
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const uint64_t n = d.rows;
@@ -85,11 +94,13 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePa
   internal::LanePredictor<kModel == kFor ? static_cast<uint8_t>(internal::Model::kLinear) : kModel>
       predictor;
   if constexpr (kModel == kFor) {
-    base = static_cast<U>(__ldg(c.params + d.param_offset));  // spec §8.2 Base
+    base = static_cast<U>(sp.params[0]);  // spec §8.2 Base
   } else {
     double theta[4] = {0, 0, 0, 0};
 #pragma unroll
-    for (uint32_t i = 0; i < kModel; ++i) theta[i] = ThetaAt(c, d, i);  // LINEAR: 2 words, ...
+    for (uint32_t i = 0; i < kModel; ++i) {  // LINEAR: 2 words, POLY2: 3, POLY3: 4
+      theta[i] = __longlong_as_double(static_cast<long long>(sp.params[i]));
+    }
     predictor.Start(theta, static_cast<double>(tile_first + lane));  // X0 = t*S + L
   }
 
@@ -144,14 +155,15 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const DevicePa
 
 /// A CONSTANT partition's tile (spec §8.3, Bit_Width = 0).
 template <typename U, int kV>
-__device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const DevicePartition& d,
+__device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const StagedPartition& sp,
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
                                                    uint32_t lane) {
+  const DevicePartition& d = sp.d;
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
   const uint64_t rows = min(tile_rows, d.rows - uint64_t{tile} * tile_rows);
-  const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+  const U base = static_cast<U>(sp.params[0]);
   for (uint64_t x = lane; x < rows; x += internal::kLanes) {
     StoreChecked(out, tile_out + static_cast<int64_t>(x), range_len, true, base);
   }
@@ -161,19 +173,19 @@ __device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const D
 /// so they are untrusted: every run index stays in [0, R - 1] whatever the
 /// bits say, which keeps every field read inside the partition.
 template <typename U, int kV>
-__device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const DevicePartition& d,
-                                              uint32_t tile, int64_t tile_out,
-                                              uint64_t range_len, U* __restrict__ out,
-                                              uint32_t lane) {
+__device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPartition& sp,
+                                           uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                           U* __restrict__ out, uint32_t lane) {
+  const DevicePartition& d = sp.d;
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
   const uint64_t lo = uint64_t{tile} * tile_rows;
   const uint64_t hi = min(lo + tile_rows, uint64_t{d.rows});
   const uint32_t w = d.width;
-  const uint64_t runs = __ldg(c.params + d.param_offset + 1);  // checked: 1 <= R <= n
+  const uint64_t runs = sp.params[1];  // checked: 1 <= R <= n
   const uint32_t pb = internal::RunStartBits(d.rows);
   const uint64_t* words = c.payload + d.word_offset;
-  const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+  const U base = static_cast<U>(sp.params[0]);
   const uint64_t starts_bit = runs * w;
   // Start of run i >= 1 (run 0 starts at row 0).
   auto run_start = [&](uint64_t i) -> uint64_t {
@@ -206,7 +218,7 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const DevicePar
 
 template <typename U, uint8_t kModel, int kV>
 __device__ __forceinline__ void DispatchWidth(int width_class, const KernelChunk& c,
-                                              const DevicePartition& d, uint32_t tile,
+                                              const StagedPartition& d, uint32_t tile,
                                               int64_t tile_out, uint64_t range_len,
                                               U* __restrict__ out, uint32_t lane) {
   if (width_class == kZeroWidth) {
@@ -219,15 +231,15 @@ __device__ __forceinline__ void DispatchWidth(int width_class, const KernelChunk
 }
 
 template <typename U, int kV>
-__device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePartition& d,
+__device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
-  const int width_class = d.width == 0 ? kZeroWidth : d.width <= 32 ? kNarrow : kWide;
-  switch (d.model) {
+  const int width_class = d.d.width == 0 ? kZeroWidth : d.d.width <= 32 ? kNarrow : kWide;
+  switch (d.d.model) {
     case kFor:
       DispatchWidth<U, kFor, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
@@ -241,7 +253,7 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePar
       DispatchWidth<U, kPoly3, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
-      if (d.width == 0) {
+      if (d.d.width == 0) {
         DecodeConstantTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
       } else {
         DecodeRunTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
@@ -250,52 +262,160 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const DevicePar
   }
 }
 
-/// Decodes column rows [row_begin, row_end). The warp that owns span i
-/// (rows [row_begin + i * span_rows, ...)) decodes every tile whose first row
-/// falls in the span; span 0 also decodes the tile holding row_begin when
-/// that tile starts earlier. Warps loop over spans when the grid is smaller
-/// than the span count (persistent warps).
+/// Partitions staged per round (7 KiB of shared memory per block).
+inline constexpr uint32_t kStageBatch = 128;
+
+/// Asks the copy engine to bring [begin, end) of the payload segment into L2
+/// (sm_90 bulk prefetch), clipped to 16-byte units inside the segment.
+__device__ __forceinline__ void PrefetchPayloadL2(const KernelChunk& c, uint64_t begin,
+                                                  uint64_t end) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const uint64_t base = reinterpret_cast<uintptr_t>(c.payload);
+  if (base % 16 != 0) return;
+  begin = begin / 16 * 16;
+  end = min(end, c.payload_words * 8) / 16 * 16;
+  if (end <= begin) return;
+  const uint32_t bytes = static_cast<uint32_t>(min(end - begin, uint64_t{1} << 30));
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + begin), "r"(bytes)
+               : "memory");
+#endif
+}
+
+/// Decodes column rows [row_begin, row_end).
+///
+/// Output rows are cut into spans of span_rows; the warp that owns a span
+/// decodes every tile whose first row lies in it (span 0 also the tile that
+/// holds row_begin when that tile starts earlier), so each tile is decoded
+/// by exactly one warp. A block takes the spans of its warps together: its
+/// threads first stage the records and parameters of the block's partitions
+/// in shared memory, one thread per partition, and prefetch the block's
+/// payload into L2; then each warp decodes its tiles from the staged copies.
+/// Small partitions thus cost their warp no dependent metadata loads.
+/// Blocks loop over block spans when the grid is smaller (persistent).
 template <typename U, int kV>
 __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
+  __shared__ StagedPartition staged[kStageBatch];
+  __shared__ uint32_t first_partition;
+  __shared__ bool more_partitions;
   const uint32_t lane = threadIdx.x & 31;
-  const uint64_t warps = (uint64_t{gridDim.x} * blockDim.x) / 32;
+  const uint32_t warp = threadIdx.x / 32;
   const uint64_t range_len = args.row_end - args.row_begin;
+  const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
 
-  for (uint64_t span = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-       span < args.num_spans; span += warps) {
-    const uint64_t s = args.row_begin + span * args.span_rows;
-    const uint64_t e = min(s + args.span_rows, args.row_end);
-    for (uint32_t ci = FindChunk(args.chunks, s); ci < args.chunks.count; ++ci) {
+  for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
+    const uint64_t bs = args.row_begin + bspan * block_rows;
+    const uint64_t be = min(bs + block_rows, args.row_end);
+    const uint64_t ws = min(bs + uint64_t{warp} * args.span_rows, be);  // this warp's span
+    const uint64_t we = min(ws + args.span_rows, be);
+    for (uint32_t ci = FindChunk(args.chunks, bs); ci < args.chunks.count; ++ci) {
       const KernelChunk& c = args.chunks.chunk[ci];
-      if (c.first_row >= e) break;
+      if (c.first_row >= be) break;
       const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
       const uint32_t tile_rows = internal::kLanes * V;
-      // Chunk-local bounds of the span (chunk rows fit in 32 bits, spec
-      // §7.2); a chunk's row 0 starts a tile.
-      const uint32_t ls = static_cast<uint32_t>(s > c.first_row ? s - c.first_row : 0);
-      const uint32_t le = static_cast<uint32_t>(min(e - c.first_row, uint64_t{c.num_rows}));
+      const uint64_t chunk_end = c.first_row + c.num_rows;
+      // Chunk-local bounds of the block's and the warp's spans (chunk rows
+      // fit in 32 bits, spec §7.2); a chunk's row 0 starts a tile.
+      auto local = [&](uint64_t row) {
+        return static_cast<uint32_t>(min(max(row, c.first_row), chunk_end) - c.first_row);
+      };
+      const uint32_t ls = local(bs);
+      const uint32_t le = local(be);
       if (ls >= le) continue;
-      const bool owns_head = span == 0 && c.first_row <= args.row_begin;
+      const uint32_t wls = local(ws);
+      const uint32_t wle = local(we);
+      const bool owns_head = bspan == 0 && warp == 0 && c.first_row <= args.row_begin;
       const int64_t chunk_out =
           static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
-      for (uint32_t p = WarpFindPartition(c, ls, lane); p < c.num_partitions; ++p) {
-        const DevicePartition d = LoadPartition<kTypeBits>(c, p);
-        if (d.first >= le) break;
-        if (!d.ok) continue;
-        uint32_t tile = 0;
-        if (d.first < ls) {
-          const uint32_t into = ls - d.first;
-          tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+
+      __syncthreads();  // the previous round's readers are done with the stage
+      if (warp == 0) {
+        const uint32_t p = WarpFindPartition(c, ls, lane);
+        if (lane == 0) first_partition = p;
+      }
+      __syncthreads();
+      for (uint32_t pb = first_partition;; pb += kStageBatch) {
+        for (uint32_t t = threadIdx.x; t < kStageBatch; t += blockDim.x) {
+          StagedPartition& sp = staged[t];
+          const uint32_t p = pb + t;
+          if (p < c.num_partitions) {
+            sp.d = LoadPartition<kTypeBits>(c, p);
+          } else {
+            sp.d = DevicePartition{UINT32_MAX, 0, 0, 0, 0, 0, false};
+          }
+          const uint32_t count = sp.d.ok ? internal::ParamCount(sp.d.model, sp.d.width) : 0;
+#pragma unroll
+          for (uint32_t i = 0; i < 4; ++i) {
+            sp.params[i] = i < count ? __ldg(c.params + sp.d.param_offset + i) : 0;
+          }
         }
-        // Tiles of this partition that start before the span's end.
-        const uint32_t tiles_in_span = (le - d.first + tile_rows - 1) / tile_rows;
-        const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
-        const int64_t part_out = chunk_out + d.first;
-        for (; tile < tiles; ++tile) {
-          DecodeTile<U, kV>(c, d, tile, part_out + int64_t{tile} * tile_rows, range_len, out, lane);
+        if (threadIdx.x == 0) {
+          const uint32_t next = pb + kStageBatch;
+          more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
         }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+          // The payload of this round's tiles that start in the block's span,
+          // in one bulk request: from the tile holding ls in the first staged
+          // partition to the end of the last staged partition's tiles that
+          // start before le.
+          uint32_t lo = 0;
+          uint32_t hi = kStageBatch;
+          while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (staged[mid].d.first < le) {
+              lo = mid;
+            } else {
+              hi = mid;
+            }
+          }
+          const DevicePartition& a = staged[0].d;
+          const DevicePartition& z = staged[lo].d;
+          if (a.ok && z.ok && a.first <= ls && z.first < le) {
+            const uint64_t head_tile = (ls - a.first) / tile_rows;
+            const uint64_t tail_rows =
+                min(uint64_t{z.rows}, (uint64_t{le - z.first} + tile_rows - 1) / tile_rows * tile_rows);
+            PrefetchPayloadL2(c, a.word_offset * 8 + head_tile * tile_rows * a.width / 8,
+                              z.word_offset * 8 + (tail_rows * z.width + 7) / 8);
+          }
+        }
+        if (wls < wle) {
+          // The first staged partition that may own a tile of this warp's
+          // span: the last one starting at or before wls.
+          uint32_t lo = 0;
+          uint32_t hi = kStageBatch;
+          while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (staged[mid].d.first <= wls) {
+              lo = mid;
+            } else {
+              hi = mid;
+            }
+          }
+          for (uint32_t j = lo; j < kStageBatch; ++j) {
+            const StagedPartition& sp = staged[j];
+            const DevicePartition& d = sp.d;
+            if (d.first >= wle) break;
+            if (!d.ok) continue;
+            uint32_t tile = 0;
+            if (d.first < wls) {
+              const uint32_t into = wls - d.first;
+              tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+            }
+            // Tiles of this partition that start before the span's end.
+            const uint32_t tiles_in_span = (wle - d.first + tile_rows - 1) / tile_rows;
+            const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
+            const int64_t part_out = chunk_out + d.first;
+            for (; tile < tiles; ++tile) {
+              DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows, range_len, out,
+                                lane);
+            }
+          }
+        }
+        const bool more = more_partitions;
+        __syncthreads();  // everyone has read the stage before it is refilled
+        if (!more) break;
       }
     }
   }

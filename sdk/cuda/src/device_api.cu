@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
+#include <mutex>
 #include <string>
 
 #include "codec/decode/decode_chunk.hpp"
@@ -21,7 +22,7 @@ using detail::ChunkSet;
 using detail::KernelChunk;
 using detail::kMaxLaunchChunks;
 
-constexpr uint32_t kDefaultBlockThreads = 256;
+constexpr uint32_t kDefaultBlockThreads = 128;
 constexpr uint32_t kDefaultSpanRows = 2048;
 
 bool Aligned(const void* p, size_t alignment) {
@@ -100,21 +101,31 @@ int SmCount() {
 }
 
 template <typename U, int kV>
-void LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
-                  cudaStream_t stream) {
-  detail::DecodeRowsKernel<U, kV><<<blocks, threads, 0, stream>>>(args);
+Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
+                    cudaStream_t stream) {
+  // Each warp's shared-memory word stage is dynamic shared memory; with the
+  // static partition stage a 256-thread block needs more than the default
+  // 48 KiB, so raise the kernel's limit once.
+  const size_t stage_bytes = size_t{threads / 32} * detail::kStageWordsPerWarp * sizeof(uint64_t);
+  static std::once_flag raised;
+  static cudaError_t raise_error = cudaSuccess;
+  std::call_once(raised, [] {
+    raise_error = cudaFuncSetAttribute(detail::DecodeRowsKernel<U, kV>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(8 * detail::kStageWordsPerWarp * sizeof(uint64_t)));
+  });
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(raise_error, "cudaFuncSetAttribute"));
+  detail::DecodeRowsKernel<U, kV><<<blocks, threads, stage_bytes, stream>>>(args);
+  return CheckLaunch("DecodeRowsKernel");
 }
 
 template <typename U>
-void LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, uint32_t blocks,
-                     uint32_t threads, cudaStream_t stream) {
+Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, uint32_t blocks,
+                       uint32_t threads, cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
   // tile geometry of layout.hpp folds into shifts.
-  if (all_v64) {
-    LaunchDecode<U, 64>(args, blocks, threads, stream);
-  } else {
-    LaunchDecode<U, 0>(args, blocks, threads, stream);
-  }
+  if (all_v64) return LaunchDecode<U, 64>(args, blocks, threads, stream);
+  return LaunchDecode<U, 0>(args, blocks, threads, stream);
 }
 
 template <typename U>
@@ -170,6 +181,7 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const uint64_t span_rows = (wanted + tile_rows - 1) / tile_rows * tile_rows;
     if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
     args.span_rows = static_cast<uint32_t>(span_rows);
+    args.prefetch_l2 = config.prefetch_payload;
     const uint64_t block_rows = span_rows * warps_per_block;
     args.num_block_spans = (args.row_end - args.row_begin + block_rows - 1) / block_rows;
     args.out = static_cast<uint8_t*>(d_out) + (args.row_begin - row_begin) * value_bytes;
@@ -177,13 +189,14 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     if (config.max_blocks != 0) blocks = std::min<uint64_t>(blocks, config.max_blocks);
     blocks = std::min<uint64_t>(blocks, INT32_MAX);
     const uint32_t grid = static_cast<uint32_t>(blocks);
+    Status launched;
     switch (value_bytes) {
-      case 1: LaunchDecodeByV<uint8_t>(args, all_v64, grid, threads, stream); break;
-      case 2: LaunchDecodeByV<uint16_t>(args, all_v64, grid, threads, stream); break;
-      case 4: LaunchDecodeByV<uint32_t>(args, all_v64, grid, threads, stream); break;
-      default: LaunchDecodeByV<uint64_t>(args, all_v64, grid, threads, stream); break;
+      case 1: launched = LaunchDecodeByV<uint8_t>(args, all_v64, grid, threads, stream); break;
+      case 2: launched = LaunchDecodeByV<uint16_t>(args, all_v64, grid, threads, stream); break;
+      case 4: launched = LaunchDecodeByV<uint32_t>(args, all_v64, grid, threads, stream); break;
+      default: launched = LaunchDecodeByV<uint64_t>(args, all_v64, grid, threads, stream); break;
     }
-    L3_CUDA_RETURN_NOT_OK(CheckLaunch("DecodeRowsKernel"));
+    L3_CUDA_RETURN_NOT_OK(launched);
     first = last;
   }
   return Status::OK();

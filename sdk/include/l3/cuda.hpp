@@ -74,8 +74,11 @@ struct LaunchConfig {
   /// hardware scheduler balances), otherwise warps loop over spans
   /// (persistent warps).
   uint32_t max_blocks = 0;
-  /// Threads per block, a multiple of 32 in [32, 1024]; 0 = default.
+  /// Threads per block, a multiple of 32 in [32, 256]; 0 = default.
   uint32_t block_threads = 0;
+  /// Ask the copy engine to prefetch each block's payload into L2 before its
+  /// warps decode it (sm_90 bulk prefetch).
+  bool prefetch_payload = false;
 };
 
 // ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ struct DecodeArgs {
   uint64_t row_end;
   uint64_t num_block_spans;  // units of (warps per block) * span_rows rows
   uint32_t span_rows;
+  bool prefetch_l2;  // bulk-prefetch each block's payload into L2
   void* out;
 };
 
@@ -68,11 +69,14 @@ enum WidthClass : int { kZeroWidth = 0, kNarrow = 1, kWide = 2 };
 /// range at the edges of a range decode). Not inlined: each tile loop then
 /// gets its own register allocation instead of sharing one with the span
 /// loop and every other model, which spilled inside the loops when inlined
-/// (ptxas -v).
-template <typename U, uint8_t kModel, int kWidthClass, int kV>
+/// (ptxas -v). kStaged selects the shared-memory stage for full tiles (see
+/// UseStage), a separate instantiation so that it does not raise the
+/// register use of the common path.
+template <typename U, uint8_t kModel, int kWidthClass, int kV, bool kStaged>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
                                             uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                            U* __restrict__ out, uint32_t lane) {
+                                            U* __restrict__ out, uint32_t lane,
+                                            uint64_t* __restrict__ stage) {
   const DevicePartition& d = sp.d;
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
@@ -84,9 +88,10 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   const uint32_t steps = full ? V : internal::SlapLaneRows(n, V, tile, 0);
   const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
 
-  LaneBitReader reader;
-  if constexpr (kWidthClass != kZeroWidth) {
-    reader.Init(c.payload + d.word_offset, internal::SlapLaneBitOffset(n, w, V, tile, lane));
+  LaneBitReader<1> reader;
+  if constexpr (kWidthClass != kZeroWidth && !kStaged) {
+    const uint64_t bit = internal::SlapLaneBitOffset(n, w, V, tile, lane);
+    reader.Init(c.payload + d.word_offset + (bit >> 6), static_cast<uint32_t>(bit & 63));
   }
   const uint64_t mask = internal::LowMask(w);
   const uint64_t sign = w == 0 ? 0 : uint64_t{1} << (w - 1);
@@ -106,22 +111,22 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
 
   // spec §8.3: v = (Base + u) mod 2^N, or (pred + r) mod 2^N with r the
   // sign-extended field; U's arithmetic is the mod 2^N.
-  auto next_value = [&]() -> U {
+  auto next_from = [&](auto& rd) -> U {
     if constexpr (kModel == kFor) {
       if constexpr (kWidthClass == kZeroWidth) {
         return base;
       } else if constexpr (kWidthClass == kWide) {
-        return static_cast<U>(base + static_cast<U>(reader.Take64(w, mask)));
+        return static_cast<U>(base + static_cast<U>(rd.Take64(w, mask)));
       } else {
-        return static_cast<U>(base + static_cast<U>(reader.Take32(w, static_cast<uint32_t>(mask))));
+        return static_cast<U>(base + static_cast<U>(rd.Take32(w, static_cast<uint32_t>(mask))));
       }
     } else {
       U residual = 0;
       if constexpr (kWidthClass == kWide) {
-        const uint64_t f = reader.Take64(w, mask);
+        const uint64_t f = rd.Take64(w, mask);
         residual = static_cast<U>((f ^ sign) - sign);
       } else if constexpr (kWidthClass == kNarrow) {
-        const uint32_t f = reader.Take32(w, static_cast<uint32_t>(mask));
+        const uint32_t f = rd.Take32(w, static_cast<uint32_t>(mask));
         const uint32_t s = static_cast<uint32_t>(sign);
         residual = static_cast<U>(static_cast<int64_t>(static_cast<int32_t>((f ^ s) - s)));
       }
@@ -130,6 +135,50 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
       return static_cast<U>(prediction + residual);
     }
   };
+  auto next_value = [&]() -> U { return next_from(reader); };
+
+  if constexpr (kStaged) {
+    {
+      const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len;
+      const uint64_t run_words = uint64_t{V} * w / 64;  // one lane's run in this tile
+      const uint64_t* tile_words = c.payload + d.word_offset + tile_first * w / 64;
+      for (uint32_t step0 = 0; step0 < V; step0 += kStageSteps) {
+        const uint64_t bit0 = uint64_t{step0} * w;  // within each lane's run
+        const uint32_t first_word = static_cast<uint32_t>(bit0 >> 6);
+        // Words holding these 16 fields, plus the reader's look-ahead word.
+        const uint32_t words =
+            static_cast<uint32_t>((bit0 + uint64_t{kStageSteps} * w + 63) >> 6) - first_word + 1;
+        __syncwarp();  // the previous round's reads of the stage are done
+        uint32_t src_lane = lane / words;
+        uint32_t row = lane % words;
+        for (uint32_t e = lane; e < internal::kLanes * words; e += internal::kLanes) {
+          CopyWordAsync(stage + row * kStagePitch + src_lane,
+                        tile_words + src_lane * run_words + first_word + row);
+          row += internal::kLanes;
+          while (row >= words) {
+            row -= words;
+            ++src_lane;
+          }
+        }
+        WaitCopies();
+        __syncwarp();
+        LaneBitReader<kStagePitch> staged_reader;
+        staged_reader.Init(stage + lane, static_cast<uint32_t>(bit0 & 63));
+        if (inside) {
+          U* o = out + tile_out + lane + int64_t{step0} * internal::kLanes;
+#pragma unroll 4
+          for (uint32_t k = 0; k < kStageSteps; ++k) o[k * internal::kLanes] = next_from(staged_reader);
+        } else {
+          const int64_t lane_out = tile_out + lane + int64_t{step0} * internal::kLanes;
+          for (uint32_t k = 0; k < kStageSteps; ++k) {
+            const U v = next_from(staged_reader);
+            StoreChecked(out, lane_out + int64_t{k} * internal::kLanes, range_len, true, v);
+          }
+        }
+      }
+      return;
+    }
+  }
 
   const uint64_t rows_here = full ? tile_rows : n - tile_first;
   if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
@@ -216,24 +265,49 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   }
 }
 
+/// Full tiles of wide fields go through the shared-memory stage: the lane
+/// runs are then read with coalesced copies instead of 32 separate lines per
+/// warp load. The stage needs whole-word lane runs (V * w % 64 == 0, true
+/// for V >= 64) and pays off from about 16 bits on.
+__device__ __forceinline__ bool UseStage(const DevicePartition& d, uint32_t tile, uint32_t V) {
+  const uint32_t tile_rows = internal::kLanes * V;
+  return V >= 64 && d.width >= 16 && tile < d.rows / tile_rows;
+}
+
 template <typename U, uint8_t kModel, int kV>
 __device__ __forceinline__ void DispatchWidth(int width_class, const KernelChunk& c,
                                               const StagedPartition& d, uint32_t tile,
                                               int64_t tile_out, uint64_t range_len,
-                                              U* __restrict__ out, uint32_t lane) {
+                                              U* __restrict__ out, uint32_t lane,
+                                              uint64_t* stage) {
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const bool use_stage = UseStage(d.d, tile, V);
   if (width_class == kZeroWidth) {
-    DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
+    DecodeSlapTile<U, kModel, kZeroWidth, kV, false>(c, d, tile, tile_out, range_len, out, lane,
+                                                     stage);
   } else if (width_class == kNarrow) {
-    DecodeSlapTile<U, kModel, kNarrow, kV>(c, d, tile, tile_out, range_len, out, lane);
+    if (use_stage) {
+      DecodeSlapTile<U, kModel, kNarrow, kV, true>(c, d, tile, tile_out, range_len, out, lane,
+                                                   stage);
+    } else {
+      DecodeSlapTile<U, kModel, kNarrow, kV, false>(c, d, tile, tile_out, range_len, out, lane,
+                                                    stage);
+    }
   } else {
-    DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
+    if (use_stage) {
+      DecodeSlapTile<U, kModel, kWide, kV, true>(c, d, tile, tile_out, range_len, out, lane,
+                                                 stage);
+    } else {
+      DecodeSlapTile<U, kModel, kWide, kV, false>(c, d, tile, tile_out, range_len, out, lane,
+                                                  stage);
+    }
   }
 }
 
 template <typename U, int kV>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                           U* __restrict__ out, uint32_t lane) {
+                                           U* __restrict__ out, uint32_t lane, uint64_t* stage) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
@@ -241,16 +315,16 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
   const int width_class = d.d.width == 0 ? kZeroWidth : d.d.width <= 32 ? kNarrow : kWide;
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kFor, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kLinear, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kPoly2, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV>(width_class, c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kPoly3, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -298,11 +372,13 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
   __shared__ StagedPartition staged[kStageBatch];
   __shared__ uint32_t first_partition;
   __shared__ bool more_partitions;
+  extern __shared__ uint64_t word_stage[];  // kStageWordsPerWarp per warp
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t warp = threadIdx.x / 32;
   const uint64_t range_len = args.row_end - args.row_begin;
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
+  uint64_t* const stage = word_stage + warp * kStageWordsPerWarp;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;
@@ -355,7 +431,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
           more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
         }
         __syncthreads();
-        if (threadIdx.x == 0) {
+        if (args.prefetch_l2 && threadIdx.x == 0) {
           // The payload of this round's tiles that start in the block's span,
           // in one bulk request: from the tile holding ls in the first staged
           // partition to the end of the last staged partition's tiles that
@@ -409,7 +485,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
               DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows, range_len, out,
-                                lane);
+                                lane, stage);
             }
           }
         }

@@ -144,19 +144,30 @@ __device__ __forceinline__ uint64_t LoadField(const uint64_t* words, uint64_t bi
 /// (spec §8.5: lane-major). It holds a 128-bit window (two words) and the bit
 /// position inside the first; each field is cut out with 32-bit funnel
 /// shifts, without branches. It loads the next word when the position
-/// passes 64, so it reads each payload word once.
+/// passes 64, so it reads each payload word once. kStride is the distance
+/// between a lane's consecutive words: 1 in global memory, the row pitch in
+/// a transposed shared-memory stage.
+template <uint32_t kStride>
 struct LaneBitReader {
   const uint64_t* next;
   uint64_t cur;
   uint64_t nxt;
   uint32_t pos;
 
-  __device__ __forceinline__ void Init(const uint64_t* words, uint64_t bit) {
-    const uint64_t* p = words + (bit >> 6);
-    pos = static_cast<uint32_t>(bit & 63);
-    cur = __ldg(p);
-    nxt = __ldg(p + 1);
-    next = p + 2;
+  __device__ __forceinline__ static uint64_t Load(const uint64_t* p) {
+    if constexpr (kStride == 1) {
+      return __ldg(p);
+    } else {
+      return *p;
+    }
+  }
+
+  /// `first` holds the lane's first word, `bit` (< 64) the position in it.
+  __device__ __forceinline__ void Init(const uint64_t* first, uint32_t bit) {
+    pos = bit;
+    cur = Load(first);
+    nxt = Load(first + kStride);
+    next = first + 2 * kStride;
   }
 
   __device__ __forceinline__ void Advance(uint32_t w) {
@@ -164,8 +175,8 @@ struct LaneBitReader {
     if (pos >= 64) {
       pos -= 64;
       cur = nxt;
-      nxt = __ldg(next);
-      ++next;
+      nxt = Load(next);
+      next += kStride;
     }
   }
 
@@ -200,6 +211,34 @@ struct LaneBitReader {
     return f;
   }
 };
+
+/// Shared-memory staging of full tiles (see DecodeSlapTile): 16 steps of a
+/// tile at a time, each lane's words transposed into a column so that the
+/// lanes read distinct banks.
+inline constexpr uint32_t kStageSteps = 16;
+/// Rows of a warp's stage: 16 fields of up to 64 bits span at most 17
+/// words from any start bit, plus the reader's look-ahead word and the word
+/// its last refill loads.
+inline constexpr uint32_t kStageRows = 20;
+inline constexpr uint32_t kStagePitch = 33;  // words per row: 32 lanes + 1 against bank conflicts
+inline constexpr uint32_t kStageWordsPerWarp = kStageRows * kStagePitch;
+
+/// Copies 8 bytes global -> shared without a register round trip (sm_80+
+/// cp.async), so that a lane's copies are all in flight at once.
+__device__ __forceinline__ void CopyWordAsync(uint64_t* shared_dst, const uint64_t* global_src) {
+#if defined(__CUDA_ARCH__)
+  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(shared_dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(global_src) : "memory");
+#else
+  *shared_dst = *global_src;
+#endif
+}
+
+__device__ __forceinline__ void WaitCopies() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
 
 /// Parameter word `i` of a partition as binary64 (spec §8.2 float words).
 __device__ __forceinline__ double ThetaAt(const KernelChunk& c, const DevicePartition& d,

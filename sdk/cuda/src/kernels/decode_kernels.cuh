@@ -60,9 +60,47 @@ __device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t ran
 }
 
 /// Width classes of a SLAP partition: no payload (Bit_Width = 0), fields of
-/// up to 32 bits (a 64-bit window suffices), and wider fields (128-bit
-/// window).
-enum WidthClass : int { kZeroWidth = 0, kNarrow = 1, kWide = 2 };
+/// up to 16 bits (read four at a time from a 64-bit window), up to 32 bits
+/// (two at a time), and wider fields (one at a time, 128-bit window).
+enum WidthClass : int { kZeroWidth = 0, kNarrow16 = 1, kNarrow32 = 2, kWide = 3 };
+
+__host__ __device__ constexpr uint32_t FieldsPerRead(int width_class) {
+  return width_class == kNarrow16 ? 4 : width_class == kNarrow32 ? 2 : 1;
+}
+
+/// The lane's next FieldsPerRead(kWidthClass) fields (0 for Bit_Width = 0).
+template <int kWidthClass, typename Reader>
+__device__ __forceinline__ void ReadFields(Reader& reader, uint32_t w, uint64_t mask,
+                                           uint64_t (&f)[FieldsPerRead(kWidthClass)]) {
+  constexpr int G = static_cast<int>(FieldsPerRead(kWidthClass));
+  if constexpr (kWidthClass == kZeroWidth) {
+    f[0] = 0;
+  } else if constexpr (kWidthClass == kWide) {
+    f[0] = reader.Take64(w, mask);
+  } else {
+    uint32_t narrow[G];
+    reader.template TakeGroup<G>(w, static_cast<uint32_t>(mask), narrow);
+#pragma unroll
+    for (int i = 0; i < G; ++i) f[i] = narrow[i];
+  }
+}
+
+__device__ __forceinline__ int WidthClassOf(uint32_t w) {
+  return w == 0 ? kZeroWidth : w <= 16 ? kNarrow16 : w <= 32 ? kNarrow32 : kWide;
+}
+
+/// The low 8 * sizeof(U) bits of ToInt(y) (spec §8.4). For types narrower
+/// than 64 bits the NaN test of PredictionToInt is not needed on the device:
+/// cvt.rni.s64.f64 returns INT64_MIN for NaN where ToInt gives 0, and both
+/// have zero low 32 bits (saturation and rounding agree otherwise; checked
+/// by gpu_predictor_test).
+template <typename U>
+__device__ __forceinline__ U PredictionBits(double y) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(U) < 8) return static_cast<U>(__double2ll_rn(y));
+#endif
+  return static_cast<U>(internal::PredictionToInt(y));
+}
 
 /// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
 /// `tile_out` is the output index of the tile's row 0 (negative or past the
@@ -110,94 +148,101 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   }
 
   // spec §8.3: v = (Base + u) mod 2^N, or (pred + r) mod 2^N with r the
-  // sign-extended field; U's arithmetic is the mod 2^N.
-  auto next_from = [&](auto& rd) -> U {
+  // sign-extended field; U's arithmetic is the mod 2^N. The predictor
+  // steps once per value.
+  auto value_of = [&](uint64_t f) -> U {
     if constexpr (kModel == kFor) {
-      if constexpr (kWidthClass == kZeroWidth) {
-        return base;
-      } else if constexpr (kWidthClass == kWide) {
-        return static_cast<U>(base + static_cast<U>(rd.Take64(w, mask)));
-      } else {
-        return static_cast<U>(base + static_cast<U>(rd.Take32(w, static_cast<uint32_t>(mask))));
-      }
+      return static_cast<U>(base + static_cast<U>(f));
     } else {
-      U residual = 0;
+      U residual;
       if constexpr (kWidthClass == kWide) {
-        const uint64_t f = rd.Take64(w, mask);
         residual = static_cast<U>((f ^ sign) - sign);
-      } else if constexpr (kWidthClass == kNarrow) {
-        const uint32_t f = rd.Take32(w, static_cast<uint32_t>(mask));
+      } else {
         const uint32_t s = static_cast<uint32_t>(sign);
-        residual = static_cast<U>(static_cast<int64_t>(static_cast<int32_t>((f ^ s) - s)));
+        residual = static_cast<U>(
+            static_cast<int64_t>(static_cast<int32_t>((static_cast<uint32_t>(f) ^ s) - s)));
       }
-      const U prediction = static_cast<U>(internal::PredictionToInt(predictor.value()));
+      const U prediction = PredictionBits<U>(predictor.value());
       predictor.Advance();
       return static_cast<U>(prediction + residual);
     }
   };
-  auto next_value = [&]() -> U { return next_from(reader); };
-
+  // The next G fields of the lane (0 for Bit_Width = 0).
+  constexpr uint32_t G = FieldsPerRead(kWidthClass);
   if constexpr (kStaged) {
-    {
-      const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len;
-      const uint64_t run_words = uint64_t{V} * w / 64;  // one lane's run in this tile
-      const uint64_t* tile_words = c.payload + d.word_offset + tile_first * w / 64;
-      for (uint32_t step0 = 0; step0 < V; step0 += kStageSteps) {
-        const uint64_t bit0 = uint64_t{step0} * w;  // within each lane's run
-        const uint32_t first_word = static_cast<uint32_t>(bit0 >> 6);
-        // Words holding these 16 fields, plus the reader's look-ahead word.
-        const uint32_t words =
-            static_cast<uint32_t>((bit0 + uint64_t{kStageSteps} * w + 63) >> 6) - first_word + 1;
-        __syncwarp();  // the previous round's reads of the stage are done
-        uint32_t src_lane = lane / words;
-        uint32_t row = lane % words;
-        for (uint32_t e = lane; e < internal::kLanes * words; e += internal::kLanes) {
-          CopyWordAsync(stage + row * kStagePitch + src_lane,
-                        tile_words + src_lane * run_words + first_word + row);
-          row += internal::kLanes;
-          while (row >= words) {
-            row -= words;
-            ++src_lane;
-          }
+    const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len;
+    const uint64_t run_words = uint64_t{V} * w / 64;  // one lane's run in this tile
+    const uint64_t* tile_words = c.payload + d.word_offset + tile_first * w / 64;
+    for (uint32_t step0 = 0; step0 < V; step0 += kStageSteps) {
+      const uint64_t bit0 = uint64_t{step0} * w;  // within each lane's run
+      const uint32_t first_word = static_cast<uint32_t>(bit0 >> 6);
+      // Words holding these 16 fields, plus the reader's look-ahead word.
+      const uint32_t words =
+          static_cast<uint32_t>((bit0 + uint64_t{kStageSteps} * w + 63) >> 6) - first_word + 1;
+      __syncwarp();  // the previous round's reads of the stage are done
+      uint32_t src_lane = lane / words;
+      uint32_t row = lane % words;
+      for (uint32_t e = lane; e < internal::kLanes * words; e += internal::kLanes) {
+        CopyWordAsync(stage + row * kStagePitch + src_lane,
+                      tile_words + src_lane * run_words + first_word + row);
+        row += internal::kLanes;
+        while (row >= words) {
+          row -= words;
+          ++src_lane;
         }
-        WaitCopies();
-        __syncwarp();
-        LaneBitReader<kStagePitch> staged_reader;
-        staged_reader.Init(stage + lane, static_cast<uint32_t>(bit0 & 63));
-        if (inside) {
-          U* o = out + tile_out + lane + int64_t{step0} * internal::kLanes;
-#pragma unroll 4
-          for (uint32_t k = 0; k < kStageSteps; ++k) o[k * internal::kLanes] = next_from(staged_reader);
-        } else {
-          const int64_t lane_out = tile_out + lane + int64_t{step0} * internal::kLanes;
-          for (uint32_t k = 0; k < kStageSteps; ++k) {
-            const U v = next_from(staged_reader);
-            StoreChecked(out, lane_out + int64_t{k} * internal::kLanes, range_len, true, v);
+      }
+      WaitCopies();
+      __syncwarp();
+      LaneBitReader<kStagePitch> staged_reader;
+      staged_reader.Init(stage + lane, static_cast<uint32_t>(bit0 & 63));
+      const int64_t lane_out = tile_out + lane + int64_t{step0} * internal::kLanes;
+      for (uint32_t k = 0; k < kStageSteps; k += G) {
+        uint64_t f[G];
+        ReadFields<kWidthClass>(staged_reader, w, mask, f);
+#pragma unroll
+        for (uint32_t i = 0; i < G; ++i) {
+          const U v = value_of(f[i]);
+          const int64_t index = lane_out + int64_t{k + i} * internal::kLanes;
+          if (inside) {
+            out[index] = v;
+          } else {
+            StoreChecked(out, index, range_len, true, v);
           }
         }
       }
-      return;
     }
+    return;
   }
 
   const uint64_t rows_here = full ? tile_rows : n - tile_first;
-  if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
-    // The whole tile lies in the output range (always so in a full decode).
+  const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len;
+  if (inside && full && V % (4 * G) == 0) {
+    // The common case: a whole tile in the output range, no per-row checks.
     U* o = out + tile_out + lane;
-    if (full) {
-#pragma unroll 4
-      for (uint32_t k = 0; k < V; ++k) o[k * internal::kLanes] = next_value();
-    } else {
-      for (uint32_t k = 0; k < steps; ++k) {
-        const U v = next_value();
-        if (k < lane_rows) o[k * internal::kLanes] = v;
-      }
+#pragma unroll 2
+    for (uint32_t k = 0; k < V; k += G) {
+      uint64_t f[G];
+      ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+      for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
     }
   } else {
     const int64_t lane_out = tile_out + lane;
-    for (uint32_t k = 0; k < steps; ++k) {
-      const U v = next_value();
-      StoreChecked(out, lane_out + int64_t{k} * internal::kLanes, range_len, k < lane_rows, v);
+    for (uint32_t k = 0; k < steps; k += G) {
+      uint64_t f[G];
+      ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+      for (uint32_t i = 0; i < G; ++i) {
+        if (k + i < steps) {
+          const U v = value_of(f[i]);
+          const int64_t index = lane_out + int64_t{k + i} * internal::kLanes;
+          if (inside) {
+            if (k + i < lane_rows) out[index] = v;
+          } else {
+            StoreChecked(out, index, range_len, k + i < lane_rows, v);
+          }
+        }
+      }
     }
   }
 }
@@ -274,33 +319,45 @@ __device__ __forceinline__ bool UseStage(const DevicePartition& d, uint32_t tile
   return V >= 64 && d.width >= 16 && tile < d.rows / tile_rows;
 }
 
-template <typename U, uint8_t kModel, int kV>
-__device__ __forceinline__ void DispatchWidth(int width_class, const KernelChunk& c,
+template <typename U, uint8_t kModel, int kWidthClass, int kV>
+__device__ __forceinline__ void DispatchStage(bool use_stage, const KernelChunk& c,
                                               const StagedPartition& d, uint32_t tile,
                                               int64_t tile_out, uint64_t range_len,
                                               U* __restrict__ out, uint32_t lane,
                                               uint64_t* stage) {
+  if (use_stage) {
+    DecodeSlapTile<U, kModel, kWidthClass, kV, true>(c, d, tile, tile_out, range_len, out, lane,
+                                                     stage);
+  } else {
+    DecodeSlapTile<U, kModel, kWidthClass, kV, false>(c, d, tile, tile_out, range_len, out, lane,
+                                                      stage);
+  }
+}
+
+template <typename U, uint8_t kModel, int kV>
+__device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
+                                              uint32_t tile, int64_t tile_out,
+                                              uint64_t range_len, U* __restrict__ out,
+                                              uint32_t lane, uint64_t* stage) {
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const bool use_stage = UseStage(d.d, tile, V);
-  if (width_class == kZeroWidth) {
-    DecodeSlapTile<U, kModel, kZeroWidth, kV, false>(c, d, tile, tile_out, range_len, out, lane,
-                                                     stage);
-  } else if (width_class == kNarrow) {
-    if (use_stage) {
-      DecodeSlapTile<U, kModel, kNarrow, kV, true>(c, d, tile, tile_out, range_len, out, lane,
-                                                   stage);
-    } else {
-      DecodeSlapTile<U, kModel, kNarrow, kV, false>(c, d, tile, tile_out, range_len, out, lane,
-                                                    stage);
-    }
-  } else {
-    if (use_stage) {
-      DecodeSlapTile<U, kModel, kWide, kV, true>(c, d, tile, tile_out, range_len, out, lane,
-                                                 stage);
-    } else {
-      DecodeSlapTile<U, kModel, kWide, kV, false>(c, d, tile, tile_out, range_len, out, lane,
-                                                  stage);
-    }
+  switch (WidthClassOf(d.d.width)) {
+    case kZeroWidth:
+      DecodeSlapTile<U, kModel, kZeroWidth, kV, false>(c, d, tile, tile_out, range_len, out, lane,
+                                                       stage);
+      break;
+    case kNarrow16:
+      DispatchStage<U, kModel, kNarrow16, kV>(use_stage, c, d, tile, tile_out, range_len, out,
+                                              lane, stage);
+      break;
+    case kNarrow32:
+      DispatchStage<U, kModel, kNarrow32, kV>(use_stage, c, d, tile, tile_out, range_len, out,
+                                              lane, stage);
+      break;
+    default:
+      DispatchStage<U, kModel, kWide, kV>(use_stage, c, d, tile, tile_out, range_len, out, lane,
+                                          stage);
+      break;
   }
 }
 
@@ -312,19 +369,18 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
-  const int width_class = d.d.width == 0 ? kZeroWidth : d.d.width <= 32 ? kNarrow : kWide;
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kFor, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kLinear, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kPoly2, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV>(width_class, c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kPoly3, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {

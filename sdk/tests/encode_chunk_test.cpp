@@ -540,6 +540,40 @@ TEST_CASE("fitted theta: least squares plus centring comes close to the crafted 
   }
 }
 
+TEST_CASE("explicit theta whose predictions overflow to infinity or NaN") {
+  // spec §8.4 defines ToInt for every binary64 value; residuals against
+  // saturated and NaN predictions must still round trip with minimal width.
+  const std::array<double, 4> thetas[] = {
+      {1e308, 1e308, 0, 0},   {-1e308, -1e308, 0, 0}, {1e308, -1e308, 1e308, 0},
+      {0, 1e300, -1e300, 0},  {1e308, 1e308, -1e308, 1e308},
+      {0, 0, 0, -1e300},      {-5e307, 1e307, 1e307, 1e307}};
+  std::mt19937_64 rng(13);
+  for (PhysicalType type : {PhysicalType::kInt8, PhysicalType::kUInt32, PhysicalType::kInt64,
+                            PhysicalType::kUInt64}) {
+    const TypeInfo t = Info(type);
+    for (Model model : {Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+      for (const auto& theta : thetas) {
+        for (uint32_t V : {1u, 64u}) {
+          const uint32_t n = 700;
+          Crafted c;
+          c.theta = theta;
+          c.values.resize(n);
+          for (auto& v : c.values) {
+            v = t.bits == 64 ? Canon(t, rng() % (uint64_t{1} << 53)) : Canon(t, rng() & LowMask(t.bits));
+          }
+          const std::vector<uint8_t> packed = Pack(t, c.values);
+          EncoderConfig config = Config(type, V);
+          Result<EncodedChunk> chunk =
+              EncodeChunkWithPartitions(packed.data(), n, config, {{n, model, theta}});
+          REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+          const auto parts = CheckChunk(*chunk, t, c.values, config);
+          CHECK(parts[0].width == ExpectedWidth(t, model, c, V));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("runs at the boundaries: one run and one run per row") {
   const TypeInfo t = Info(PhysicalType::kInt16);
   EncoderConfig config = Config(PhysicalType::kInt16);

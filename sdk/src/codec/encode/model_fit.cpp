@@ -14,7 +14,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
@@ -41,17 +47,53 @@ struct Summary {
   uint64_t runs;  // 1 + number of rows x >= 1 with v[x] != v[x - 1]
 };
 
+using Int32x4 = int32_t __attribute__((vector_size(16)));
+using UInt32x4 = uint32_t __attribute__((vector_size(16)));
+
 template <typename T>
 Summary<T> Summarize(const T* v, uint32_t n) {
-  T lo = v[0];
-  T hi = v[0];
+  T lo[4] = {v[0], v[0], v[0], v[0]};
+  T hi[4] = {v[0], v[0], v[0], v[0]};
   uint64_t changes = 0;
-  for (uint32_t x = 1; x < n; ++x) {
-    lo = std::min(lo, v[x]);
-    hi = std::max(hi, v[x]);
+  uint32_t x = 1;
+  if constexpr (sizeof(T) == 4) {
+    // Four rows per step in one SSE2/NEON register.
+    using Vec = std::conditional_t<std::is_signed<T>::value, Int32x4, UInt32x4>;
+    Vec vlo = {v[0], v[0], v[0], v[0]}, vhi = vlo;
+    Int32x4 counts = {0, 0, 0, 0};
+    for (; x + 4 <= n; x += 4) {
+      Vec cur, prev;
+      std::memcpy(&cur, v + x, sizeof cur);
+      std::memcpy(&prev, v + x - 1, sizeof prev);
+      vlo = cur < vlo ? cur : vlo;
+      vhi = cur > vhi ? cur : vhi;
+      counts -= (cur != prev);  // a true lane is -1
+    }
+    for (int j = 0; j < 4; ++j) {
+      lo[j] = vlo[j];
+      hi[j] = vhi[j];
+      changes += static_cast<uint64_t>(counts[j]);
+    }
+  } else {
+    // Four independent accumulators keep the comparisons out of one long
+    // dependency chain.
+    uint64_t counts[4] = {0, 0, 0, 0};
+    for (; x + 4 <= n; x += 4) {
+      for (uint32_t j = 0; j < 4; ++j) {
+        lo[j] = std::min(lo[j], v[x + j]);
+        hi[j] = std::max(hi[j], v[x + j]);
+        counts[j] += v[x + j] != v[x + j - 1] ? 1 : 0;
+      }
+    }
+    changes = counts[0] + counts[1] + counts[2] + counts[3];
+  }
+  for (; x < n; ++x) {
+    lo[0] = std::min(lo[0], v[x]);
+    hi[0] = std::max(hi[0], v[x]);
     changes += v[x] != v[x - 1] ? 1 : 0;
   }
-  return {lo, hi, changes + 1};
+  return {std::min(std::min(lo[0], lo[1]), std::min(lo[2], lo[3])),
+          std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3])), changes + 1};
 }
 
 template <typename T>
@@ -142,21 +184,93 @@ struct GramFit {
   double c[4] = {0, 0, 0, 0};
 };
 
+// The least-squares and error passes work on four rows at a time, as two
+// pairs of GCC vector-extension doubles (one SSE2 register each on x86-64,
+// one NEON register on AArch64). The order of the floating-point sums is
+// fixed, so results are deterministic.
+using Vec2 = double __attribute__((vector_size(16)));
+using Int64x2 = int64_t __attribute__((vector_size(16)));
+
+inline Vec2 Min2(Vec2 a, Vec2 b) { return a < b ? a : b; }
+inline Vec2 Max2(Vec2 a, Vec2 b) { return a > b ? a : b; }
+
+// Values as binary64, exact for |v| <= 2^53. Unsigned 64-bit values go
+// through int64 (a cheap conversion); beyond 2^63 the result is wrong, but
+// such partitions never use a fit (spec §8.8 rule 3).
+template <typename T>
+inline double AsDouble(T v) {
+  if constexpr (std::is_same<T, uint64_t>::value) {
+    return static_cast<double>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<double>(v);
+  }
+}
+
+template <typename T>
+inline Vec2 Load2(const T* v) {
+#if defined(__SSE2__)
+  // One cvtdq2pd for two 32-bit values; unsigned ones are biased into the
+  // signed range and back, exactly.
+  if constexpr (sizeof(T) == 4) {
+    __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(v));
+    if constexpr (std::is_signed<T>::value) {
+      return reinterpret_cast<Vec2>(_mm_cvtepi32_pd(raw));
+    } else {
+      raw = _mm_xor_si128(raw, _mm_set1_epi32(INT32_MIN));
+      return reinterpret_cast<Vec2>(_mm_cvtepi32_pd(raw)) + 0x1p31;
+    }
+  }
+#endif
+  return Vec2{AsDouble(v[0]), AsDouble(v[1])};
+}
+
+// One row group of the least-squares and error passes: the scaled position
+// s, and the Gram polynomials Q2, Q3 at s.
+struct Basis2 {
+  Vec2 s, q2, q3;
+};
+
+inline Basis2 BasisAt(Vec2 t, const GramBasis& b) {
+  const Vec2 s = t * b.inv_h;
+  const Vec2 s2 = s * s;
+  return {s, s2 - b.k2, s * (s2 - b.k3)};
+}
+
 template <typename T>
 GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
   GramFit f;
-  f.ref = static_cast<double>(v[0]);
-  double m0 = 0, m1 = 0, m2 = 0, m3 = 0;
-  for (uint32_t x = 0; x < n; ++x) {
+  f.ref = AsDouble(v[0]);
+  const Vec2 zero = {0, 0};
+  Vec2 m0a = zero, m1a = zero, m2a = zero, m3a = zero;
+  Vec2 m0b = zero, m1b = zero, m2b = zero, m3b = zero;
+  Vec2 ta = Vec2{0, 1} - b.h;  // x - h, exact
+  Vec2 tb = Vec2{2, 3} - b.h;
+  const uint32_t full = n & ~3u;
+  for (uint32_t x = 0; x < full; x += 4, ta += 4.0, tb += 4.0) {
+    const Basis2 pa = BasisAt(ta, b);
+    const Basis2 pb = BasisAt(tb, b);
+    const Vec2 ya = Load2(v + x) - f.ref;
+    const Vec2 yb = Load2(v + x + 2) - f.ref;
+    m0a += ya;
+    m1a += ya * pa.s;
+    m2a += ya * pa.q2;
+    m3a += ya * pa.q3;
+    m0b += yb;
+    m1b += yb * pb.s;
+    m2b += yb * pb.q2;
+    m3b += yb * pb.q3;
+  }
+  const Vec2 m0 = m0a + m0b, m1 = m1a + m1b, m2 = m2a + m2b, m3 = m3a + m3b;
+  double m[4] = {m0[0] + m0[1], m1[0] + m1[1], m2[0] + m2[1], m3[0] + m3[1]};
+  for (uint32_t x = full; x < n; ++x) {
     const double s = (static_cast<double>(x) - b.h) * b.inv_h;
     const double s2 = s * s;
-    const double y = static_cast<double>(v[x]) - f.ref;
-    m0 += y;
-    m1 += y * s;
-    m2 += y * (s2 - b.k2);
-    m3 += y * (s * (s2 - b.k3));
+    const double y = AsDouble(v[x]) - f.ref;
+    m[0] += y;
+    m[1] += y * s;
+    m[2] += y * (s2 - b.k2);
+    m[3] += y * (s * (s2 - b.k3));
   }
-  const double m[4] = {m0, m1, m2, m3};
   for (int k = 0; k < 4; ++k) {
     f.c[k] = b.norm[k] > 0 ? static_cast<double>(m[k] / b.norm[k]) : 0.0;
   }
@@ -172,25 +286,49 @@ struct ErrorRange {
 template <typename T>
 void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
                    ErrorRange out[4]) {
-  double lo1 = std::numeric_limits<double>::infinity(), hi1 = -lo1;
-  double lo2 = lo1, hi2 = hi1, lo3 = lo1, hi3 = hi1;
-  for (uint32_t x = 0; x < n; ++x) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Vec2 lo[4], hi[4];
+  for (int d = 1; d <= 3; ++d) {
+    lo[d] = Vec2{inf, inf};
+    hi[d] = Vec2{-inf, -inf};
+  }
+  Vec2 ta = Vec2{0, 1} - b.h;
+  Vec2 tb = Vec2{2, 3} - b.h;
+  const uint32_t full = n & ~3u;
+  for (uint32_t x = 0; x < full; x += 4, ta += 4.0, tb += 4.0) {
+    const Basis2 pa = BasisAt(ta, b);
+    const Basis2 pb = BasisAt(tb, b);
+    const Vec2 e1a = (Load2(v + x) - f.ref - f.c[0]) - f.c[1] * pa.s;
+    const Vec2 e1b = (Load2(v + x + 2) - f.ref - f.c[0]) - f.c[1] * pb.s;
+    const Vec2 e2a = e1a - f.c[2] * pa.q2;
+    const Vec2 e2b = e1b - f.c[2] * pb.q2;
+    const Vec2 e3a = e2a - f.c[3] * pa.q3;
+    const Vec2 e3b = e2b - f.c[3] * pb.q3;
+    lo[1] = Min2(lo[1], Min2(e1a, e1b));
+    hi[1] = Max2(hi[1], Max2(e1a, e1b));
+    lo[2] = Min2(lo[2], Min2(e2a, e2b));
+    hi[2] = Max2(hi[2], Max2(e2a, e2b));
+    lo[3] = Min2(lo[3], Min2(e3a, e3b));
+    hi[3] = Max2(hi[3], Max2(e3a, e3b));
+  }
+  double low[4], high[4];
+  for (int d = 1; d <= 3; ++d) {
+    low[d] = std::min(lo[d][0], lo[d][1]);
+    high[d] = std::max(hi[d][0], hi[d][1]);
+  }
+  for (uint32_t x = full; x < n; ++x) {
     const double s = (static_cast<double>(x) - b.h) * b.inv_h;
     const double s2 = s * s;
-    const double y = static_cast<double>(v[x]) - f.ref;
-    const double e1 = (y - f.c[0]) - f.c[1] * s;
+    const double e1 = (AsDouble(v[x]) - f.ref - f.c[0]) - f.c[1] * s;
     const double e2 = e1 - f.c[2] * (s2 - b.k2);
     const double e3 = e2 - f.c[3] * (s * (s2 - b.k3));
-    lo1 = std::min(lo1, e1);
-    hi1 = std::max(hi1, e1);
-    lo2 = std::min(lo2, e2);
-    hi2 = std::max(hi2, e2);
-    lo3 = std::min(lo3, e3);
-    hi3 = std::max(hi3, e3);
+    const double e[4] = {0, e1, e2, e3};
+    for (int d = 1; d <= 3; ++d) {
+      low[d] = std::min(low[d], e[d]);
+      high[d] = std::max(high[d], e[d]);
+    }
   }
-  out[1] = {lo1, hi1};
-  out[2] = {lo2, hi2};
-  out[3] = {lo3, hi3};
+  for (int d = 1; d <= 3; ++d) out[d] = {low[d], high[d]};
 }
 
 // The coefficients of the degree-`degree` fit in the power basis of s.
@@ -279,13 +417,98 @@ ResidualRange ScanResiduals(const T* v, uint32_t n, const double* theta, uint32_
   return range;
 }
 
+// The same scan with two lanes per vector register. Every lane performs
+// exactly the operations of LanePredictor (vector adds are separately
+// rounded IEEE additions) and rounds with (y + 1.5 * 2^52) - 1.5 * 2^52, which
+// is ToInt(y) whenever |y| < 2^51; r = v - pred is kept in binary64, exact
+// while the true difference is at most 2^53. Returns false, and the caller
+// runs the integer scan, unless all of this held and r lies where it equals
+// the N-bit two's complement residual of spec §8.8 rule 1:
+//  - a NaN or infinity in y stays one through every later addition, so it
+//    shows in the lane's final state, checked after each tile;
+//  - for N <= 32, a finite |y| >= 2^51 gives |r| > 2^50 and fails the range
+//    check; 64-bit values can come close to such predictions, so there the
+//    extremes of y are tracked as well.
+template <uint8_t kModel, typename T>
+bool ScanResidualsFast(const T* v, uint32_t n, const double* theta, uint32_t values_per_lane,
+                       ResidualRange* out) {
+  constexpr uint32_t kPairs = kLanes / 2;
+  constexpr bool kWide = ValueTraits<T>::kBits == 64;
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const double inf = std::numeric_limits<double>::infinity();
+  const Vec2 magic = {0x1.8p52, 0x1.8p52};
+  Vec2 y[kPairs], d1[kPairs], d2[kPairs], d3[kPairs];
+  Vec2 lo = {inf, inf}, hi = {-inf, -inf};
+  Vec2 y_lo = {0, 0}, y_hi = {0, 0};
+  for (uint64_t t0 = 0; t0 < n; t0 += tile_rows) {
+    const uint64_t rows = std::min<uint64_t>(tile_rows, n - t0);
+    for (uint32_t lane = 0; lane < kLanes; ++lane) {
+      LanePredictor<kModel> p;
+      p.Start(theta, static_cast<double>(t0 + lane));
+      y[lane / 2][lane % 2] = p.y;
+      d1[lane / 2][lane % 2] = p.d1;
+      d2[lane / 2][lane % 2] = p.d2;
+      d3[lane / 2][lane % 2] = p.d3;
+    }
+    const T* row = v + t0;
+    const uint64_t steps = rows / kLanes;
+    for (uint64_t k = 0; k < steps; ++k, row += kLanes) {
+      for (uint32_t j = 0; j < kPairs; ++j) {
+        const Vec2 yj = y[j];
+        if constexpr (kWide) {
+          y_lo = Min2(y_lo, yj);
+          y_hi = Max2(y_hi, yj);
+        }
+        const Vec2 r = Load2(row + 2 * j) - ((yj + magic) - magic);
+        lo = Min2(lo, r);
+        hi = Max2(hi, r);
+        // LanePredictor::Advance, lane-wise.
+        y[j] = yj + d1[j];
+        if constexpr (kModel != kLinearType) d1[j] = d1[j] + d2[j];
+        if constexpr (kModel == kPoly3Type) d2[j] = d2[j] + d3[j];
+      }
+    }
+    const uint32_t rest = static_cast<uint32_t>(rows % kLanes);
+    for (uint32_t lane = 0; lane < rest; ++lane) {
+      const double yl = y[lane / 2][lane % 2];
+      if (!(yl < 0x1p51 && yl > -0x1p51)) return false;
+      const double r = AsDouble(row[lane]) - ((yl + 0x1.8p52) - 0x1.8p52);
+      lo[0] = std::min(lo[0], r);
+      hi[0] = std::max(hi[0], r);
+    }
+    for (uint32_t j = 0; j < kPairs; ++j) {
+      if (!std::isfinite(y[j][0]) || !std::isfinite(y[j][1])) return false;
+    }
+  }
+  if constexpr (kWide) {
+    if (!(std::min(y_lo[0], y_lo[1]) > -0x1p51 && std::max(y_hi[0], y_hi[1]) < 0x1p51)) {
+      return false;
+    }
+  }
+  const double low = std::min(lo[0], lo[1]);
+  const double high = std::max(hi[0], hi[1]);
+  constexpr uint32_t kBits = ValueTraits<T>::kBits;
+  const double bound = kBits < 64 ? std::ldexp(1.0, static_cast<int>(kBits) - 1) : 0x1p52;
+  if (!(low >= -bound && high <= bound - 1)) return false;
+  out->lo = static_cast<int64_t>(low);
+  out->hi = static_cast<int64_t>(high);
+  return true;
+}
+
+template <uint8_t kModel, typename T>
+ResidualRange ScanModel(const T* v, uint32_t n, const double* theta, uint32_t values_per_lane) {
+  ResidualRange range;
+  if (ScanResidualsFast<kModel>(v, n, theta, values_per_lane, &range)) return range;
+  return ScanResiduals<kModel>(v, n, theta, values_per_lane);
+}
+
 template <typename T>
 ResidualRange ScanResidualsOf(uint8_t model_type, const T* v, uint32_t n, const double* theta,
                               uint32_t values_per_lane) {
   switch (model_type) {
-    case kLinearType: return ScanResiduals<kLinearType>(v, n, theta, values_per_lane);
-    case kPoly2Type: return ScanResiduals<kPoly2Type>(v, n, theta, values_per_lane);
-    default: return ScanResiduals<kPoly3Type>(v, n, theta, values_per_lane);
+    case kLinearType: return ScanModel<kLinearType>(v, n, theta, values_per_lane);
+    case kPoly2Type: return ScanModel<kPoly2Type>(v, n, theta, values_per_lane);
+    default: return ScanModel<kPoly3Type>(v, n, theta, values_per_lane);
   }
 }
 

@@ -574,6 +574,34 @@ TEST_CASE("explicit theta whose predictions overflow to infinity or NaN") {
   }
 }
 
+TEST_CASE("NaN predictions after the first step carry the widest residuals") {
+  // Theta_1 * 32 overflows to -inf and (Theta_2 * 32) * 32 to +inf, so the
+  // first finite difference is NaN: in tile 0 only step 0 has a finite
+  // prediction, every later row predicts ToInt(NaN) = 0 (spec §8.4). Those
+  // rows get the large values, so the width depends on them.
+  const std::array<double, 4> theta = {0, -5.7e306, 1.8e305, 0};
+  const uint32_t V = 64, n = 2 * 32 * V + 32;
+  for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt32, PhysicalType::kInt64}) {
+    const TypeInfo t = Info(type);
+    for (Model model : {Model::kPoly2, Model::kPoly3}) {
+      Crafted c;
+      c.theta = theta;
+      c.values.resize(n);
+      for (uint32_t x = 0; x < n; ++x) {
+        const bool first_step = (x % (32 * V)) < 32;
+        c.values[x] = Canon(t, first_step ? x % 3 : 9000 + x % 7);
+      }
+      const std::vector<uint8_t> packed = Pack(t, c.values);
+      EncoderConfig config = Config(type, V);
+      Result<EncodedChunk> chunk =
+          EncodeChunkWithPartitions(packed.data(), n, config, {{n, model, theta}});
+      REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+      const auto parts = CheckChunk(*chunk, t, c.values, config);
+      CHECK(parts[0].width == ExpectedWidth(t, model, c, V));
+    }
+  }
+}
+
 TEST_CASE("runs at the boundaries: one run and one run per row") {
   const TypeInfo t = Info(PhysicalType::kInt16);
   EncoderConfig config = Config(PhysicalType::kInt16);

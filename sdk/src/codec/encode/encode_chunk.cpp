@@ -132,6 +132,7 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
   PartitionPlanOptions options;
   options.partitioner = config.partitioner;
   options.values_per_lane = config.values_per_lane;
+  options.split_min_rows = config.split_min_rows;
   options.num_threads = ClampThreads(config.num_threads);
   return Assemble(v, n, config, PlanPartitions(v, n, options));
 }

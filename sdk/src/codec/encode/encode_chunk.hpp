@@ -15,6 +15,11 @@ struct EncoderConfig {
   PhysicalType type = PhysicalType::kInt64;
   uint32_t values_per_lane = 64;
   PartitionerOptions partitioner;
+  /// Before merging, an initial partition is halved (at a multiple of 32
+  /// rows) while both halves have at least this many rows and cost less than
+  /// the whole, recursively. 0 keeps the initial partitions as cut (the L3
+  /// paper's behaviour).
+  uint32_t split_min_rows = 64;
   bool compute_bounds = true;
   bool compute_statistics = true;
   int num_threads = 1;  ///< >= 1; output must not depend on it

@@ -5,7 +5,9 @@
 //     bits (block 0 always starts a segment);
 //  3. each segment cut into partitions of initial_partition_rows (rounded up
 //     to a multiple of the 32 lanes), the last one of a segment possibly short;
-//  4. every model fitted to every partition, the cheapest kept;
+//  4. every model fitted to every partition, the cheapest kept, and a
+//     partition split in halves while the halves are cheaper (down to
+//     split_min_rows; this step is ours, not the paper's);
 //  5. odd-even merge rounds: pairs (0,1), (2,3), ... then (1,2), (3,4), ...
 //     of the current list; a pair merges when its union, refitted, costs
 //     less than (1 - min_merge_benefit) times the pair apart.
@@ -35,6 +37,29 @@ struct Node {
 };
 
 enum class Verdict : uint8_t { kSkipped, kRejected, kMerged };
+
+// Appends `whole`, or the halves it splits into, to *out. A partition is
+// halved at a multiple of 32 rows when both halves have at least `min_rows`
+// rows and cost less than the whole; halves are split again the same way.
+template <typename T>
+void SplitWhileCheaper(const T* v, const PlannedPartition& whole, uint32_t min_rows,
+                       const FitOptions& fit_options, std::vector<PlannedPartition>* out) {
+  const uint32_t rows = whole.fit.num_rows;
+  const uint32_t half = (rows / 2 + 31) / 32 * 32;
+  if (min_rows == 0 || half >= rows || half < min_rows || rows - half < min_rows) {
+    out->push_back(whole);
+    return;
+  }
+  const PlannedPartition left{whole.first_row, FitBestModel(v + whole.first_row, half, fit_options)};
+  const PlannedPartition right{whole.first_row + half,
+                               FitBestModel(v + whole.first_row + half, rows - half, fit_options)};
+  if (left.fit.cost_bytes + right.fit.cost_bytes >= whole.fit.cost_bytes) {
+    out->push_back(whole);
+    return;
+  }
+  SplitWhileCheaper(v, left, min_rows, fit_options, out);
+  SplitWhileCheaper(v, right, min_rows, fit_options, out);
+}
 
 }  // namespace
 
@@ -96,13 +121,26 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
     segment_begin = segment_end;
   }
 
-  // 4. Fit every initial partition.
-  std::vector<Node> nodes(starts.size());
+  // 4. Fit every initial partition, then split it in halves while that is
+  // cheaper (an addition to the paper's partitioner: pairwise merging alone
+  // cannot isolate a jump or a bend inside an initial partition).
+  std::vector<std::vector<PlannedPartition>> pieces(starts.size());
   ParallelFor(starts.size(), threads, 16, [&](uint64_t i) {
     const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : n;
     const auto rows = static_cast<uint32_t>(end - starts[i]);
-    nodes[i] = Node{starts[i], FitBestModel(v + starts[i], rows, fit_options), i, kNoId};
+    PlannedPartition whole{starts[i], FitBestModel(v + starts[i], rows, fit_options)};
+    SplitWhileCheaper(v, whole, options.split_min_rows, fit_options, &pieces[i]);
   });
+  size_t count = 0;
+  for (const auto& list : pieces) count += list.size();
+  std::vector<Node> nodes;
+  nodes.reserve(count);
+  for (const auto& list : pieces) {
+    for (const PlannedPartition& piece : list) {
+      nodes.push_back(Node{piece.first_row, piece.fit, nodes.size(), kNoId});
+    }
+  }
+  pieces.clear();
   uint64_t next_id = nodes.size();
 
   // 5. Odd-even merge rounds.

@@ -20,6 +20,8 @@ struct PlannedPartition {
 struct PartitionPlanOptions {
   PartitionerOptions partitioner;
   uint32_t values_per_lane = 64;
+  /// Smallest half when splitting initial partitions; 0 disables splitting.
+  uint32_t split_min_rows = 64;
   int num_threads = 1;
 };
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
@@ -1061,6 +1062,109 @@ TEST_CASE("bounds and statistics can be turned off") {
   EncodeAndCheck(t, Synthetic(t, "mixed", 20000, 8), config, &chunk);
   CHECK(chunk.bounds.empty());
   CHECK_FALSE(chunk.statistics.has_min_max);
+}
+
+// ---------------------------------------------------------------------------
+// Minimax lines
+
+namespace {
+
+// The narrowest vertical strip by brute force: the optimal slope is the slope
+// of some pair of points; strip heights compared exactly as fractions.
+template <typename T>
+long double BruteForceSpread(const std::vector<T>& v) {
+  const size_t n = v.size();
+  long double best = std::numeric_limits<long double>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      const __int128 dy = static_cast<__int128>(v[j]) - static_cast<__int128>(v[i]);
+      const __int128 dx = static_cast<__int128>(j - i);
+      __int128 top = 0, bottom = 0;
+      for (size_t x = 0; x < n; ++x) {
+        const __int128 w = dx * static_cast<__int128>(v[x]) - dy * static_cast<__int128>(x);
+        if (x == 0 || w > top) top = w;
+        if (x == 0 || w < bottom) bottom = w;
+      }
+      best = std::min(best, static_cast<long double>(top - bottom) / static_cast<long double>(dx));
+    }
+  }
+  return best;
+}
+
+template <typename T>
+void CheckMinimaxLine(std::mt19937_64& rng, uint64_t span, bool noisy_line) {
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 2 + rng() % 40;
+    std::vector<T> v(n);
+    const double slope = std::uniform_real_distribution<double>(-3, 3)(rng);
+    for (size_t x = 0; x < n; ++x) {
+      const uint64_t noise = rng() % span;
+      const double base = noisy_line ? slope * static_cast<double>(x) : 0.0;
+      v[x] = static_cast<T>(static_cast<T>(noise) + static_cast<T>(base));
+    }
+    const T lo = *std::min_element(v.begin(), v.end());
+    const T hi = *std::max_element(v.begin(), v.end());
+    const MinimaxLine line = FitMinimaxLine(v.data(), static_cast<uint32_t>(n),
+                                            static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+    const long double expected = BruteForceSpread(v);
+    const long double tolerance = 1e-12L * (1 + std::fabs(static_cast<long double>(hi)));
+    CHECK(std::fabs(line.spread - expected) <= tolerance);
+    // Every point lies in the strip around slope * x + intercept (up to the
+    // rounding of the slope to binary64).
+    for (size_t x = 0; x < n; ++x) {
+      const long double e = static_cast<long double>(v[x]) - (line.slope * static_cast<long double>(x) + line.intercept);
+      CHECK(std::fabs(e) <= line.spread / 2 + tolerance + std::fabs(line.slope) * 1e-15L * n);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("minimax line equals the brute-force narrowest strip") {
+  std::mt19937_64 rng(17);
+  CheckMinimaxLine<int8_t>(rng, 50, false);
+  CheckMinimaxLine<uint16_t>(rng, 1000, true);
+  CheckMinimaxLine<int32_t>(rng, 7, true);
+  CheckMinimaxLine<int64_t>(rng, uint64_t{1} << 40, true);
+  // Values near 2^62 need 128-bit products.
+  CheckMinimaxLine<uint64_t>(rng, uint64_t{1} << 62, false);
+}
+
+TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  const uint32_t n = 8192;
+  std::vector<uint64_t> values(n);
+  for (uint32_t x = 0; x < n; ++x) {
+    values[x] = static_cast<uint64_t>(std::floor(1000.37 + 21.4748364821 * x));
+  }
+  const std::vector<uint8_t> packed = Pack(t, values);
+  uint32_t widths[2];
+  for (bool minimax : {false, true}) {
+    EncoderConfig config = Config(PhysicalType::kUInt32);
+    config.minimax_lines = minimax;
+    Result<EncodedChunk> chunk =
+        EncodeChunkWithPartitions(packed.data(), n, config, {{n, Model::kLinear, std::nullopt}});
+    REQUIRE(chunk.ok());
+    widths[minimax] = CheckChunk(*chunk, t, values, config)[0].width;
+  }
+  CHECK(widths[1] == 0);
+  CHECK(widths[1] <= widths[0]);
+
+  // The automatic choice then covers a long quantised line with few
+  // zero-width partitions, and round trips everything else too.
+  std::vector<uint64_t> line(100000);
+  for (size_t x = 0; x < line.size(); ++x) line[x] = static_cast<uint64_t>(std::floor(0.5 + 3.3333337 * x));
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  config.minimax_lines = true;
+  const auto parts = EncodeAndCheck(t, line, config);
+  for (const auto& p : parts) CHECK(p.width == 0);
+  CHECK(parts.size() <= 2 * line.size() / config.partitioner.max_partition_rows + 2);
+  for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt64}) {
+    const TypeInfo tt = Info(type);
+    EncoderConfig c = Config(type);
+    c.minimax_lines = true;
+    for (const char* kind : {"mixed", "ramp", "sine"}) EncodeAndCheck(tt, Synthetic(tt, kind, 30000, 5), c);
+  }
 }
 
 // ---------------------------------------------------------------------------

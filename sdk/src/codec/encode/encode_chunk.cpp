@@ -133,6 +133,7 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
   options.partitioner = config.partitioner;
   options.values_per_lane = config.values_per_lane;
   options.split_min_rows = config.split_min_rows;
+  options.minimax_lines = config.minimax_lines;
   options.num_threads = ClampThreads(config.num_threads);
   return Assemble(v, n, config, PlanPartitions(v, n, options));
 }
@@ -155,6 +156,8 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
   if (row != n) {
     return Status(StatusCode::kInvalidArgument, "the partitions' rows do not sum to num_rows");
   }
+  const FitOptions fit_options =
+      MakeFitOptions(config.partitioner, config.values_per_lane, config.minimax_lines);
   std::vector<Status> statuses(choices.size());
   ParallelFor(choices.size(), ClampThreads(config.num_threads), 16, [&](uint64_t i) {
     const PartitionChoice& choice = choices[i];
@@ -163,7 +166,7 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
             ? choice.theta->data()
             : nullptr;
     statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
-                                config.values_per_lane, &plan[i].fit);
+                                fit_options, &plan[i].fit);
   });
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (!statuses[i].ok()) {

@@ -22,6 +22,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "codec/encode/minimax_line.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
 
@@ -39,6 +40,10 @@ constexpr uint8_t kPoly3Type = static_cast<uint8_t>(Model::kPoly3);
 // through FitGivenModel still may).
 constexpr uint32_t kMinPoly2Rows = 16;
 constexpr uint32_t kMinPoly3Rows = 32;
+
+// With FitOptions::minimax_lines, the least-squares line's residual spread
+// below which LINEAR uses the minimax line instead (see LineCandidate).
+constexpr double kMinimaxSpread = 16;
 
 template <typename T>
 struct Summary {
@@ -347,14 +352,27 @@ void PowerCoefficients(const GramBasis& b, const GramFit& f, int degree, long do
   }
 }
 
-// Theta_0..Theta_3 of the degree-`degree` fit in the local row index x
-// (spec §8.2, §8.4), with `shift` added to Theta_0. Substitutes
-// s = x / h - 1 into the power form; long double keeps the alternating sums
-// accurate.
-std::array<double, 4> ToTheta(const GramBasis& b, const GramFit& f, int degree, long double shift) {
+// A proposed LINEAR/POLY2/POLY3 model before centring: the polynomial
+// p(x) = sum_i theta[i] x^i in the local row index x (spec §8.4) and the
+// range of the real residuals v(x) - p(x).
+struct Candidate {
+  uint8_t model_type = 0;
+  long double theta[4] = {0, 0, 0, 0};
+  ErrorRange error;
+};
+
+// The least-squares fit of degree model_type - 1 as a Candidate. Substitutes
+// s = x / h - 1 into its power form in s; long double keeps the alternating
+// sums accurate.
+Candidate LeastSquaresCandidate(const GramBasis& b, const GramFit& f, uint8_t model_type,
+                                const ErrorRange& error) {
+  const int degree = model_type - 1;
   long double a[4];
   PowerCoefficients(b, f, degree, a);
-  long double theta[4] = {a[0], 0, 0, 0};
+  Candidate c;
+  c.model_type = model_type;
+  c.error = error;
+  c.theta[0] = a[0];
   if (b.n >= 2) {
     static constexpr int kBinomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
     const long double inv_h = 1 / static_cast<long double>(b.h);
@@ -365,13 +383,36 @@ std::array<double, 4> ToTheta(const GramBasis& b, const GramFit& f, int degree, 
         const long double term = a[j] * kBinomial[j][i];
         sum += ((j - i) & 1) ? -term : term;
       }
-      theta[i] = sum * scale;
+      c.theta[i] = sum * scale;
       scale *= inv_h;
     }
   }
-  theta[0] += static_cast<long double>(f.ref) + shift;
-  return {static_cast<double>(theta[0]), static_cast<double>(theta[1]),
-          static_cast<double>(theta[2]), static_cast<double>(theta[3])};
+  c.theta[0] += static_cast<long double>(f.ref);
+  return c;
+}
+
+// The minimax line as a LINEAR Candidate, its strip centred on 0.
+template <typename T>
+Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s) {
+  const MinimaxLine line =
+      FitMinimaxLine(v, n, static_cast<int64_t>(s.min), static_cast<int64_t>(s.max));
+  Candidate c;
+  c.model_type = kLinearType;
+  c.theta[0] = line.intercept;
+  c.theta[1] = line.slope;
+  c.error = {static_cast<double>(-line.spread / 2), static_cast<double>(line.spread / 2)};
+  return c;
+}
+
+// The LINEAR candidate. The minimax line has the narrowest residual strip of
+// all lines, but it rarely saves more than a bit over least squares, which
+// matters only for narrow residuals (a quantised line: width 0 instead of 1
+// at any length), and its convex hulls cost as much as the rest of the fit.
+template <typename T>
+Candidate LineCandidate(const T* v, uint32_t n, const Summary<T>& s, const GramBasis& basis,
+                        const GramFit& gram, const ErrorRange& error, bool minimax) {
+  if (minimax && error.hi - error.lo < kMinimaxSpread) return MinimaxCandidate(v, n, s);
+  return LeastSquaresCandidate(basis, gram, kLinearType, error);
 }
 
 // ---------------------------------------------------------------------------
@@ -542,9 +583,8 @@ PartitionFit PredictedFit(uint8_t model_type, const std::array<double, 4>& theta
   return fit;
 }
 
-// Fits LINEAR (degree 1), POLY2 or POLY3 and stores it in *fit when it costs
-// less than `cost_limit` bytes. `error` is the real-valued residual range of
-// the least-squares fit.
+// Centres a candidate, measures it with the canonical predictor and stores it
+// in *fit when it costs less than `cost_limit` bytes.
 //
 // Rounding: the written residual is r = v - round(p(x) + delta) when Theta_0
 // is moved by delta. If the real residuals e = v - p span E = hi - lo, then
@@ -555,11 +595,11 @@ PartitionFit PredictedFit(uint8_t model_type, const std::array<double, 4>& theta
 // gives fewer than ceil(log2(E)) bits: that bound skips hopeless exact runs.
 // `slack` covers the difference between the canonical predictor and p.
 template <typename T>
-bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, uint8_t model_type,
-                  const GramBasis& basis, const GramFit& gram, const ErrorRange& error,
+bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, const Candidate& candidate,
                   double slack, double cost_limit, PartitionFit* fit) {
-  const int degree = model_type - 1;
+  const uint8_t model_type = candidate.model_type;
   const uint64_t params = ParamCount(model_type, 0);
+  const ErrorRange& error = candidate.error;
   const double spread = error.hi - error.lo;
   if (!std::isfinite(spread)) return false;
   const auto cost_of = [&](uint32_t w) {
@@ -574,7 +614,9 @@ bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, uint8_t mode
 
   const long double mid = (static_cast<long double>(error.lo) + error.hi) / 2;
   const long double delta = spread + 2 * slack < 1 ? mid : mid + 0.5L;
-  std::array<double, 4> theta = ToTheta(basis, gram, degree, delta);
+  std::array<double, 4> theta;
+  for (int i = 0; i < 4; ++i) theta[i] = static_cast<double>(candidate.theta[i]);
+  theta[0] = static_cast<double>(candidate.theta[0] + delta);
   if (!AllFinite(theta)) return false;
   ResidualRange range = ScanResidualsOf(model_type, v, n, theta.data(), values_per_lane);
   uint32_t width = ResidualWidth(range);
@@ -604,15 +646,16 @@ bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, uint8_t mode
 }
 
 // A bound on |canonical prediction - p(x)|: a few ulps of the largest
-// magnitude involved per finite-difference step.
+// magnitude involved, per finite-difference step.
 template <typename T>
-double PredictionSlack(const Summary<T>& s, const GramFit& gram, uint32_t values_per_lane) {
-  const double magnitude = std::max(std::fabs(static_cast<double>(s.min)),
-                                    std::fabs(static_cast<double>(s.max))) +
-                           4 * (std::fabs(gram.c[0]) + std::fabs(gram.c[1]) +
-                                std::fabs(gram.c[2]) + std::fabs(gram.c[3])) +
-                           1;
-  return std::ldexp(magnitude, -51) * (values_per_lane + 16);
+double PredictionSlack(const Summary<T>& s, const Candidate& c, uint32_t n,
+                       uint32_t values_per_lane) {
+  long double magnitude = std::max(std::fabs(static_cast<long double>(s.min)),
+                                   std::fabs(static_cast<long double>(s.max))) +
+                          1;
+  long double power = 1;
+  for (int i = 0; i < 4; ++i, power *= n) magnitude += std::fabs(c.theta[i]) * power;
+  return std::ldexp(static_cast<double>(magnitude), -51) * (values_per_lane + 16);
 }
 
 }  // namespace
@@ -636,27 +679,35 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
                            ValueTraits<T>::Predictable(summary.max);
   const bool try_poly2 = options.enable_poly2 && n >= kMinPoly2Rows;
   const bool try_poly3 = options.enable_poly3 && n >= kMinPoly3Rows;
-  if (predictable && (options.enable_linear || try_poly2 || try_poly3)) {
-    const GramBasis basis = MakeGramBasis(n);
-    const GramFit gram = LeastSquares(v, n, basis);
-    ErrorRange errors[4];
-    MeasureErrors(v, n, basis, gram, errors);
-    const double slack = PredictionSlack(summary, gram, options.values_per_lane);
-    const uint32_t lanes = options.values_per_lane;
-    PartitionFit candidate;
-    if (options.enable_linear &&
-        TryPredicted(v, n, lanes, kLinearType, basis, gram, errors[1], slack,
-                     static_cast<double>(best.cost_bytes), &candidate)) {
-      best = candidate;
+  if (!predictable) {
+    SetBounds(summary, n, &best);
+    return best;
+  }
+  if (!options.enable_linear && !try_poly2 && !try_poly3) {
+    SetBounds(summary, n, &best);
+    return best;
+  }
+  const uint32_t lanes = options.values_per_lane;
+  const GramBasis basis = MakeGramBasis(n);
+  const GramFit gram = LeastSquares(v, n, basis);
+  ErrorRange errors[4];
+  MeasureErrors(v, n, basis, gram, errors);
+  PartitionFit candidate_fit;
+  if (options.enable_linear) {
+    const Candidate line =
+        LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines);
+    if (TryPredicted(v, n, lanes, line, PredictionSlack(summary, line, n, lanes),
+                     static_cast<double>(best.cost_bytes), &candidate_fit)) {
+      best = candidate_fit;
     }
-    const double keep = 1.0 - options.poly_min_gain;
-    if (try_poly2 && TryPredicted(v, n, lanes, kPoly2Type, basis, gram, errors[2], slack,
-                                  static_cast<double>(best.cost_bytes) * keep, &candidate)) {
-      best = candidate;
-    }
-    if (try_poly3 && TryPredicted(v, n, lanes, kPoly3Type, basis, gram, errors[3], slack,
-                                  static_cast<double>(best.cost_bytes) * keep, &candidate)) {
-      best = candidate;
+  }
+  const double keep = 1.0 - options.poly_min_gain;
+  for (uint8_t model_type : {kPoly2Type, kPoly3Type}) {
+    if (!(model_type == kPoly2Type ? try_poly2 : try_poly3)) continue;
+    const Candidate poly = LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
+    if (TryPredicted(v, n, lanes, poly, PredictionSlack(summary, poly, n, lanes),
+                     static_cast<double>(best.cost_bytes) * keep, &candidate_fit)) {
+      best = candidate_fit;
     }
   }
   SetBounds(summary, n, &best);
@@ -665,7 +716,8 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
 
 template <typename T>
 Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
-                     uint32_t values_per_lane, PartitionFit* fit) {
+                     const FitOptions& options, PartitionFit* fit) {
+  const uint32_t values_per_lane = options.values_per_lane;
   const Summary<T> summary = Summarize(v, n);
   const auto model_type = static_cast<uint8_t>(model);
   switch (model) {
@@ -698,10 +750,14 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       const GramFit gram = LeastSquares(v, n, basis);
       ErrorRange errors[4];
       MeasureErrors(v, n, basis, gram, errors);
-      const double slack = PredictionSlack(summary, gram, values_per_lane);
-      if (!TryPredicted(v, n, values_per_lane, model_type, basis, gram, errors[model_type - 1],
-                        slack, std::numeric_limits<double>::infinity(), fit)) {
-        return Status(StatusCode::kInternal, "least-squares fit produced non-finite parameters");
+      const Candidate candidate =
+          model == Model::kLinear
+              ? LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines)
+              : LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
+      if (!TryPredicted(v, n, values_per_lane, candidate,
+                        PredictionSlack(summary, candidate, n, values_per_lane),
+                        std::numeric_limits<double>::infinity(), fit)) {
+        return Status(StatusCode::kInternal, "fit produced non-finite parameters");
       }
       break;
     }
@@ -733,8 +789,8 @@ uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
 
 #define L3_INSTANTIATE_FIT(T)                                                                \
   template PartitionFit FitBestModel<T>(const T*, uint32_t, const FitOptions&);             \
-  template Status FitGivenModel<T>(const T*, uint32_t, Model, const double*, uint32_t,      \
-                                   PartitionFit*);                                          \
+  template Status FitGivenModel<T>(const T*, uint32_t, Model, const double*,                 \
+                                   const FitOptions&, PartitionFit*);                       \
   template uint32_t AnalysisWidth<T>(const T*, uint32_t, bool);
 
 L3_INSTANTIATE_FIT(int8_t)

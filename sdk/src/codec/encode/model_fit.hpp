@@ -26,6 +26,9 @@ struct FitOptions {
   /// A polynomial must cost less than (1 - poly_min_gain) times the best
   /// simpler model.
   double poly_min_gain = 0.05;
+  /// LINEAR uses the minimax line where the least-squares line's residuals
+  /// are narrow (see FitBestModel); slower, narrower.
+  bool minimax_lines = false;
 };
 
 /// One partition's model, everything needed to emit it, and its bounds.
@@ -61,11 +64,12 @@ PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options
 
 /// Fits one given model. CONSTANT becomes runs when the values are not all
 /// equal. With `theta` (LINEAR/POLY2/POLY3 only) the parameters are used as
-/// given; otherwise they are fitted. kInvalidArgument when spec §8.8 rule 3
-/// forbids the model or `theta` is not finite.
+/// given; otherwise they are fitted as FitBestModel fits them. Of `options`
+/// only values_per_lane and minimax_lines matter. kInvalidArgument when spec
+/// §8.8 rule 3 forbids the model or `theta` is not finite.
 template <typename T>
 Status FitGivenModel(const T* values, uint32_t n, Model model, const double* theta,
-                     uint32_t values_per_lane, PartitionFit* fit);
+                     const FitOptions& options, PartitionFit* fit);
 
 /// The residual width of a least-squares line through values[0, n), or the
 /// FOR width where a line is not allowed (spec §8.8 rule 3) or not wanted.

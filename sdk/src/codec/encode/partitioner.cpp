@@ -75,9 +75,11 @@ Status ValidatePartitionerOptions(const PartitionerOptions& o) {
   return Status::OK();
 }
 
-FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane) {
+FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
+                          bool minimax_lines) {
   FitOptions f;
   f.values_per_lane = values_per_lane;
+  f.minimax_lines = minimax_lines;
   f.enable_rle = o.enable_rle;
   f.enable_linear = o.enable_linear;
   f.enable_poly2 = o.enable_poly2;
@@ -90,7 +92,8 @@ template <typename T>
 std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
                                              const PartitionPlanOptions& options) {
   const PartitionerOptions& p = options.partitioner;
-  const FitOptions fit_options = MakeFitOptions(p, options.values_per_lane);
+  const FitOptions fit_options =
+      MakeFitOptions(p, options.values_per_lane, options.minimax_lines);
   const int threads = options.num_threads;
 
   // 1. Delta-bits analysis.

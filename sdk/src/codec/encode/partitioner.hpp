@@ -22,6 +22,7 @@ struct PartitionPlanOptions {
   uint32_t values_per_lane = 64;
   /// Smallest half when splitting initial partitions; 0 disables splitting.
   uint32_t split_min_rows = 64;
+  bool minimax_lines = false;
   int num_threads = 1;
 };
 
@@ -35,7 +36,8 @@ template <typename T>
 std::vector<PlannedPartition> PlanPartitions(const T* values, uint64_t n,
                                              const PartitionPlanOptions& options);
 
-/// The FitOptions the partitioner uses for `options`.
-FitOptions MakeFitOptions(const PartitionerOptions& options, uint32_t values_per_lane);
+/// The FitOptions the partitioner uses.
+FitOptions MakeFitOptions(const PartitionerOptions& options, uint32_t values_per_lane,
+                          bool minimax_lines);
 
 }  // namespace l3::internal

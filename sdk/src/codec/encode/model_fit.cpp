@@ -593,7 +593,8 @@ PartitionFit PredictedFit(uint8_t model_type, const std::array<double, 4>& theta
 // so r needs w bits as soon as E < 2^w; with delta = mid(e) and E < 1 every
 // r is 0. Conversely any shift leaves hi(r) - lo(r) >= E - 1, so no Theta_0
 // gives fewer than ceil(log2(E)) bits: that bound skips hopeless exact runs.
-// `slack` covers the difference between the canonical predictor and p.
+// `slack` bounds the difference between the canonical predictor and p, so
+// the bound stays a bound.
 template <typename T>
 bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, const Candidate& candidate,
                   double slack, double cost_limit, PartitionFit* fit) {
@@ -612,8 +613,11 @@ bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, const Candid
   if (lower_bound > ValueTraits<T>::kBits) lower_bound = ValueTraits<T>::kBits;
   if (!(cost_of(lower_bound) < cost_limit)) return false;
 
+  // Aim for width 0 whenever the spread allows it; if rounding spoils that,
+  // the residuals span at most 2 values and the integer shift below still
+  // reaches width 1.
   const long double mid = (static_cast<long double>(error.lo) + error.hi) / 2;
-  const long double delta = spread + 2 * slack < 1 ? mid : mid + 0.5L;
+  const long double delta = spread < 1 ? mid : mid + 0.5L;
   std::array<double, 4> theta;
   for (int i = 0; i < 4; ++i) theta[i] = static_cast<double>(candidate.theta[i]);
   theta[0] = static_cast<double>(candidate.theta[0] + delta);

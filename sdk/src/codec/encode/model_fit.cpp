@@ -1,15 +1,17 @@
 // Model fitting for one partition (spec §8.1–§8.4, §8.8).
 //
-// Per candidate the fitter makes three kinds of passes over the values:
+// Per candidate partition the fitter makes these passes over the values:
 //  1. a summary: minimum, maximum and run count (CONSTANT, runs, FOR_BITPACK
 //     and spec §8.8 rule 3 need nothing else);
-//  2. least squares for the line and both polynomials at once, followed by
-//     one pass that measures the real-valued residual range of each fit;
+//  2. least squares for the line and both polynomials at once (discrete
+//     orthogonal polynomials), then one pass that measures the real-valued
+//     residual range of each fit; optionally the minimax line (convex hulls);
 //  3. for each predicted model that can still win, a run of the canonical
 //     predictor (spec §8.4) that yields the exact integer residual range, and
 //     hence the Bit_Width, of the parameters that will be written.
 // The real-valued range serves to centre Theta_0 and to skip the exact run of
-// models whose width cannot beat the best model found so far.
+// models whose width cannot beat the best model found so far. Only step 3
+// decides a width; the others propose parameters.
 #include "codec/encode/model_fit.hpp"
 
 #include <algorithm>

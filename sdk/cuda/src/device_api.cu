@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <new>
-#include <mutex>
 #include <string>
 
 #include "codec/decode/decode_chunk.hpp"
@@ -103,19 +102,7 @@ int SmCount() {
 template <typename U, int kV>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
                     cudaStream_t stream) {
-  // Each warp's shared-memory word stage is dynamic shared memory; with the
-  // static partition stage a 256-thread block needs more than the default
-  // 48 KiB, so raise the kernel's limit once.
-  const size_t stage_bytes = size_t{threads / 32} * detail::kStageWordsPerWarp * sizeof(uint64_t);
-  static std::once_flag raised;
-  static cudaError_t raise_error = cudaSuccess;
-  std::call_once(raised, [] {
-    raise_error = cudaFuncSetAttribute(detail::DecodeRowsKernel<U, kV>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(8 * detail::kStageWordsPerWarp * sizeof(uint64_t)));
-  });
-  L3_CUDA_RETURN_NOT_OK(CudaStatus(raise_error, "cudaFuncSetAttribute"));
-  detail::DecodeRowsKernel<U, kV><<<blocks, threads, stage_bytes, stream>>>(args);
+  detail::DecodeRowsKernel<U, kV><<<blocks, threads, 0, stream>>>(args);
   return CheckLaunch("DecodeRowsKernel");
 }
 

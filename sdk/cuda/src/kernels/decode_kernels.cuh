@@ -64,11 +64,14 @@ __device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t ran
 /// (two at a time), and wider fields (one at a time, 128-bit window).
 enum WidthClass : int { kZeroWidth = 0, kNarrow16 = 1, kNarrow32 = 2, kWide = 3 };
 
+/// Fields cut from one 64-bit window: 4 (<= 16 bits), 2 (<= 32 bits) or 1.
+/// Grouping matters because the reader's refill check is if-converted and
+/// costs its instructions on every read (SASS of the POLY3 loop).
 __host__ __device__ constexpr uint32_t FieldsPerRead(int width_class) {
   return width_class == kNarrow16 ? 4 : width_class == kNarrow32 ? 2 : 1;
 }
 
-/// The lane's next FieldsPerRead(kWidthClass) fields (0 for Bit_Width = 0).
+/// The lane's next FieldsPerRead fields (0 for Bit_Width = 0).
 template <int kWidthClass, typename Reader>
 __device__ __forceinline__ void ReadFields(Reader& reader, uint32_t w, uint64_t mask,
                                            uint64_t (&f)[FieldsPerRead(kWidthClass)]) {
@@ -77,6 +80,8 @@ __device__ __forceinline__ void ReadFields(Reader& reader, uint32_t w, uint64_t 
     f[0] = 0;
   } else if constexpr (kWidthClass == kWide) {
     f[0] = reader.Take64(w, mask);
+  } else if constexpr (G == 1) {
+    f[0] = reader.Take32(w, static_cast<uint32_t>(mask));
   } else {
     uint32_t narrow[G];
     reader.template TakeGroup<G>(w, static_cast<uint32_t>(mask), narrow);
@@ -107,14 +112,11 @@ __device__ __forceinline__ U PredictionBits(double y) {
 /// range at the edges of a range decode). Not inlined: each tile loop then
 /// gets its own register allocation instead of sharing one with the span
 /// loop and every other model, which spilled inside the loops when inlined
-/// (ptxas -v). kStaged selects the shared-memory stage for full tiles (see
-/// UseStage), a separate instantiation so that it does not raise the
-/// register use of the common path.
-template <typename U, uint8_t kModel, int kWidthClass, int kV, bool kStaged>
+/// (ptxas -v).
+template <typename U, uint8_t kModel, int kWidthClass, int kV>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
                                             uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                            U* __restrict__ out, uint32_t lane,
-                                            uint64_t* __restrict__ stage) {
+                                            U* __restrict__ out, uint32_t lane) {
   const DevicePartition& d = sp.d;
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
@@ -127,7 +129,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
 
   LaneBitReader<1> reader;
-  if constexpr (kWidthClass != kZeroWidth && !kStaged) {
+  if constexpr (kWidthClass != kZeroWidth) {
     const uint64_t bit = internal::SlapLaneBitOffset(n, w, V, tile, lane);
     reader.Init(c.payload + d.word_offset + (bit >> 6), static_cast<uint32_t>(bit & 63));
   }
@@ -169,62 +171,30 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   };
   // The next G fields of the lane (0 for Bit_Width = 0).
   constexpr uint32_t G = FieldsPerRead(kWidthClass);
-  if constexpr (kStaged) {
-    const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + tile_rows <= range_len;
-    const uint64_t run_words = uint64_t{V} * w / 64;  // one lane's run in this tile
-    const uint64_t* tile_words = c.payload + d.word_offset + tile_first * w / 64;
-    for (uint32_t step0 = 0; step0 < V; step0 += kStageSteps) {
-      const uint64_t bit0 = uint64_t{step0} * w;  // within each lane's run
-      const uint32_t first_word = static_cast<uint32_t>(bit0 >> 6);
-      // Words holding these 16 fields, plus the reader's look-ahead word.
-      const uint32_t words =
-          static_cast<uint32_t>((bit0 + uint64_t{kStageSteps} * w + 63) >> 6) - first_word + 1;
-      __syncwarp();  // the previous round's reads of the stage are done
-      uint32_t src_lane = lane / words;
-      uint32_t row = lane % words;
-      for (uint32_t e = lane; e < internal::kLanes * words; e += internal::kLanes) {
-        CopyWordAsync(stage + row * kStagePitch + src_lane,
-                      tile_words + src_lane * run_words + first_word + row);
-        row += internal::kLanes;
-        while (row >= words) {
-          row -= words;
-          ++src_lane;
-        }
-      }
-      WaitCopies();
-      __syncwarp();
-      LaneBitReader<kStagePitch> staged_reader;
-      staged_reader.Init(stage + lane, static_cast<uint32_t>(bit0 & 63));
-      const int64_t lane_out = tile_out + lane + int64_t{step0} * internal::kLanes;
-      for (uint32_t k = 0; k < kStageSteps; k += G) {
+  const uint64_t rows_here = full ? tile_rows : n - tile_first;
+  if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
+    // The whole tile lies in the output range (always so in a full decode).
+    U* o = out + tile_out + lane;
+    if (full && V % (4 * G) == 0) {
+#pragma unroll (4 / G)
+      for (uint32_t k = 0; k < V; k += G) {
         uint64_t f[G];
-        ReadFields<kWidthClass>(staged_reader, w, mask, f);
+        ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+        for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
+      }
+    } else {
+      for (uint32_t k = 0; k < steps; k += G) {
+        uint64_t f[G];
+        ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
         for (uint32_t i = 0; i < G; ++i) {
-          const U v = value_of(f[i]);
-          const int64_t index = lane_out + int64_t{k + i} * internal::kLanes;
-          if (inside) {
-            out[index] = v;
-          } else {
-            StoreChecked(out, index, range_len, true, v);
+          if (k + i < steps) {
+            const U v = value_of(f[i]);
+            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = v;
           }
         }
       }
-    }
-    return;
-  }
-
-  const uint64_t rows_here = full ? tile_rows : n - tile_first;
-  const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len;
-  if (inside && full && V % (4 * G) == 0) {
-    // The common case: a whole tile in the output range, no per-row checks.
-    U* o = out + tile_out + lane;
-#pragma unroll 2
-    for (uint32_t k = 0; k < V; k += G) {
-      uint64_t f[G];
-      ReadFields<kWidthClass>(reader, w, mask, f);
-#pragma unroll
-      for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
     }
   } else {
     const int64_t lane_out = tile_out + lane;
@@ -235,12 +205,8 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
       for (uint32_t i = 0; i < G; ++i) {
         if (k + i < steps) {
           const U v = value_of(f[i]);
-          const int64_t index = lane_out + int64_t{k + i} * internal::kLanes;
-          if (inside) {
-            if (k + i < lane_rows) out[index] = v;
-          } else {
-            StoreChecked(out, index, range_len, k + i < lane_rows, v);
-          }
+          StoreChecked(out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
+                       k + i < lane_rows, v);
         }
       }
     }
@@ -310,53 +276,25 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   }
 }
 
-/// Full tiles of wide fields go through the shared-memory stage: the lane
-/// runs are then read with coalesced copies instead of 32 separate lines per
-/// warp load. The stage needs whole-word lane runs (V * w % 64 == 0, true
-/// for V >= 64) and pays off from about 16 bits on.
-__device__ __forceinline__ bool UseStage(const DevicePartition& d, uint32_t tile, uint32_t V) {
-  const uint32_t tile_rows = internal::kLanes * V;
-  return V >= 64 && d.width >= 16 && tile < d.rows / tile_rows;
-}
-
-template <typename U, uint8_t kModel, int kWidthClass, int kV>
-__device__ __forceinline__ void DispatchStage(bool use_stage, const KernelChunk& c,
-                                              const StagedPartition& d, uint32_t tile,
-                                              int64_t tile_out, uint64_t range_len,
-                                              U* __restrict__ out, uint32_t lane,
-                                              uint64_t* stage) {
-  if (use_stage) {
-    DecodeSlapTile<U, kModel, kWidthClass, kV, true>(c, d, tile, tile_out, range_len, out, lane,
-                                                     stage);
-  } else {
-    DecodeSlapTile<U, kModel, kWidthClass, kV, false>(c, d, tile, tile_out, range_len, out, lane,
-                                                      stage);
-  }
-}
-
 template <typename U, uint8_t kModel, int kV>
 __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
                                               uint32_t tile, int64_t tile_out,
                                               uint64_t range_len, U* __restrict__ out,
-                                              uint32_t lane, uint64_t* stage) {
-  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
-  const bool use_stage = UseStage(d.d, tile, V);
+                                              uint32_t lane) {
   switch (WidthClassOf(d.d.width)) {
     case kZeroWidth:
-      DecodeSlapTile<U, kModel, kZeroWidth, kV, false>(c, d, tile, tile_out, range_len, out, lane,
-                                                       stage);
+      DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     case kNarrow16:
-      DispatchStage<U, kModel, kNarrow16, kV>(use_stage, c, d, tile, tile_out, range_len, out,
-                                              lane, stage);
+      DecodeSlapTile<U, kModel, kNarrow16, kV>(c, d, tile, tile_out, range_len, out,
+                                                         lane);
       break;
     case kNarrow32:
-      DispatchStage<U, kModel, kNarrow32, kV>(use_stage, c, d, tile, tile_out, range_len, out,
-                                              lane, stage);
+      DecodeSlapTile<U, kModel, kNarrow32, kV>(c, d, tile, tile_out, range_len, out,
+                                                         lane);
       break;
     default:
-      DispatchStage<U, kModel, kWide, kV>(use_stage, c, d, tile, tile_out, range_len, out, lane,
-                                          stage);
+      DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
   }
 }
@@ -364,23 +302,23 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
 template <typename U, int kV>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                           U* __restrict__ out, uint32_t lane, uint64_t* stage) {
+                                           U* __restrict__ out, uint32_t lane) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kFor, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kLinear, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kPoly2, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV>(c, d, tile, tile_out, range_len, out, lane, stage);
+      DispatchWidth<U, kPoly3, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -428,13 +366,11 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
   __shared__ StagedPartition staged[kStageBatch];
   __shared__ uint32_t first_partition;
   __shared__ bool more_partitions;
-  extern __shared__ uint64_t word_stage[];  // kStageWordsPerWarp per warp
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t warp = threadIdx.x / 32;
   const uint64_t range_len = args.row_end - args.row_begin;
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
-  uint64_t* const stage = word_stage + warp * kStageWordsPerWarp;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;
@@ -540,8 +476,8 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows, range_len, out,
-                                lane, stage);
+              DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+                                          range_len, out, lane);
             }
           }
         }

@@ -234,34 +234,6 @@ struct LaneBitReader {
   }
 };
 
-/// Shared-memory staging of full tiles (see DecodeSlapTile): 16 steps of a
-/// tile at a time, each lane's words transposed into a column so that the
-/// lanes read distinct banks.
-inline constexpr uint32_t kStageSteps = 16;
-/// Rows of a warp's stage: 16 fields of up to 64 bits span at most 17
-/// words from any start bit, plus the reader's look-ahead word and the word
-/// its last refill loads.
-inline constexpr uint32_t kStageRows = 20;
-inline constexpr uint32_t kStagePitch = 33;  // words per row: 32 lanes + 1 against bank conflicts
-inline constexpr uint32_t kStageWordsPerWarp = kStageRows * kStagePitch;
-
-/// Copies 8 bytes global -> shared without a register round trip (sm_80+
-/// cp.async), so that a lane's copies are all in flight at once.
-__device__ __forceinline__ void CopyWordAsync(uint64_t* shared_dst, const uint64_t* global_src) {
-#if defined(__CUDA_ARCH__)
-  const uint32_t dst = static_cast<uint32_t>(__cvta_generic_to_shared(shared_dst));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(global_src) : "memory");
-#else
-  *shared_dst = *global_src;
-#endif
-}
-
-__device__ __forceinline__ void WaitCopies() {
-#if defined(__CUDA_ARCH__)
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
 /// Parameter word `i` of a partition as binary64 (spec §8.2 float words).
 __device__ __forceinline__ double ThetaAt(const KernelChunk& c, const DevicePartition& d,
                                           uint32_t i) {

@@ -11,7 +11,7 @@
 //
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
-//           [--span-rows N] [--max-blocks N] [--block-threads N] [--sweep]
+//           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch] [--sweep]
 //           [--json FILE] [--md FILE] [--commit REV]
 #include <cuda_runtime.h>
 
@@ -231,19 +231,23 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   r["decode_equals_cpu"] = decode_ok;
 
   if (opt.sweep) {
+    // A few launch shapes around the default (docs/results/gpu-notes.md).
+    struct Shape {
+      uint32_t span_rows, block_threads, max_blocks;
+      bool prefetch;
+    };
     json sweep = json::array();
-    for (uint32_t span : {2048u, 4096u, 8192u}) {
-      for (uint32_t threads : {128u, 256u}) {
-        for (uint32_t blocks : {0u, 132u * 8, 132u * 16}) {
-          l3::cuda::LaunchConfig cfg;
-          cfg.span_rows = span;
-          cfg.block_threads = threads;
-          cfg.max_blocks = blocks;
-          const double m = Median(TimeMs([&] { decode(cfg); }, 2, std::max(5, opt.reps / 2), stream));
-          sweep.push_back({{"span_rows", span}, {"block_threads", threads}, {"max_blocks", blocks},
-                           {"median_ms", m}, {"gbps", raw / (m * 1e-3) / 1e9}});
-        }
-      }
+    for (const Shape& sh : {Shape{0, 0, 0, false}, Shape{0, 0, 0, true}, Shape{0, 256, 0, false},
+                            Shape{4096, 0, 0, false}, Shape{0, 0, 132 * 16, false}}) {
+      l3::cuda::LaunchConfig cfg;
+      cfg.span_rows = sh.span_rows;
+      cfg.block_threads = sh.block_threads;
+      cfg.max_blocks = sh.max_blocks;
+      cfg.prefetch_payload = sh.prefetch;
+      const double m = Median(TimeMs([&] { decode(cfg); }, 2, opt.reps, stream));
+      sweep.push_back({{"span_rows", sh.span_rows}, {"block_threads", sh.block_threads},
+                       {"max_blocks", sh.max_blocks}, {"prefetch_payload", sh.prefetch},
+                       {"median_ms", m}, {"gbps", raw / (m * 1e-3) / 1e9}});
     }
     r["launch_sweep"] = sweep;
   }
@@ -418,6 +422,8 @@ Options Parse(int argc, char** argv) {
       o.config.max_blocks = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--block-threads") {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
+    } else if (a == "--prefetch") {
+      o.config.prefetch_payload = true;
     } else if (a == "--sweep") {
       o.sweep = true;
     } else if (a == "--json") {
@@ -465,7 +471,8 @@ int main(int argc, char** argv) {
   report["ranges"] = opt.ranges;
   report["launch_config"] = {{"span_rows", opt.config.span_rows},
                              {"max_blocks", opt.config.max_blocks},
-                             {"block_threads", opt.config.block_threads}};
+                             {"block_threads", opt.config.block_threads},
+                             {"prefetch_payload", opt.config.prefetch_payload}};
   std::printf("l3bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   report["copy_bandwidth"] = MeasureCopyBandwidth(stream, opt.reps);
   const double copy_bps = report["copy_bandwidth"]["bytes_per_s"];

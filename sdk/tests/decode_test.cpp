@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "codec/decode/decode_chunk.hpp"
+#include "codec/decode/partition_decoder.hpp"
 #include "container_test_util.hpp"
 
 using namespace l3;
@@ -81,6 +82,33 @@ TEST_CASE("worked example of spec §12.3: LINEAR prediction and rounding") {
   CHECK(decoded[2] == 12);   // y_0 = 11.5 rounds to even
   CHECK(decoded[33] == 27);  // lane 1, step 1: 11.0 + 16.0
   CHECK(internal::LoadPartitionRecord(chunk.partition_table.data(), 0).bit_width == 0);
+}
+
+TEST_CASE("the decoder's fast ToInt equals the canonical one (spec §8.4)") {
+  const double two52 = 4503599627370496.0;
+  std::vector<double> ys = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+                            -0.49999999999999994, two52, -two52, two52 - 0.5, -(two52 - 0.5),
+                            two52 - 1.5, two52 + 1, 2 * two52 + 2, 9223372036854775808.0,
+                            -9223372036854775808.0, 9223372036854774784.0, 1e300, -1e300,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::denorm_min(),
+                            -std::numeric_limits<double>::denorm_min()};
+  for (int64_t k = -2000; k <= 2000; ++k) ys.push_back(static_cast<double>(k) + 0.5);
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, sizeof(d));
+    ys.push_back(d);
+    ys.push_back(std::ldexp(static_cast<double>(rng() % 4096) / 4096.0, static_cast<int>(rng() % 70)) *
+                 (rng() % 2 ? 1 : -1));
+  }
+  for (double y : ys) {
+    CAPTURE(y);
+    REQUIRE(internal::PredictionToIntFast(y) == internal::PredictionToInt(y));
+  }
 }
 
 TEST_CASE_TEMPLATE("every model decodes what was built, full and partial tiles", T, int8_t,

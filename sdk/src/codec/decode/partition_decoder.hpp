@@ -4,6 +4,7 @@
 // segment (spec §7.3, §8.6); run starts are checked where they are read.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -55,6 +56,21 @@ inline uint64_t LoadField(const uint8_t* stream, uint64_t bit, uint64_t mask) {
   const unsigned __int128 both =
       (static_cast<unsigned __int128>(LoadLE64(p + 8)) << 64) | LoadLE64(p);
   return static_cast<uint64_t>(both >> (bit & 63)) & mask;
+}
+
+/// spec §8.4 ToInt, equal to PredictionToInt() for every input but without a
+/// library call in the common case: for |y| < 2^52, adding and then
+/// subtracting 2^52 (with y's sign) rounds y to an integer, ties to even, in
+/// the default rounding mode, because the sum lies where binary64 holds
+/// exactly the integers. Larger values, infinities and NaN take the general
+/// path.
+inline int64_t PredictionToIntFast(double y) {
+  constexpr double kTwo52 = 4503599627370496.0;
+  if (std::fabs(y) < kTwo52) {
+    const double shift = std::copysign(kTwo52, y);
+    return static_cast<int64_t>(DSub(DAdd(y, shift), shift));
+  }
+  return PredictionToInt(y);
 }
 
 /// The N-bit value whose low bits are `u` (mod 2^N), as the column's C++ type.
@@ -135,7 +151,7 @@ void DecodePredictedRange(const Partition& part, uint32_t values_per_lane, uint6
                    uint64_t bit = bit0 + k_begin * w;
                    T* dst = out + (x0 + kLanes * k_begin - lb);
                    for (uint64_t k = k_begin; k < k_end; ++k, bit += w, dst += kLanes) {
-                     const int64_t p = PredictionToInt(pred.value());
+                     const int64_t p = PredictionToIntFast(pred.value());
                      const int64_t r = w == 0 ? 0 : SignExtend(LoadField(part.payload, bit, mask), w);
                      *dst = FromBits<T>(static_cast<uint64_t>(p) + static_cast<uint64_t>(r));
                      pred.Advance();

@@ -250,6 +250,20 @@ Result<std::unique_ptr<Reader::Impl>> Reader::Impl::Open(std::unique_ptr<FileSou
   impl->info.footer_bytes = impl->ps.footer_length;
   impl->columns = std::move(parsed.columns);
   impl->unsupported = std::move(parsed.unsupported);
+  // spec §4.4: a required feature this reader does not implement may change
+  // how any value decodes, so inspection mode lists such a file but decodes
+  // none of it.
+  const uint64_t unknown_required = impl->ps.required_features & ~internal::kKnownRequiredFeatures;
+  if (unknown_required != 0) {
+    for (auto& column : impl->unsupported) {
+      for (std::string& reason : column) {
+        if (reason.empty()) {
+          reason = "Required_Features bits " + std::to_string(unknown_required) +
+                   " are not implemented by this reader";
+        }
+      }
+    }
+  }
   impl->segment_extents = std::move(parsed.segment_extents);
   impl->slots.resize(impl->columns.size());
   for (size_t c = 0; c < impl->columns.size(); ++c) {

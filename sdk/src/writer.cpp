@@ -8,6 +8,7 @@
 #include <future>
 #include <new>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_set>
 #include <vector>
@@ -287,8 +288,14 @@ Status Writer::Impl::Submit(int column) {
   while (pending.size() >= max_in_flight) L3_RETURN_NOT_OK(DrainOne());
   Pending p;
   p.column = column;
-  p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
-                        options, encoder_threads);
+  try {
+    p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
+                          options, encoder_threads);
+  } catch (const std::system_error& e) {
+    // The system refused a thread; the chunk's values may already have moved
+    // into the failed task, so the write cannot go on.
+    return Status(StatusCode::kOutOfMemory, std::string("cannot start an encoder thread: ") + e.what());
+  }
   pending.push_back(std::move(p));
   return Status::OK();
 }

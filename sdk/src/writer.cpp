@@ -68,18 +68,15 @@ Status ValidateOptions(const WriteOptions& o) {
     return Invalid("chunk_rows " + std::to_string(o.chunk_rows) + " must be in 1..2^32-1");
   }
   const PartitionerOptions& p = o.partitioner;
-  if (p.analysis_block_rows < 1) return Invalid("partitioner.analysis_block_rows must be >= 1");
-  if (p.initial_partition_rows < 1) {
-    return Invalid("partitioner.initial_partition_rows must be >= 1");
+  if (p.analysis_block_rows < 1 || p.initial_partition_rows < 1 || p.max_partition_rows < 1) {
+    return Invalid("partitioner row counts must be >= 1");
   }
-  if (p.max_partition_rows < p.initial_partition_rows) {
-    return Invalid("partitioner.max_partition_rows must be >= initial_partition_rows");
-  }
-  if (!std::isfinite(p.min_merge_benefit) || p.min_merge_benefit < 0 || p.min_merge_benefit >= 1) {
+  // NaN fails both comparisons.
+  if (!(p.min_merge_benefit >= 0 && p.min_merge_benefit < 1)) {
     return Invalid("partitioner.min_merge_benefit must be in [0, 1)");
   }
-  if (!std::isfinite(p.poly_min_gain) || p.poly_min_gain < 0) {
-    return Invalid("partitioner.poly_min_gain must be finite and >= 0");
+  if (!(p.poly_min_gain >= 0 && p.poly_min_gain < 1)) {
+    return Invalid("partitioner.poly_min_gain must be in [0, 1)");
   }
   if (o.profile != Profile::kHot && o.profile != Profile::kArchive) {
     return Invalid("unknown profile");
@@ -207,6 +204,8 @@ struct Writer::Impl {
   Status Place(int column, ReadyChunk ready);
   Status Submit(int column);
   Status DrainOne();
+  /// Caller mistakes, found before anything changes.
+  Status CheckAppend(int column, const void* values, uint64_t num_values) const;
   Status AppendImpl(int column, const void* values, uint64_t num_values);
   Status CloseImpl();
   void AbortImpl() noexcept;
@@ -300,21 +299,29 @@ Status Writer::Impl::Submit(int column) {
   return Status::OK();
 }
 
-Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_values) {
+Status Writer::Impl::CheckAppend(int column, const void* values, uint64_t num_values) const {
   if (state != State::kOpen) return Invalid("Append after Close or Abort");
   if (column < 0 || column >= static_cast<int>(specs.size())) {
     return Invalid("column " + std::to_string(column) + " does not exist");
   }
-  if (num_values == 0) return Status::OK();
-  if (values == nullptr) return Invalid("values is null");
-  const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(specs[column].type));
+  if (num_values > 0 && values == nullptr) return Invalid("values is null");
   if (num_values > UINT64_MAX - rows[column]) return Invalid("row count overflows 64 bits");
+  return Status::OK();
+}
+
+Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_values) {
+  const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(specs[column].type));
   const uint8_t* src = static_cast<const uint8_t*>(values);
   std::vector<uint8_t>& buffer = buffers[column];
   while (num_values > 0) {
     const uint64_t buffered = buffer.size() / value_bytes;
     const uint64_t take = std::min(num_values, options.chunk_rows - buffered);
     const size_t bytes = static_cast<size_t>(take) * value_bytes;
+    if (buffer.capacity() < buffer.size() + bytes) {
+      // Grow geometrically, but never past one chunk.
+      const size_t chunk_bytes = static_cast<size_t>(options.chunk_rows) * value_bytes;
+      buffer.reserve(std::min(chunk_bytes, std::max(2 * buffer.capacity(), buffer.size() + bytes)));
+    }
     buffer.insert(buffer.end(), src, src + bytes);
     src += bytes;
     num_values -= take;
@@ -410,15 +417,17 @@ Result<Writer> Writer::CreateInMemory(std::vector<ColumnSpec> columns,
 
 Status Writer::Append(int column, const void* values, uint64_t num_values) {
   if (!impl_) return Invalid("moved-from Writer");
+  // Caller mistakes leave the writer usable.
+  L3_RETURN_NOT_OK(impl_->CheckAppend(column, values, num_values));
   Status st;
   try {
     st = impl_->AppendImpl(column, values, num_values);
   } catch (const std::bad_alloc&) {
     st = Status(StatusCode::kOutOfMemory, "out of memory while buffering values");
   }
-  // Caller mistakes leave the writer usable; anything else (I/O, encoding,
-  // memory) has left a partial file behind, so the write is abandoned.
-  if (!st.ok() && st.code() != StatusCode::kInvalidArgument) impl_->AbortImpl();
+  // Anything else (I/O, encoding, memory) has left a partial file behind, so
+  // the write is abandoned.
+  if (!st.ok()) impl_->AbortImpl();
   return st;
 }
 

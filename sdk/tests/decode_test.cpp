@@ -217,7 +217,9 @@ TEST_CASE("runs: bad run starts are CORRUPT_PAYLOAD (spec §8.7)") {
     internal::StoreLE64(bad.payload.data(), word);
     return bad;
   };
-  for (auto [i, start] : {std::pair<int, uint64_t>{1, 0}, {2, 30}, {2, 20}, {2, 100}, {2, 127}}) {
+  for (const auto& edit : {std::pair<int, uint64_t>{1, 0}, {2, 30}, {2, 20}, {2, 100}, {2, 127}}) {
+    const int i = edit.first;
+    const uint64_t start = edit.second;
     CAPTURE(i);
     CAPTURE(start);
     const HandChunk bad = rewrite_start(i, start);

@@ -2,8 +2,6 @@
 // (EncodeChunk), places their segments canonically (spec §4.3) as soon as they
 // are ready, and finishes with the footer and postscript (spec §4.2, §6).
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <deque>
 #include <future>
 #include <new>

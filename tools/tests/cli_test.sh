@@ -397,7 +397,7 @@ group_errors() {
   cd ..
   # Killed while writing: the temporary file goes too (SIGTERM handler).
   mkdir killed
-  (cd killed && exec "$l3" compress --format raw --type u64 - -o big.l3 < /dev/zero 2> /dev/null) &
+  (cd killed && exec "$l3" compress --format raw --type u64 --chunk-rows 65536 - -o big.l3 < /dev/zero 2> /dev/null) &
   local pid=$!
   sleep 0.5
   kill -TERM "$pid" 2> /dev/null

@@ -29,7 +29,7 @@ struct DecodeArgs {
   uint64_t row_end;
   uint64_t num_block_spans;  // units of (warps per block) * span_rows rows
   uint32_t span_rows;
-  bool prefetch_l2;  // bulk-prefetch each block's payload into L2
+  bool prefetch_payload;  // staging threads prefetch small partitions' payload into L1
   void* out;
 };
 
@@ -333,22 +333,6 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
 /// Partitions staged per round (7 KiB of shared memory per block).
 inline constexpr uint32_t kStageBatch = 128;
 
-/// Asks the copy engine to bring [begin, end) of the payload segment into L2
-/// (sm_90 bulk prefetch), clipped to 16-byte units inside the segment.
-__device__ __forceinline__ void PrefetchPayloadL2(const KernelChunk& c, uint64_t begin,
-                                                  uint64_t end) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint64_t base = reinterpret_cast<uintptr_t>(c.payload);
-  if (base % 16 != 0) return;
-  begin = begin / 16 * 16;
-  end = min(end, c.payload_words * 8) / 16 * 16;
-  if (end <= begin) return;
-  const uint32_t bytes = static_cast<uint32_t>(min(end - begin, uint64_t{1} << 30));
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + begin), "r"(bytes)
-               : "memory");
-#endif
-}
-
 /// Decodes column rows [row_begin, row_end).
 ///
 /// Output rows are cut into spans of span_rows; the warp that owns a span
@@ -417,37 +401,21 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
           for (uint32_t i = 0; i < 4; ++i) {
             sp.params[i] = i < count ? __ldg(c.params + sp.d.param_offset + i) : 0;
           }
+          // A partition smaller than a tile is one short setup and a few
+          // steps per lane, so the first payload loads of its warp would sit
+          // on the critical path: start them now, into this SM's L1.
+          if (args.prefetch_payload && sp.d.ok && sp.d.first < le && sp.d.rows < tile_rows &&
+              internal::IsSlapModel(sp.d.model)) {
+            const uint64_t* words = c.payload + sp.d.word_offset;
+            const uint64_t bytes = internal::SlapPayloadWords(sp.d.rows, sp.d.width) * 8;
+            for (uint64_t b = 0; b < bytes && b < 1024; b += 128) PrefetchL1(words + b / 8);
+          }
         }
         if (threadIdx.x == 0) {
           const uint32_t next = pb + kStageBatch;
           more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
         }
         __syncthreads();
-        if (args.prefetch_l2 && threadIdx.x == 0) {
-          // The payload of this round's tiles that start in the block's span,
-          // in one bulk request: from the tile holding ls in the first staged
-          // partition to the end of the last staged partition's tiles that
-          // start before le.
-          uint32_t lo = 0;
-          uint32_t hi = kStageBatch;
-          while (hi - lo > 1) {
-            const uint32_t mid = (lo + hi) / 2;
-            if (staged[mid].d.first < le) {
-              lo = mid;
-            } else {
-              hi = mid;
-            }
-          }
-          const DevicePartition& a = staged[0].d;
-          const DevicePartition& z = staged[lo].d;
-          if (a.ok && z.ok && a.first <= ls && z.first < le) {
-            const uint64_t head_tile = (ls - a.first) / tile_rows;
-            const uint64_t tail_rows =
-                min(uint64_t{z.rows}, (uint64_t{le - z.first} + tile_rows - 1) / tile_rows * tile_rows);
-            PrefetchPayloadL2(c, a.word_offset * 8 + head_tile * tile_rows * a.width / 8,
-                              z.word_offset * 8 + (tail_rows * z.width + 7) / 8);
-          }
-        }
         if (wls < wle) {
           // The first staged partition that may own a tile of this warp's
           // span: the last one starting at or before wls.

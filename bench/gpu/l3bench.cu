@@ -11,7 +11,7 @@
 //
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
-//           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch] [--sweep]
+//           [--span-rows N] [--max-blocks N] [--block-threads N] [--no-prefetch] [--sweep]
 //           [--json FILE] [--md FILE] [--commit REV]
 #include <cuda_runtime.h>
 
@@ -422,8 +422,8 @@ Options Parse(int argc, char** argv) {
       o.config.max_blocks = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--block-threads") {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
-    } else if (a == "--prefetch") {
-      o.config.prefetch_payload = true;
+    } else if (a == "--no-prefetch") {
+      o.config.prefetch_payload = false;
     } else if (a == "--sweep") {
       o.sweep = true;
     } else if (a == "--json") {

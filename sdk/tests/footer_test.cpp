@@ -142,13 +142,15 @@ std::vector<uint8_t> Build(const RawFooter& raw) {
     if (rc.logical_kind != 0) cb.add_logical_type(logical);
     cb.add_nullable(rc.nullable);
     cb.add_chunks(chunk_vec);
-    cols.push_back(cb.Finish());
+    // EndTable directly instead of ColumnBuilder::Finish(), which asserts that
+    // required fields are present: this builder must be able to omit them.
+    cols.push_back(flatbuffers::Offset<fbs::Column>(fbb.EndTable(cb.start_)));
   }
   const auto col_vec = fbb.CreateVector(cols);
   fbs::FooterBuilder fb(fbb);
   fb.add_num_rows(raw.num_rows);
   if (raw.has_columns) fb.add_columns(col_vec);
-  fbb.Finish(fb.Finish(), raw.identifier);
+  fbb.Finish(flatbuffers::Offset<fbs::Footer>(fbb.EndTable(fb.start_)), raw.identifier);
   return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
 }
 

@@ -168,7 +168,7 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const uint64_t span_rows = (wanted + tile_rows - 1) / tile_rows * tile_rows;
     if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
     args.span_rows = static_cast<uint32_t>(span_rows);
-    args.prefetch_l2 = config.prefetch_payload;
+    args.prefetch_payload = config.prefetch_payload;
     const uint64_t block_rows = span_rows * warps_per_block;
     args.num_block_spans = (args.row_end - args.row_begin + block_rows - 1) / block_rows;
     args.out = static_cast<uint8_t*>(d_out) + (args.row_begin - row_begin) * value_bytes;

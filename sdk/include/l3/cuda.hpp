@@ -76,9 +76,9 @@ struct LaunchConfig {
   uint32_t max_blocks = 0;
   /// Threads per block, a multiple of 32 in [32, 256]; 0 = default.
   uint32_t block_threads = 0;
-  /// Ask the copy engine to prefetch each block's payload into L2 before its
-  /// warps decode it (sm_90 bulk prefetch).
-  bool prefetch_payload = false;
+  /// While a block stages its partitions' metadata, prefetch the payload of
+  /// the partitions smaller than a tile into L1.
+  bool prefetch_payload = true;
 };
 
 // ---------------------------------------------------------------------------

@@ -234,6 +234,13 @@ struct LaneBitReader {
   }
 };
 
+/// A hint to bring the line holding `p` into L1; never faults.
+__device__ __forceinline__ void PrefetchL1(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+#endif
+}
+
 /// Parameter word `i` of a partition as binary64 (spec §8.2 float words).
 __device__ __forceinline__ double ThetaAt(const KernelChunk& c, const DevicePartition& d,
                                           uint32_t i) {

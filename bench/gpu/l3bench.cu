@@ -12,6 +12,7 @@
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
 //           [--span-rows N] [--max-blocks N] [--block-threads N] [--no-prefetch] [--sweep]
+//           [--split-min-rows N]
 //           [--json FILE] [--md FILE] [--commit REV]
 #include <cuda_runtime.h>
 
@@ -74,6 +75,7 @@ struct Options {
   int ranges = 32;
   l3::cuda::LaunchConfig config;
   bool sweep = false;
+  int64_t split_min_rows = -1;  // -1: the writer's default
   std::string json_path;
   std::string md_path;
   std::string commit = "unknown";
@@ -178,9 +180,15 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   std::printf("== %s (%s, %" PRIu64 " rows)\n", col.name.c_str(), l3::PhysicalTypeName(col.type), n);
   std::fflush(stdout);
 
-  // Encode (default WriteOptions: hot profile, V = 64, 2^26-row chunks).
+  // Encode (default WriteOptions: hot profile, V = 64, 2^26-row chunks),
+  // except where --split-min-rows overrides the partitioner.
   auto t0 = Clock::now();
-  auto writer = l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}});
+  l3::WriteOptions write_options;
+  if (opt.split_min_rows >= 0) {
+    write_options.partitioner.split_min_rows = static_cast<uint32_t>(opt.split_min_rows);
+  }
+  auto writer =
+      l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}}, write_options);
   Ok(writer.status(), "CreateInMemory");
   Ok(writer->Append(0, col.data, n), "Append");
   Ok(writer->Close(), "Close");
@@ -424,6 +432,8 @@ Options Parse(int argc, char** argv) {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--no-prefetch") {
       o.config.prefetch_payload = false;
+    } else if (a == "--split-min-rows") {
+      o.split_min_rows = std::stoll(value(i));
     } else if (a == "--sweep") {
       o.sweep = true;
     } else if (a == "--json") {

@@ -10,7 +10,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -396,6 +398,17 @@ std::vector<T> RunValues(size_t n, uint64_t seed, uint32_t max_run = 20) {
     for (size_t i = 0; i < len && v.size() < n; ++i) v.push_back(value);
   }
   return v;
+}
+
+// Keeps a copy of a file a test wrote in $L3_TEST_FILES_DIR, when set, so that
+// the GPU tests can decode every file the CPU tests write and compare with the
+// CPU reference (ctest sets the variable; see sdk/tests/CMakeLists.txt).
+inline void KeepTestFile(const std::string& name, const std::vector<uint8_t>& file) {
+  const char* dir = std::getenv("L3_TEST_FILES_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  std::ofstream out(std::string(dir) + "/" + name + ".l3", std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  REQUIRE_MESSAGE(out.good(), "cannot write " << name << ".l3 to " << dir);
 }
 
 }  // namespace l3::testing

@@ -38,7 +38,9 @@ std::vector<uint8_t> MakeFile(Profile profile) {
   REQUIRE(writer->AppendTyped(0, ramp.data(), ramp.size()).ok());
   REQUIRE(writer->AppendTyped(1, mixed.data(), mixed.size()).ok());
   REQUIRE(writer->Close().ok());
-  return writer->TakeBuffer();
+  auto file = writer->TakeBuffer();
+  KeepTestFile(profile == Profile::kHot ? "corrupt_fixture_hot" : "corrupt_fixture_archive", file);
+  return file;
 }
 
 StatusCode OpenCode(const std::vector<uint8_t>& file, const ReadOptions& options = {}) {

@@ -872,7 +872,7 @@ TEST_CASE("split refinement, for several minimum sizes") {
       config.partitioner.analysis_block_rows = 1000;
       config.partitioner.breakpoint_tau = 1;
       config.partitioner.max_merge_rounds = 0;
-      config.split_min_rows = min_rows;
+      config.partitioner.split_min_rows = min_rows;
       EncodedChunk chunk;
       const auto parts = EncodeAndCheck(t, values, config, &chunk);
       CAPTURE(PhysicalTypeName(type));
@@ -1141,7 +1141,7 @@ TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
   uint32_t widths[2];
   for (bool minimax : {false, true}) {
     EncoderConfig config = Config(PhysicalType::kUInt32);
-    config.minimax_lines = minimax;
+    config.partitioner.minimax_lines = minimax;
     Result<EncodedChunk> chunk =
         EncodeChunkWithPartitions(packed.data(), n, config, {{n, Model::kLinear, std::nullopt}});
     REQUIRE(chunk.ok());
@@ -1155,14 +1155,14 @@ TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
   std::vector<uint64_t> line(100000);
   for (size_t x = 0; x < line.size(); ++x) line[x] = static_cast<uint64_t>(std::floor(0.5 + 3.3333337 * x));
   EncoderConfig config = Config(PhysicalType::kUInt32);
-  config.minimax_lines = true;
+  config.partitioner.minimax_lines = true;
   const auto parts = EncodeAndCheck(t, line, config);
   for (const auto& p : parts) CHECK(p.width == 0);
   CHECK(parts.size() <= 2 * line.size() / config.partitioner.max_partition_rows + 2);
   for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt64}) {
     const TypeInfo tt = Info(type);
     EncoderConfig c = Config(type);
-    c.minimax_lines = true;
+    c.partitioner.minimax_lines = true;
     for (const char* kind : {"mixed", "ramp", "sine"}) EncodeAndCheck(tt, Synthetic(tt, kind, 30000, 5), c);
   }
 }

@@ -44,7 +44,12 @@ std::vector<uint8_t> WriteColumn(const std::vector<T>& values, const WriteOption
   REQUIRE(writer->AppendTyped(0, values.data(), values.size()).ok());
   const Status st = writer->Close();
   REQUIRE_MESSAGE(st.ok(), st.ToString());
-  return writer->TakeBuffer();
+  auto file = writer->TakeBuffer();
+  static int file_number = 0;
+  KeepTestFile("roundtrip_" + std::string(PhysicalTypeName(TypeOf<T>())) + "_" +
+                   std::to_string(values.size()) + "_" + std::to_string(file_number++),
+               file);
+  return file;
 }
 
 template <typename T>

@@ -67,6 +67,8 @@ ArgParser MakeParser() {
       .Option("block-rows", "N", "block size of the delta-bits analysis (default 2048)")
       .Option("tau", "N", "breakpoint threshold in bits (default 2)")
       .Option("merge-rounds", "N", "odd-even merge rounds, 0 = no merging (default 16)")
+      .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
+              "                            0 = never (default 64)")
       .Option("disable", "LIST", "models not to use: rle, linear, poly2, poly3 (comma-separated)")
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
@@ -116,6 +118,10 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   if (args.Has("merge-rounds")) {
     part.max_merge_rounds =
         static_cast<uint32_t>(ParseUnsigned(args.Get("merge-rounds"), "--merge-rounds", 0, 1024));
+  }
+  if (args.Has("split-min-rows")) {
+    part.split_min_rows = static_cast<uint32_t>(
+        ParseUnsigned(args.Get("split-min-rows"), "--split-min-rows", 0, UINT32_MAX));
   }
   if (args.Has("disable")) {
     for (const std::string& m : Split(args.Get("disable"), ',')) {

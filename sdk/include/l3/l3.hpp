@@ -105,6 +105,16 @@ struct PartitionerOptions {
   uint32_t max_merge_rounds = 16;         ///< odd-even merge rounds; 0 = no merging
   /// Merge a pair only if it saves at least this fraction of the pair's bytes.
   double min_merge_benefit = 0.0;
+  /// Before merging, an initial partition is halved (at a multiple of 32
+  /// rows) while both halves keep at least this many rows and cost less than
+  /// the whole. 0 keeps the initial partitions as cut (the L3 paper's
+  /// behaviour). Smaller partitions compress noisy curves better but give the
+  /// GPU decoder less work per partition.
+  uint32_t split_min_rows = 64;
+  /// LINEAR partitions with narrow least-squares residuals use the minimax
+  /// (Chebyshev) line instead, so a quantised line costs 0 bits at any length.
+  /// Slows encoding of near-linear data by up to 2x.
+  bool minimax_lines = false;
   /// A polynomial model must be this much cheaper (as a fraction) than the best
   /// simpler model to be chosen; it decodes slightly slower.
   double poly_min_gain = 0.05;

@@ -132,8 +132,8 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
   PartitionPlanOptions options;
   options.partitioner = config.partitioner;
   options.values_per_lane = config.values_per_lane;
-  options.split_min_rows = config.split_min_rows;
-  options.minimax_lines = config.minimax_lines;
+  options.split_min_rows = config.partitioner.split_min_rows;
+  options.minimax_lines = config.partitioner.minimax_lines;
   options.num_threads = ClampThreads(config.num_threads);
   return Assemble(v, n, config, PlanPartitions(v, n, options));
 }
@@ -157,7 +157,7 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
     return Status(StatusCode::kInvalidArgument, "the partitions' rows do not sum to num_rows");
   }
   const FitOptions fit_options =
-      MakeFitOptions(config.partitioner, config.values_per_lane, config.minimax_lines);
+      MakeFitOptions(config.partitioner, config.values_per_lane, config.partitioner.minimax_lines);
   std::vector<Status> statuses(choices.size());
   ParallelFor(choices.size(), ClampThreads(config.num_threads), 16, [&](uint64_t i) {
     const PartitionChoice& choice = choices[i];

@@ -39,6 +39,14 @@ struct DecodeArgs {
 struct StagedPartition {
   DevicePartition d;
   uint64_t params[4];  // spec §8.2 words, ParamCount of them; the rest 0
+  // The partition's SLAP geometry (spec §8.5), computed once by the staging
+  // thread instead of by every lane of every tile: T full tiles, then a
+  // partial tile of m = 32 q + r rows; the field mask and sign bit of w.
+  uint64_t mask;
+  uint64_t sign;
+  uint32_t full_tiles;
+  uint32_t partial_q;
+  uint32_t partial_r;
 };
 
 struct TakeArgs {
@@ -120,21 +128,27 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   const DevicePartition& d = sp.d;
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
-  const uint64_t n = d.rows;
   const uint32_t w = d.width;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
   const uint64_t tile_first = uint64_t{tile} * tile_rows;
-  const bool full = tile < n / tile_rows;
-  const uint32_t steps = full ? V : internal::SlapLaneRows(n, V, tile, 0);
-  const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
+  // spec §8.5 (layout.hpp SlapLaneRows / SlapLaneBitOffset, with the
+  // partition's T, q and r staged): a full tile gives every lane V rows at
+  // t*S*w + L*V*w; the partial tile gives lane L q + (L < r) rows at
+  // T*S*w + w*(L*q + min(L, r)).
+  const bool full = tile < sp.full_tiles;
+  const uint32_t q = sp.partial_q;
+  const uint32_t r = sp.partial_r;
+  const uint32_t steps = full ? V : q + (r != 0 ? 1u : 0u);
+  const uint32_t lane_rows = full ? V : q + (lane < r ? 1u : 0u);
 
   LaneBitReader<1> reader;
   if constexpr (kWidthClass != kZeroWidth) {
-    const uint64_t bit = internal::SlapLaneBitOffset(n, w, V, tile, lane);
+    const uint64_t lane_first = full ? uint64_t{lane} * V : uint64_t{lane} * q + min(lane, r);
+    const uint64_t bit = (tile_first + lane_first) * w;
     reader.Init(c.payload + d.word_offset + (bit >> 6), static_cast<uint32_t>(bit & 63));
   }
-  const uint64_t mask = internal::LowMask(w);
-  const uint64_t sign = w == 0 ? 0 : uint64_t{1} << (w - 1);
+  const uint64_t mask = sp.mask;
+  const uint64_t sign = sp.sign;
   U base = 0;
   internal::LanePredictor<kModel == kFor ? static_cast<uint8_t>(internal::Model::kLinear) : kModel>
       predictor;
@@ -171,7 +185,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   };
   // The next G fields of the lane (0 for Bit_Width = 0).
   constexpr uint32_t G = FieldsPerRead(kWidthClass);
-  const uint64_t rows_here = full ? tile_rows : n - tile_first;
+  const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
     // The whole tile lies in the output range (always so in a full decode).
     U* o = out + tile_out + lane;
@@ -401,6 +415,12 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
           for (uint32_t i = 0; i < 4; ++i) {
             sp.params[i] = i < count ? __ldg(c.params + sp.d.param_offset + i) : 0;
           }
+          // spec §8.5 geometry: T = floor(n / S), m = n - T*S = 32 q + r.
+          sp.full_tiles = sp.d.rows / tile_rows;
+          sp.partial_q = internal::SlapLaneRows(sp.d.rows, V, sp.full_tiles, internal::kLanes - 1);
+          sp.partial_r = sp.d.rows - sp.full_tiles * tile_rows - sp.partial_q * internal::kLanes;
+          sp.mask = internal::LowMask(sp.d.width);
+          sp.sign = sp.d.width == 0 ? 0 : uint64_t{1} << (sp.d.width - 1);
           // A partition smaller than a tile is one short setup and a few
           // steps per lane, so the first payload loads of its warp would sit
           // on the critical path: start them now, into this SM's L1.

@@ -474,6 +474,17 @@ void SegmentCases(const Inv& add) {
       "The parameters reference points at the partition table's bytes (the two overlap; the real "
       "parameter bytes are left unreferenced).",
       "CORRUPT_FRAMING", [](FooterModel& f) { Chunk0(f).parameters->offset = Chunk0(f).partition_table->offset; });
+  seg("zero_length_segment_inside_another", {"4.3", "7.1"},
+      "A PgmIndex segment of stored_length 0 at offset 256, inside the payload segment "
+      "[192, 464): it occupies no bytes, but it does not start at align64(end of the "
+      "previous segment).",
+      "CORRUPT_FRAMING", [](FooterModel& f) {
+        PgmModel pgm;
+        SegRef empty;
+        empty.offset = 256;
+        pgm.segments = empty;
+        Chunk0(f).pgm = pgm;
+      });
   seg("segment_reserved_0_nonzero", {"7.1"}, "SegmentRef.reserved_0 = 1 on the payload.", "CORRUPT_FRAMING",
       [](FooterModel& f) { Chunk0(f).payload->reserved_0 = 1; });
   seg("segment_reserved_1_nonzero", {"7.1"}, "SegmentRef.reserved_1 = 0x100 on the parameters.",

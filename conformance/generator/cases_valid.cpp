@@ -962,6 +962,23 @@ void ContainerCases(const Adder& add) {
         "offset + stored_length <= Footer_Offset, and align64 of the previous end is that "
         "offset).",
         {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, empty_segment);
+    BuildOptions at_64;
+    at_64.attach = [](FooterModel& f, const std::vector<SegRef>&) {
+      PgmModel pgm;
+      pgm.epsilon = 64;
+      pgm.num_keys = 300;
+      pgm.level_offsets = {0, 1};
+      SegRef empty;
+      empty.offset = 64;  // stored_length 0, checksum 0 (the CRC32C of no bytes)
+      pgm.segments = empty;
+      (*f.columns)[0].chunks->at(0).pgm = pgm;
+    };
+    add("pgm_index_zero_length_segment_at_64", {"4.3", "7.1", "11.3"},
+        "A PgmIndex whose segment has stored_length 0 at offset 64, the offset of the first "
+        "real segment. Spec §4.3 sorts segments by offset without saying how to order equal "
+        "offsets; the corpus decides that an empty segment occupies no bytes, so it sorts "
+        "before a non-empty one at the same offset and the layout is canonical.",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, at_64);
     add("pgm_index_without_segment", {"4.4", "11.3"},
         "A sorted column whose chunk carries a PgmIndex table (provisional) without a segment, "
         "and PGM_INDEX set in Optional_Features: optional metadata that readers ignore.",

@@ -7,5 +7,5 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DL3_BUILD_TESTS=OFF >/dev/null
-cmake --build build -j "$(nproc)" --target l3 >/dev/null
+cmake --build build -j "$(nproc)" --target l3_cli >/dev/null
 exec build/bin/l3 demo "$@"

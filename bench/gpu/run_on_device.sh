@@ -16,6 +16,7 @@
 #   L3_STEPS       steps to run (default "tests memcheck bench ncu")
 #   L3_BENCH_ARGS  extra l3bench arguments
 #   L3_COMMIT      commit named in the report (default: git rev-parse)
+#   L3_PACK_LOGS   if set, pack the logs into OUT_DIR/logs.tar.gz
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out="${1:-${OUT:-out/gpu}}"
@@ -68,35 +69,39 @@ fi
 
 if [[ " $steps " == *" memcheck "* ]]; then
   echo "== compute-sanitizer memcheck over the GPU tests"
-  compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
-    "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/memcheck.log" | tail -8
+  timeout "${L3_MEMCHECK_TIMEOUT:-300}" compute-sanitizer --tool memcheck --error-exitcode 3 \
+    --print-limit 20 "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/memcheck.log" | tail -4
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "memcheck FAILED"; status=1; }
 fi
 
 if [[ " $steps " == *" bench "* ]]; then
   echo "== benchmark"
   # shellcheck disable=SC2086
-  "$bin/l3bench" --real --commit "$commit" --json "$out/gpu.json" --md "$out/gpu.md" \
-    ${L3_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log" | grep -v '^|' | tail -40
+  "$bin/l3bench" --real --sweep --commit "$commit" --json "$out/gpu.json" --md "$out/gpu.md" \
+    ${L3_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log" | grep -E '^(==|   ratio)' | head -16
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "benchmark FAILED or found a mismatch"; status=1; }
 fi
 
 if [[ " $steps " == *" ncu "* ]]; then
   echo "== Nsight Compute: one decode launch of each of three datasets, one Take launch"
-  for ds in linear uniform40 cosmos; do
+  for ds in linear uniform40 exp; do
     ncu --kernel-name regex:DecodeRowsKernel --launch-skip 2 --launch-count 1 \
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
         --section WarpStateStats --section SchedulerStats --section LaunchStats \
-        "$bin/l3bench" --datasets "$ds" --reps 1 --queries 1000 --scale "${L3_NCU_SCALE:-0.1}" \
+        "$bin/l3bench" --datasets "$ds" --reps 1 --queries 1000 --scale "${L3_NCU_SCALE:-0.25}" \
         >"$out/ncu-$ds.txt" 2>&1 || echo "ncu on $ds failed"
     grep -E "DecodeRowsKernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible" \
       "$out/ncu-$ds.txt" | head -14
   done
   ncu --kernel-name regex:TakeKernel --launch-skip 2 --launch-count 1 \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-      "$bin/l3bench" --datasets linear --reps 1 --scale 0.5 >"$out/ncu-take.txt" 2>&1 ||
+      "$bin/l3bench" --datasets linear --reps 1 --scale 0.25 >"$out/ncu-take.txt" 2>&1 ||
     echo "ncu on Take failed"
   grep -E "TakeKernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|L1/TEX Hit|L2 Hit" \
     "$out/ncu-take.txt" | head -8
+fi
+# The device tool returns at most 8 files: keep the report, pack the logs.
+if [ -n "${L3_PACK_LOGS:-}" ]; then
+  (cd "$out" && tar czf logs.tar.gz ./*.txt ./*.log && rm -f ./*.txt ./*.log)
 fi
 exit $status

@@ -96,7 +96,7 @@ TEST_CASE("files written by the CPU tests decode on the GPU as on the CPU") {
       CheckColumnAgainstCpu(*reader, c, nullptr, 1000 + files);
     }
   }
-  MESSAGE("checked " << files << " files from " << dir);
+  MESSAGE("checked " << files << " files from " << std::string(dir));
 }
 
 }  // namespace

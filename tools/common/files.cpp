@@ -1,0 +1,208 @@
+#include "common/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "common/errors.hpp"
+
+namespace l3::cli {
+namespace {
+
+// The signal handler may only use async-signal-safe calls, so the paths to
+// remove live in fixed buffers rather than std::strings.
+constexpr int kMaxCleanupSlots = 8;
+constexpr size_t kMaxCleanupPath = 4096;
+char g_cleanup_paths[kMaxCleanupSlots][kMaxCleanupPath];
+std::atomic<bool> g_cleanup_used[kMaxCleanupSlots];
+
+volatile std::sig_atomic_t g_defer = 0;
+volatile std::sig_atomic_t g_pending_signal = 0;
+
+void CleanupAndReraise(int sig) {
+  if (g_defer != 0 && g_pending_signal == 0 && sig != SIGPIPE) {
+    g_pending_signal = sig;
+    return;
+  }
+  for (int i = 0; i < kMaxCleanupSlots; ++i) {
+    if (g_cleanup_used[i].load()) unlink(g_cleanup_paths[i]);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+}  // namespace
+
+void InstallCleanupHandlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+    struct sigaction action;
+    std::memset(&action, 0, sizeof(action));
+    action.sa_handler = CleanupAndReraise;
+    sigemptyset(&action.sa_mask);
+    sigaction(sig, &action, nullptr);
+  }
+}
+
+DeferInterrupts::DeferInterrupts() { g_defer = 1; }
+
+DeferInterrupts::~DeferInterrupts() {
+  g_defer = 0;
+  if (g_pending_signal != 0) std::raise(g_pending_signal);
+}
+
+void CheckInterrupted() {
+  int sig = g_pending_signal;
+  if (sig != 0) {
+    // Once reported, the signal is not raised again when the guard ends: the
+    // exit code already says what happened.
+    g_pending_signal = 0;
+    throw CliError(128 + sig, std::string("interrupted by ") + strsignal(sig));
+  }
+}
+
+int RegisterCleanup(const std::string& path) {
+  if (path.size() >= kMaxCleanupPath) return -1;
+  for (int i = 0; i < kMaxCleanupSlots; ++i) {
+    if (!g_cleanup_used[i].load()) {
+      std::memcpy(g_cleanup_paths[i], path.c_str(), path.size() + 1);
+      g_cleanup_used[i].store(true);
+      return i;
+    }
+  }
+  return -1;
+}
+
+void UnregisterCleanup(int slot) {
+  if (slot >= 0 && slot < kMaxCleanupSlots) g_cleanup_used[slot].store(false);
+}
+
+InputFile::InputFile(const std::string& path) : path_(path) {
+  if (path == "-") {
+    file_ = stdin;
+  } else {
+    file_ = std::fopen(path.c_str(), "rb");
+    if (file_ == nullptr) ThrowIo("cannot open " + path, errno);
+    owned_ = true;
+  }
+  struct stat st;
+  if (fstat(fileno(file_), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) ThrowIo("cannot read " + path, EISDIR);
+    if (S_ISREG(st.st_mode)) size_ = static_cast<int64_t>(st.st_size);
+  }
+}
+
+InputFile::~InputFile() {
+  if (owned_ && file_ != nullptr) std::fclose(file_);
+}
+
+size_t InputFile::Read(void* data, size_t bytes) {
+  size_t got = std::fread(data, 1, bytes, file_);
+  if (got < bytes && std::ferror(file_)) ThrowIo("cannot read " + path_, errno);
+  return got;
+}
+
+OutputFile::OutputFile(const std::string& path) : path_(path) {
+  if (path == "-") {
+    file_ = stdout;
+    return;
+  }
+  // The temporary file sits next to the target so that rename() is atomic.
+  size_t slash = path.rfind('/');
+  std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  std::string templ = dir + "." + base + ".tmp-XXXXXX";
+  int fd = mkstemp(templ.data());
+  if (fd < 0) ThrowIo("cannot create " + path, errno);
+  temp_path_ = templ;
+  slot_ = RegisterCleanup(temp_path_);
+  // mkstemp creates 0600; give the file the permissions a plain fopen would.
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  file_ = fdopen(fd, "wb");
+  if (file_ == nullptr) {
+    int err = errno;
+    close(fd);
+    Discard();
+    ThrowIo("cannot create " + path, err);
+  }
+}
+
+OutputFile::~OutputFile() {
+  if (!committed_) Discard();
+}
+
+void OutputFile::Discard() noexcept {
+  if (file_ != nullptr && file_ != stdout) std::fclose(file_);
+  file_ = nullptr;
+  if (!temp_path_.empty()) {
+    unlink(temp_path_.c_str());
+    UnregisterCleanup(slot_);
+    temp_path_.clear();
+  }
+}
+
+void OutputFile::Write(const void* data, size_t bytes) {
+  if (bytes == 0) return;
+  if (std::fwrite(data, 1, bytes, file_) != bytes) {
+    ThrowIo("cannot write " + (path_ == "-" ? std::string("standard output") : path_), errno);
+  }
+}
+
+void OutputFile::Commit() {
+  if (file_ == stdout) {
+    if (std::fflush(stdout) != 0) ThrowIo("cannot write standard output", errno);
+    committed_ = true;
+    return;
+  }
+  std::FILE* f = file_;
+  file_ = nullptr;
+  bool ok = std::fflush(f) == 0;
+  int err = errno;
+  ok = ok && fsync(fileno(f)) == 0;
+  if (!ok) err = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) ThrowIo("cannot write " + path_, err);
+  if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    ThrowIo("cannot create " + path_, errno);
+  }
+  UnregisterCleanup(slot_);
+  temp_path_.clear();
+  committed_ = true;
+}
+
+std::string Extension(const std::string& path) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::string Stem(const std::string& path) {
+  size_t slash = path.rfind('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  size_t dot = base.rfind('.');
+  if (dot != std::string::npos && dot > 0) base.resize(dot);
+  return base;
+}
+
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  if (stat(a.c_str(), &sa) != 0 || stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace l3::cli

@@ -1,0 +1,166 @@
+// l3 decompress and l3 cat: .l3 columns to raw, .npy or CSV.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "common/args.hpp"
+#include "common/csv.hpp"
+#include "common/errors.hpp"
+#include "common/files.hpp"
+#include "common/npy.hpp"
+#include "common/progress.hpp"
+#include "common/reading.hpp"
+#include "common/values.hpp"
+
+namespace l3::cli {
+namespace {
+
+enum class OutputFormat { kRaw, kNpy, kCsv };
+
+/// Rows decoded per Reader::ReadRows call.
+constexpr uint64_t kBatchRows = uint64_t{1} << 20;
+
+OutputFormat FormatOf(const std::string& path, const std::string& forced) {
+  std::string f = forced;
+  if (f.empty()) {
+    if (path == "-") ThrowUsage("writing standard output needs --format bin|npy|csv");
+    std::string ext = Extension(path);
+    if (ext == "npy") return OutputFormat::kNpy;
+    if (ext == "csv" || ext == "tsv") return OutputFormat::kCsv;
+    if (ext == "bin" || ext == "raw" || ext == "dat") return OutputFormat::kRaw;
+    ThrowUsage("cannot tell the output format from '" + path + "'; give --format bin|npy|csv");
+  }
+  if (f == "bin" || f == "raw") return OutputFormat::kRaw;
+  if (f == "npy") return OutputFormat::kNpy;
+  if (f == "csv") return OutputFormat::kCsv;
+  ThrowUsage("--format: '" + f + "' is not bin, npy or csv");
+}
+
+/// Writes the rows of the selected columns to `out` in one of the formats.
+/// CSV output holds the columns side by side; raw and .npy exactly one.
+void WriteRows(const Reader& reader, const std::string& path, const std::vector<int>& columns,
+               RowRange rows, OutputFormat format, bool header, char delimiter, OutputFile& out) {
+  Progress progress("decompress", rows.size());
+  if (format == OutputFormat::kNpy) {
+    out.Write(MakeNpyHeader(reader.column(columns[0]).type, rows.size()));
+  }
+  if (format == OutputFormat::kCsv && header) {
+    std::string line;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      if (i > 0) line += delimiter;
+      line += CsvQuote(reader.column(columns[i]).name, delimiter);
+    }
+    out.Write(line + "\n");
+  }
+  std::vector<std::vector<uint8_t>> buffers(columns.size());
+  std::string text;
+  for (uint64_t begin = rows.begin; begin < rows.end; begin += kBatchRows) {
+    uint64_t end = std::min(rows.end, begin + kBatchRows);
+    uint64_t n = end - begin;
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const ColumnInfo& col = reader.column(columns[i]);
+      buffers[i].resize(n * PhysicalTypeBytes(col.type));
+      Check(reader.ReadRows(columns[i], begin, end, buffers[i].data(), buffers[i].size()),
+            path + ": column '" + col.name + "'");
+    }
+    if (format != OutputFormat::kCsv) {
+      out.Write(buffers[0].data(), buffers[0].size());
+    } else {
+      text.clear();
+      for (uint64_t r = 0; r < n; ++r) {
+        for (size_t i = 0; i < columns.size(); ++i) {
+          if (i > 0) text += delimiter;
+          AppendValue(&text, buffers[i].data(), r, reader.column(columns[i]).type);
+        }
+        text += '\n';
+      }
+      out.Write(text);
+    }
+    progress.Update(end - rows.begin);
+  }
+  progress.Finish();
+}
+
+char ParseDelimiter(const std::string& text) {
+  std::string d = text == "tab" || text == "\\t" ? "\t" : text;
+  if (d.size() != 1 || d == "\"" || d == "\n") {
+    ThrowUsage("--delimiter: '" + text + "' is not a single character");
+  }
+  return d[0];
+}
+
+}  // namespace
+
+int RunDecompress(int argc, char** argv) {
+  ArgParser parser("l3 decompress", "l3 decompress [options] INPUT.l3 -o OUTPUT",
+                   "Writes columns of an .l3 file as raw little-endian values (.bin), a NumPy\n"
+                   ".npy file or CSV. Raw and .npy hold one column (default: the first); CSV\n"
+                   "holds the selected columns side by side (default: all) under a header line.");
+  parser.Option("output", "FILE", "the file to write; '-' writes standard output", 'o')
+      .Option("format", "FMT", "bin|npy|csv (default: from the extension: .bin .raw .dat,\n"
+              "                            .npy, .csv .tsv)")
+      .Option("column", "NAME|INDEX", "a column to write (repeatable for CSV)", 'c', true)
+      .Option("rows", "A:B", "only rows A (inclusive) to B (exclusive); A: and :B work too")
+      .Flag("no-header", "CSV: omit the header line")
+      .Option("delimiter", "C", "CSV field delimiter (default ',', or tab for .tsv; 'tab')")
+      .Epilog("Examples:\n"
+              "  l3 decompress ids.l3 -o ids.bin\n"
+              "  l3 decompress market.l3 --column volumes -o volumes.npy\n"
+              "  l3 decompress trades.l3 --rows 0:1000 -o head.csv\n\n" +
+              std::string(ExitCodeHelp()));
+  ArgParser::Parsed args = parser.Parse(argc, argv);
+  if (PrintHelpOrVersion(parser, args, "l3")) return kExitOk;
+  if (args.positionals.size() != 1) ThrowUsage("expected one input .l3 file (see 'l3 decompress --help')");
+  if (!args.Has("output")) ThrowUsage("no output file: give -o OUTPUT");
+  const std::string input = args.positionals[0];
+  const std::string output = args.Get("output");
+  OutputFormat format = FormatOf(output, args.Get("format"));
+  if (output != "-" && SameFile(input, output)) ThrowUsage("the output " + output + " is the input");
+
+  Reader reader = OpenReader(input);
+  std::vector<std::string> specs = args.GetAll("column");
+  if (format != OutputFormat::kCsv) {
+    if (specs.size() > 1) ThrowUsage("raw and .npy outputs hold one column; give one --column");
+    if (specs.empty()) specs.push_back("0");
+  }
+  std::vector<int> columns = ResolveColumns(reader, specs, input);
+  RowRange rows{0, reader.info().num_rows};
+  if (args.Has("rows")) rows = ParseRowRange(args.Get("rows"), reader.info().num_rows);
+  char delimiter = ParseDelimiter(args.Get("delimiter", Extension(output) == "tsv" ? "tab" : ","));
+
+  OutputFile out(output);
+  WriteRows(reader, input, columns, rows, format, !args.Has("no-header"), delimiter, out);
+  out.Commit();
+  return kExitOk;
+}
+
+int RunCat(int argc, char** argv) {
+  ArgParser parser("l3 cat", "l3 cat [options] INPUT.l3",
+                   "Prints values on standard output, one row per line; several columns are\n"
+                   "separated by the delimiter (CSV).");
+  parser.Option("column", "NAME|INDEX", "a column to print (repeatable; default: all)", 'c', true)
+      .Option("rows", "A:B", "only rows A (inclusive) to B (exclusive); A: and :B work too")
+      .Flag("header", "print the column names first")
+      .Option("delimiter", "C", "field delimiter (default ','; 'tab')")
+      .Epilog("Examples:\n"
+              "  l3 cat ids.l3 --rows 100:110\n"
+              "  l3 cat trades.l3 --column ts --column price --header | head\n\n" +
+              std::string(ExitCodeHelp()));
+  ArgParser::Parsed args = parser.Parse(argc, argv);
+  if (PrintHelpOrVersion(parser, args, "l3")) return kExitOk;
+  if (args.positionals.size() != 1) ThrowUsage("expected one input .l3 file (see 'l3 cat --help')");
+  const std::string input = args.positionals[0];
+  Reader reader = OpenReader(input);
+  std::vector<int> columns = ResolveColumns(reader, args.GetAll("column"), input);
+  RowRange rows{0, reader.info().num_rows};
+  if (args.Has("rows")) rows = ParseRowRange(args.Get("rows"), reader.info().num_rows);
+  OutputFile out("-");
+  WriteRows(reader, input, columns, rows, OutputFormat::kCsv, args.Has("header"),
+            ParseDelimiter(args.Get("delimiter", ",")), out);
+  out.Commit();
+  return kExitOk;
+}
+
+}  // namespace l3::cli

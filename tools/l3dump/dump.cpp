@@ -1,0 +1,277 @@
+#include "dump.hpp"
+
+#include <charconv>
+
+#include "common/errors.hpp"
+#include "common/summary.hpp"
+
+namespace l3::cli {
+namespace {
+
+Json FeatureJson(uint64_t bits, const std::string& names, uint64_t unknown) {
+  Json j;
+  j["bits"] = bits;
+  Json list = Json::array();
+  if (bits != 0) {
+    size_t start = 0;
+    while (start <= names.size()) {
+      size_t bar = names.find('|', start);
+      if (bar == std::string::npos) bar = names.size();
+      list.push_back(names.substr(start, bar - start));
+      start = bar + 1;
+    }
+  }
+  j["names"] = list;
+  j["unknown_bits"] = unknown;
+  return j;
+}
+
+Json SegmentJson(const SegmentInfo& s) {
+  if (!s.present) return nullptr;
+  Json j;
+  j["offset"] = s.offset;
+  j["stored_bytes"] = s.stored_bytes;
+  j["decoded_bytes"] = s.decoded_bytes;
+  j["checksum"] = Format("0x%08x", s.checksum);
+  j["compression"] = s.compression == Compression::kNone ? "none"
+                     : s.compression == Compression::kZstd
+                         ? "zstd"
+                         : Format("unknown(%u)", static_cast<unsigned>(s.compression));
+  return j;
+}
+
+/// A value in canonical extension (spec §8.2) as a JSON number of the
+/// column's signedness.
+Json ValueJson(uint64_t word, const ColumnInfo& column) {
+  if (PhysicalTypeIsSigned(column.type)) return static_cast<int64_t>(word);
+  return word;
+}
+
+Json StatusJson(const Status& status) {
+  Json j;
+  j["code"] = StatusCodeName(status.code());
+  j["message"] = status.message();
+  return j;
+}
+
+Json LogicalJson(const LogicalType& logical) {
+  static const char* kUnits[] = {"s", "ms", "us", "ns"};
+  Json j;
+  switch (logical.kind) {
+    case LogicalKind::kNone: j["kind"] = "none"; break;
+    case LogicalKind::kTimestamp: {
+      j["kind"] = "timestamp";
+      int unit = static_cast<int>(logical.time_unit);
+      j["time_unit"] = unit >= 0 && unit < 4 ? kUnits[unit] : "unknown";
+      j["timezone"] = logical.timezone;
+      break;
+    }
+    case LogicalKind::kDate: j["kind"] = "date"; break;
+    case LogicalKind::kDecimal:
+      j["kind"] = "decimal";
+      j["precision"] = logical.precision;
+      j["scale"] = logical.scale;
+      break;
+    default: j["kind"] = Format("unknown(%u)", static_cast<unsigned>(logical.kind)); break;
+  }
+  return j;
+}
+
+Json PartitionJson(const PartitionInfo& p, size_t index, const ColumnInfo& column) {
+  Json j;
+  j["index"] = index;
+  j["first_row"] = p.first_row;
+  j["num_rows"] = p.num_rows;
+  j["model"] = ModelTypeName(p.model);
+  j["bit_width"] = p.bit_width;
+  Json params = Json::array();
+  for (int i = 0; i < p.num_params && i < 4; ++i) {
+    bool is_float = p.model == ModelType::kLinear || p.model == ModelType::kPoly2 ||
+                    p.model == ModelType::kPoly3;
+    if (is_float) {
+      params.push_back(p.param_as_double(i));
+    } else if (p.model == ModelType::kConstant && i == 1) {
+      params.push_back(p.params[i]);  // Num_Runs, unsigned
+    } else {
+      params.push_back(ValueJson(p.params[i], column));  // Base
+    }
+  }
+  j["params"] = params;
+  j["payload_offset"] = p.payload_offset_bytes;
+  j["payload_bytes"] = p.payload_bytes;
+  if (p.model == ModelType::kConstant && p.bit_width > 0) j["num_runs"] = p.num_runs;
+  j["min"] = p.has_bounds ? ValueJson(p.min_value, column) : Json(nullptr);
+  j["max"] = p.has_bounds ? ValueJson(p.max_value, column) : Json(nullptr);
+  return j;
+}
+
+}  // namespace
+
+Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions& options) {
+  const FileInfo& info = reader.info();
+  Json d;
+  d["schema_version"] = kDumpSchemaVersion;
+  d["file"] = path;
+  d["file_bytes"] = info.file_bytes;
+  d["format_version"] = Format("%u.%u", info.format_major, info.format_minor);
+  Json writer;
+  writer["name"] = info.writer_name;
+  writer["version"] = info.writer_version;
+  d["writer"] = writer;
+  d["required_features"] = FeatureJson(info.required_features,
+                                       RequiredFeatureNames(info.required_features),
+                                       UnknownRequiredFeatures(info.required_features));
+  d["optional_features"] = FeatureJson(info.optional_features,
+                                       OptionalFeatureNames(info.optional_features),
+                                       UnknownOptionalFeatures(info.optional_features));
+  d["footer_bytes"] = info.footer_bytes;
+  d["num_rows"] = info.num_rows;
+  d["num_columns"] = reader.num_columns();
+  Json metadata = Json::array();
+  for (const auto& [key, value] : info.metadata) {
+    Json kv;
+    kv["key"] = key;
+    kv["value"] = value;
+    metadata.push_back(kv);
+  }
+  d["metadata"] = metadata;
+
+  Json errors = Json::array();
+  Json checksums;
+  checksums["postscript"] = "ok";  // Reader::Open verifies both (spec §5)
+  checksums["footer"] = "ok";
+  if (options.verify) {
+    Status st = reader.Validate(ValidationLevel::kStructural);
+    checksums["segments"] = st.ok() ? "ok" : "failed";
+    if (!st.ok()) {
+      Json e = StatusJson(st);
+      e["column"] = nullptr;
+      e["chunk"] = nullptr;
+      e["check"] = "verify";
+      errors.push_back(e);
+    }
+  } else {
+    checksums["segments"] = "not_verified";
+  }
+  d["checksums"] = checksums;
+
+  std::vector<int> columns = options.columns;
+  if (columns.empty()) {
+    for (int c = 0; c < reader.num_columns(); ++c) columns.push_back(c);
+  }
+  Json cols = Json::array();
+  for (int c : columns) {
+    const ColumnInfo& col = reader.column(c);
+    Json jc;
+    jc["index"] = c;
+    jc["name"] = col.name;
+    jc["physical_type"] = ColumnTypeName(col);
+    jc["physical_type_id"] = col.raw_type;
+    jc["logical_type"] = LogicalJson(col.logical);
+    jc["nullable"] = col.nullable;
+    jc["num_rows"] = col.num_rows;
+    jc["num_chunks"] = col.chunks.size();
+    jc["raw_bytes"] = RawBytes(col);
+    jc["stored_bytes"] = col.stored_bytes;
+    jc["ratio"] = Ratio(RawBytes(col), col.stored_bytes);
+
+    ColumnSummary sum;
+    Json chunks = Json::array();
+    for (size_t k = 0; k < col.chunks.size(); ++k) {
+      const ChunkInfo& ch = col.chunks[k];
+      Json jk;
+      jk["index"] = k;
+      jk["first_row"] = ch.first_row;
+      jk["num_rows"] = ch.num_rows;
+      jk["encoding"] = EncodingName(ch.encoding);
+      jk["encoding_id"] = ch.encoding;
+      jk["values_per_lane"] = ch.values_per_lane;
+      jk["num_partitions"] = ch.num_partitions;
+      jk["stored_bytes"] = ch.stored_bytes;
+      Json segs;
+      segs["partition_table"] = SegmentJson(ch.partition_table);
+      segs["parameters"] = SegmentJson(ch.parameters);
+      segs["payload"] = SegmentJson(ch.payload);
+      segs["bounds"] = SegmentJson(ch.bounds);
+      segs["validity"] = SegmentJson(ch.validity);
+      jk["segments"] = segs;
+      if (ch.statistics.present) {
+        Json st;
+        st["min"] = ch.statistics.has_min_max ? ValueJson(ch.statistics.min_value, col) : Json(nullptr);
+        st["max"] = ch.statistics.has_min_max ? ValueJson(ch.statistics.max_value, col) : Json(nullptr);
+        st["null_count"] = ch.statistics.null_count;
+        st["distinct_count"] = ch.statistics.distinct_count;
+        st["distinct_count_exact"] = ch.statistics.distinct_count_exact;
+        jk["statistics"] = st;
+      } else {
+        jk["statistics"] = nullptr;
+      }
+      jk["has_ibp"] = ch.has_ibp;
+      jk["has_pgm"] = ch.has_pgm;
+
+      Result<std::vector<PartitionInfo>> parts = reader.Partitions(c, static_cast<int>(k));
+      // With --allow-unknown, a chunk in an encoding or type this SDK cannot
+      // interpret is listed as an opaque record: its segments, no partitions.
+      bool opaque = !parts.ok() && options.allow_unknown &&
+                    parts.status().code() == StatusCode::kUnsupportedFeature;
+      jk["opaque"] = opaque;
+      if (!parts.ok() && !opaque) {
+        Json e = StatusJson(parts.status());
+        e["column"] = c;
+        e["chunk"] = k;
+        e["check"] = "partitions";
+        errors.push_back(e);
+      }
+      if (parts.ok()) {
+        Json jp = Json::array();
+        for (size_t i = 0; i < parts->size(); ++i) {
+          const PartitionInfo& p = (*parts)[i];
+          AddPartition(p, &sum);
+          if (options.partitions) jp.push_back(PartitionJson(p, i, col));
+        }
+        if (options.partitions) jk["partitions"] = jp;
+      }
+      chunks.push_back(jk);
+    }
+
+    jc["num_partitions"] = sum.num_partitions;
+    Json mix = Json::array();
+    for (int m = 0; m < kNumModels; ++m) {
+      if (sum.models[m].partitions == 0) continue;
+      Json jm;
+      jm["model"] = ModelTypeName(static_cast<ModelType>(m));
+      jm["partitions"] = sum.models[m].partitions;
+      jm["rows"] = sum.models[m].rows;
+      mix.push_back(jm);
+    }
+    jc["model_mix"] = mix;
+    Json runs;
+    runs["partitions"] = sum.runs.partitions;
+    runs["rows"] = sum.runs.rows;
+    jc["run_partitions"] = runs;
+    Json widths = Json::array();
+    for (size_t w = 0; w < sum.bit_widths.size(); ++w) {
+      if (sum.bit_widths[w].partitions == 0) continue;
+      Json jw;
+      jw["bit_width"] = w;
+      jw["partitions"] = sum.bit_widths[w].partitions;
+      jw["rows"] = sum.bit_widths[w].rows;
+      widths.push_back(jw);
+    }
+    jc["bit_widths"] = widths;
+    jc["mean_bit_width"] = sum.mean_bit_width();
+    Json sizes;
+    sizes["min"] = sum.min_partition_rows;
+    sizes["max"] = sum.max_partition_rows;
+    sizes["mean"] = sum.mean_partition_rows();
+    jc["partition_rows"] = sizes;
+    jc["payload_bytes"] = sum.payload_bytes;
+    jc["chunks"] = chunks;
+    cols.push_back(jc);
+  }
+  d["columns"] = cols;
+  d["errors"] = errors;
+  return d;
+}
+
+}  // namespace l3::cli

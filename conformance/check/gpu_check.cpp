@@ -1,0 +1,194 @@
+// l3_conformance_gpu_check: every valid and deep case of the corpus decoded
+// by the CUDA backend (l3/cuda.hpp) and compared with the expected values:
+// whole columns with several launch shapes (the values must not depend on
+// them), a range that starts and ends inside lanes, and Take of every row in
+// reverse order. Exits 77 (skipped) without a CUDA device.
+//
+//   l3_conformance_gpu_check DIR
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "l3/cuda.hpp"
+#include "l3/l3.hpp"
+
+namespace {
+
+using Json = nlohmann::json;
+using Bytes = std::vector<uint8_t>;
+
+bool ReadFile(const std::string& path, Bytes* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return true;
+}
+
+// Device memory freed on scope exit.
+struct DeviceBuffer {
+  void* ptr = nullptr;
+  explicit DeviceBuffer(size_t bytes) {
+    if (cudaMalloc(&ptr, bytes == 0 ? 8 : bytes) != cudaSuccess) ptr = nullptr;
+  }
+  ~DeviceBuffer() { cudaFree(ptr); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+struct GpuChecker {
+  std::string dir;
+  cudaStream_t stream = nullptr;
+  int failures = 0;
+  int columns = 0;
+
+  void Fail(const std::string& id, const std::string& what) {
+    std::printf("FAIL %s: %s\n", id.c_str(), what.c_str());
+    ++failures;
+  }
+
+  // Decodes rows [begin, end) and compares them with want[begin, end).
+  bool CheckRange(const std::string& id, const l3::cuda::DeviceColumnBuffer& column,
+                  uint64_t begin, uint64_t end, const Bytes& want, int width,
+                  const l3::cuda::LaunchConfig& config, const char* what) {
+    const size_t bytes = static_cast<size_t>(end - begin) * width;
+    DeviceBuffer out(bytes);
+    if (out.ptr == nullptr) {
+      Fail(id, "cudaMalloc failed");
+      return false;
+    }
+    const auto& chunks = column.chunks();
+    l3::Status st = l3::cuda::DecodeRows(chunks.data(), chunks.size(), begin, end, out.ptr, bytes,
+                                         nullptr, 0, stream, config);
+    if (!st.ok()) {
+      Fail(id, std::string(what) + ": DecodeRows: " + st.ToString());
+      return false;
+    }
+    Bytes got(bytes);
+    if (cudaMemcpyAsync(got.data(), out.ptr, bytes, cudaMemcpyDeviceToHost, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess) {
+      Fail(id, std::string(what) + ": CUDA error " + cudaGetErrorString(cudaGetLastError()));
+      return false;
+    }
+    if (std::memcmp(got.data(), want.data() + begin * width, bytes) != 0) {
+      size_t row = 0;
+      while (std::memcmp(&got[row * width], &want[(begin + row) * width], width) == 0) ++row;
+      Fail(id, std::string(what) + ": rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                   ") differ first at row " + std::to_string(begin + row));
+      return false;
+    }
+    return true;
+  }
+
+  void CheckTake(const std::string& id, const l3::cuda::DeviceColumnBuffer& column, const Bytes& want,
+                 int width) {
+    const size_t rows = want.size() / width;
+    std::vector<uint64_t> order(rows);
+    for (size_t r = 0; r < rows; ++r) order[r] = rows - 1 - r;
+    DeviceBuffer d_rows(rows * 8), d_out(rows * width);
+    if (d_rows.ptr == nullptr || d_out.ptr == nullptr) {
+      Fail(id, "cudaMalloc failed");
+      return;
+    }
+    cudaMemcpyAsync(d_rows.ptr, order.data(), rows * 8, cudaMemcpyHostToDevice, stream);
+    const auto& chunks = column.chunks();
+    l3::Status st = l3::cuda::Take(chunks.data(), chunks.size(), static_cast<const uint64_t*>(d_rows.ptr),
+                                   rows, d_out.ptr, rows * width, nullptr, 0, stream);
+    if (!st.ok()) {
+      Fail(id, "Take: " + st.ToString());
+      return;
+    }
+    Bytes got(rows * width);
+    cudaMemcpyAsync(got.data(), d_out.ptr, got.size(), cudaMemcpyDeviceToHost, stream);
+    if (cudaStreamSynchronize(stream) != cudaSuccess) {
+      Fail(id, std::string("Take: CUDA error ") + cudaGetErrorString(cudaGetLastError()));
+      return;
+    }
+    for (size_t r = 0; r < rows; ++r) {
+      if (std::memcmp(&got[r * width], &want[(rows - 1 - r) * width], width) != 0) {
+        Fail(id, "Take differs at row " + std::to_string(rows - 1 - r));
+        return;
+      }
+    }
+  }
+
+  void CheckCase(const Json& c) {
+    const std::string id = c["id"];
+    auto reader = l3::Reader::Open(dir + "/" + c["path"].get<std::string>());
+    if (!reader.ok()) {
+      Fail(id, "Open: " + reader.status().ToString());
+      return;
+    }
+    const Json& cols = c["expected"]["columns"];
+    for (int i = 0; i < reader->num_columns(); ++i) {
+      const l3::ColumnInfo& info = reader->column(i);
+      if (info.num_rows == 0) continue;
+      Bytes want;
+      if (!ReadFile(dir + "/" + cols[i]["values"].get<std::string>(), &want)) {
+        Fail(id, "cannot read the expected values");
+        continue;
+      }
+      auto column = l3::cuda::UploadColumn(*reader, i, stream);
+      if (!column.ok()) {
+        Fail(id, "UploadColumn: " + column.status().ToString());
+        continue;
+      }
+      ++columns;
+      const int width = l3::PhysicalTypeBytes(info.type);
+      const uint64_t rows = info.num_rows;
+      l3::cuda::LaunchConfig defaults;
+      l3::cuda::LaunchConfig narrow;  // one warp per block, few blocks, no prefetch
+      narrow.block_threads = 32;
+      narrow.max_blocks = 2;
+      narrow.prefetch_payload = false;
+      l3::cuda::LaunchConfig short_spans;
+      short_spans.span_rows = 1;
+      if (!CheckRange(id, *column, 0, rows, want, width, defaults, "default launch")) continue;
+      if (!CheckRange(id, *column, 0, rows, want, width, narrow, "32-thread blocks, 2 blocks")) continue;
+      if (!CheckRange(id, *column, 0, rows, want, width, short_spans, "shortest spans")) continue;
+      if (rows > 2 && !CheckRange(id, *column, rows / 3 + 1, rows - rows / 5 - 1, want, width, defaults,
+                                  "inner range")) {
+        continue;
+      }
+      CheckTake(id, *column, want, width);
+    }
+  }
+
+  int Run() {
+    Bytes text;
+    if (!ReadFile(dir + "/manifest.json", &text)) {
+      std::printf("cannot read %s/manifest.json\n", dir.c_str());
+      return 1;
+    }
+    if (!l3::cuda::DeviceAvailable()) {
+      std::printf("SKIPPED: no CUDA device\n");
+      return 77;
+    }
+    cudaStreamCreate(&stream);
+    const Json manifest = Json::parse(text.begin(), text.end());
+    int cases = 0;
+    for (const Json& c : manifest["cases"]) {
+      const std::string kind = c["kind"];
+      if (kind != "valid" && kind != "deep") continue;
+      ++cases;
+      CheckCase(c);
+    }
+    cudaStreamDestroy(stream);
+    std::printf("%d cases, %d columns decoded on the GPU, %d failure(s)\n", cases, columns, failures);
+    return failures == 0 ? 0 : 1;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: l3_conformance_gpu_check DIR\n");
+    return 2;
+  }
+  return GpuChecker{argv[1]}.Run();
+}

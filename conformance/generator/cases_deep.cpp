@@ -1,0 +1,215 @@
+// deep/: files that pass structural validation and decode to well-defined
+// values, but fail deep validation (spec §10.3) with the listed class.
+#include "case_util.hpp"
+
+namespace l3::conformance {
+namespace {
+
+struct Deep {
+  std::vector<Case>* cases;
+  void operator()(const std::string& name, std::vector<std::string> sections,
+                  const std::string& description, const std::string& error_class,
+                  const std::vector<ColumnSpec>& cols, const BuildOptions& options = {}) const {
+    Case c;
+    c.name = name;
+    c.kind = "deep";
+    c.sections = std::move(sections);
+    c.description = description;
+    c.file = BuildTable(cols, options).file;
+    c.columns = ExpectedOf(cols);
+    c.error_class = error_class;
+    cases->push_back(std::move(c));
+  }
+};
+
+// i32, 300 rows: FOR (Bit_Width 5), LINEAR (Bit_Width 4), runs (Bit_Width 3).
+ColumnSpec Base() {
+  Rng rng(4242);
+  std::vector<uint64_t> v = ForValues(Ty::kI32, Canon(Ty::kI32, static_cast<uint64_t>(-10)), 5, 100, rng);
+  PartSpec lin;
+  std::vector<uint64_t> l = PredictedValues(Ty::kI32, kLinear, 64, 100, 4, rng, &lin.theta);
+  lin.n = 100;
+  lin.model = kLinear;
+  v.insert(v.end(), l.begin(), l.end());
+  std::vector<uint64_t> r = RunValues(Ty::kI32, 100, 3, 100, 5, rng);
+  v.insert(v.end(), r.begin(), r.end());
+  ColumnSpec col = Column("v", Ty::kI32, v, {Part(100, kFor), lin, Part(100, kConstant)});
+  ExpectWidths(col, {5, 4, 3});
+  return col;
+}
+
+// Sets bit `bit` of partition p's payload stream.
+void SetPayloadBit(EncodedChunk& chunk, uint32_t p, uint64_t bit) {
+  const uint64_t offset = 8 * GetLE(&chunk.partition_table[16 * p + 4], 4);
+  chunk.payload[offset + bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+}
+
+}  // namespace
+
+void AddDeepCases(std::vector<Case>* cases) {
+  Deep add{cases};
+  const ColumnSpec base = Base();
+  {
+    BuildOptions opt;
+    opt.edit_file = [](Bytes& f, const FooterModel& m) {
+      const SegRef& params = *(*m.columns)[0].chunks->at(0).parameters;  // 40 bytes
+      f[params.offset + params.stored_length + 3] = 0x40;
+    };
+    add("padding_between_segments_nonzero", {"4.3", "10.3"},
+        "A padding byte between the parameters and the payload segment is 0x40. Padding is not "
+        "covered by any checksum; only deep validation sees it.",
+        "CORRUPT_FRAMING", {base}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.finish.padding_fill = 0xFF;
+    add("padding_before_footer_nonzero", {"4.3", "10.3"},
+        "The padding between the last segment (bounds, 24 bytes) and the footer is 0xFF.",
+        "CORRUPT_FRAMING", {base}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) { c.payload[c.payload.size() - 1] = 0x80; };
+    add("payload_tail_padding_nonzero", {"8.6", "10.3"},
+        "The last of the 32 padding bytes that end the payload segment is 0x80.", "CORRUPT_PAYLOAD",
+        {base}, opt);
+  }
+  {
+    BuildOptions opt;
+    // FOR: 100 rows of 5 bits = 500 bits; bit 510 lies in the last word.
+    opt.edit_chunk = [](int, int, EncodedChunk& c) { SetPayloadBit(c, 0, 510); };
+    add("slap_padding_bits_nonzero", {"8.5", "10.3"},
+        "Partition 0 (FOR_BITPACK, 100 rows of 5 bits = 500 bits, 8 words) has bit 510 set, "
+        "past its last field.",
+        "CORRUPT_PAYLOAD", {base}, opt);
+  }
+  {
+    BuildOptions opt;
+    // Runs: 5 runs of 3 bits + 4 starts of 7 bits = 43 bits; bit 63 is padding.
+    opt.edit_chunk = [](int, int, EncodedChunk& c) { SetPayloadBit(c, 2, 63); };
+    add("run_padding_bits_nonzero", {"8.7", "10.3"},
+        "Partition 2 (runs: 5 values of 3 bits and 4 starts of 7 bits = 43 bits in one word) has "
+        "bit 63 set.",
+        "CORRUPT_PAYLOAD", {base}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      // Partition 0's minimum, one lower (bounds: P minima then P maxima).
+      SetLE(&c.bounds[0], GetLE(&c.bounds[0], 4) - 1, 4);
+    };
+    add("bounds_min_too_low", {"7.5", "10.3"},
+        "The bounds segment gives partition 0 a minimum one below the true minimum (still a "
+        "valid bound for pruning, but not the exact one required).",
+        "CORRUPT_METADATA", {base}, opt);
+    BuildOptions hi;
+    hi.edit_chunk = [](int, int, EncodedChunk& c) {
+      SetLE(&c.bounds[4 * 4], GetLE(&c.bounds[4 * 4], 4) - 1, 4);  // partition 1's maximum
+    };
+    add("bounds_max_too_low", {"7.5", "10.3"},
+        "The bounds segment gives partition 1 a maximum one below the true maximum (a reader "
+        "pruning with it would skip matching rows).",
+        "CORRUPT_METADATA", {base}, hi);
+  }
+  {
+    // Signed column, bounds computed in unsigned order.
+    std::vector<uint64_t> v = Signed(Ty::kI8, {-5, 3, -100, 7, 0, 1});
+    ColumnSpec col = Column("v", Ty::kI8, v, {Part(6, kFor)});
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      c.bounds = {0, 0xFB};  // min 0, max -5: the unsigned order of the bytes
+    };
+    add("bounds_unsigned_order_i8", {"7.5", "10.3"},
+        "An i8 partition with values -5, 3, -100, 7, 0, 1 whose bounds were taken in unsigned "
+        "byte order (min 0, max -5) instead of the type's numeric order (-100, 7).",
+        "CORRUPT_METADATA", {col}, opt);
+    BuildOptions stats;
+    stats.edit_footer = [](FooterModel& f) {
+      Statistics& s = *(*f.columns)[0].chunks->at(0).statistics;
+      s.min_value = 0;
+      s.max_value = Canon(Ty::kI8, 0xFB);
+    };
+    add("statistics_unsigned_order_i8", {"7.6", "10.3"},
+        "The same i8 chunk with statistics min/max taken in unsigned order (0, -5).",
+        "CORRUPT_METADATA", {col}, stats);
+  }
+  auto stats_case = [&](const std::string& name, const std::string& desc,
+                        std::function<void(Statistics&)> edit) {
+    BuildOptions opt;
+    opt.edit_footer = [edit](FooterModel& f) { edit(*(*f.columns)[0].chunks->at(0).statistics); };
+    add(name, {"7.6", "10.3"}, desc, "CORRUPT_METADATA", {base}, opt);
+  };
+  stats_case("statistics_min_wrong", "statistics.min_value is one below the chunk minimum.",
+             [](Statistics& s) { s.min_value -= 1; });
+  stats_case("statistics_max_wrong", "statistics.max_value is one above the chunk maximum.",
+             [](Statistics& s) { s.max_value += 1; });
+  stats_case("statistics_min_not_canonical",
+             "statistics.min_value (negative) is stored zero-extended instead of in canonical "
+             "extension (spec §7.6: 64-bit words in canonical extension).",
+             [](Statistics& s) { s.min_value &= 0xFFFFFFFFull; });
+  stats_case("statistics_exact_distinct_wrong",
+             "statistics.distinct_count is one more than the true count and marked exact.",
+             [](Statistics& s) { s.distinct_count += 1; });
+  stats_case("statistics_null_count_nonzero",
+             "statistics.null_count is 1 but the chunk has no validity segment.",
+             [](Statistics& s) { s.null_count = 1; });
+  {
+    // FOR Base below the minimum; the width stays minimal (range 1..6 -> 0..6).
+    std::vector<uint64_t> v = {1, 6, 3, 2, 5, 4, 1, 6};
+    PartSpec p = Part(8, kFor);
+    p.base = 0;
+    ColumnSpec col = Column("v", Ty::kU16, v, {p});
+    ExpectWidths(col, {3});
+    add("for_base_below_minimum", {"8.8", "10.3"},
+        "FOR_BITPACK with Base 0 while the minimum is 1 (Bit_Width 3 is still the smallest for "
+        "max - Base): breaks spec §8.8 rule 2.",
+        "CORRUPT_METADATA", {col});
+    PartSpec w = Part(8, kFor);
+    w.width = 4;
+    add("for_width_not_minimal", {"8.8", "10.3"},
+        "FOR_BITPACK with Bit_Width 4 where bitlen(max - min) = 3.", "CORRUPT_METADATA",
+        {Column("v", Ty::kU16, v, {w})});
+  }
+  {
+    std::vector<uint64_t> v;
+    for (int x = 0; x < 100; ++x) v.push_back(static_cast<uint64_t>(3 * x + 7));
+    PartSpec p = Part(100, kLinear, {7.0, 3.0, 0, 0});
+    p.width = 1;
+    add("linear_width_not_minimal_zero", {"8.8", "10.3"},
+        "LINEAR with every residual 0 stored with Bit_Width 1 (the smallest width is 0).",
+        "CORRUPT_METADATA", {Column("v", Ty::kI64, v, {p})});
+    Rng rng(9);
+    PartSpec q;
+    std::vector<uint64_t> w = PredictedValues(Ty::kI64, kPoly3, 64, 100, 9, rng, &q.theta);
+    q.n = 100;
+    q.model = kPoly3;
+    q.width = 12;
+    add("poly3_width_not_minimal", {"8.8", "10.3"},
+        "POLY3 with residuals that need 9 bits stored with Bit_Width 12.", "CORRUPT_METADATA",
+        {Column("v", Ty::kI64, w, {q})});
+  }
+  {
+    std::vector<uint64_t> v(50, 9);
+    v.insert(v.end(), 50, 12);
+    PartSpec base_low = Part(100, kConstant);
+    base_low.base = 8;
+    add("runs_base_below_minimum", {"8.8", "10.3"},
+        "Runs 9 and 12 with Base 8 (the minimum run value is 9); Bit_Width 3 is still minimal.",
+        "CORRUPT_METADATA", {Column("v", Ty::kU32, v, {base_low})});
+    PartSpec wide = Part(100, kConstant);
+    wide.width = 5;
+    add("runs_width_not_minimal", {"8.8", "10.3"},
+        "Runs 9 and 12 (Base 9) with Bit_Width 5 where bitlen(12 - 9) = 2.", "CORRUPT_METADATA",
+        {Column("v", Ty::kU32, v, {wide})});
+    PartSpec single = Part(100, kConstant);
+    single.force_runs = true;
+    single.width = 1;
+    add("runs_single_run", {"8.2", "8.7", "8.8", "10.3"},
+        "A run partition (CONSTANT, Bit_Width 1) with Num_Runs = 1 and a zero run field: "
+        "structurally valid (1 <= Num_Runs <= n_p) and decoded as 100 rows of 7, but a "
+        "conforming writer uses Bit_Width 0 for a single value.",
+        "CORRUPT_METADATA", {Column("v", Ty::kI16, std::vector<uint64_t>(100, 7), {single})});
+  }
+}
+
+}  // namespace l3::conformance

@@ -1,0 +1,1045 @@
+// valid/: files every conforming reader must decode to the expected values,
+// and that pass deep validation (spec §10.3). One feature per file where
+// possible.
+#include <zstd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "case_util.hpp"
+
+namespace l3::conformance {
+namespace {
+
+constexpr double kTwo53 = 9007199254740992.0;
+
+// spec §8.8 rule 3: conforming writers keep |v| <= 2^53 in LINEAR/POLY2/POLY3
+// partitions of 64-bit columns. Only the case that documents the rule breaks it.
+void CheckRule3(const ColumnSpec& col) {
+  if (TypeBits(col.type) != 64) return;
+  for (const ChunkSpec& k : col.chunks) {
+    uint64_t row = 0;
+    for (const PartSpec& p : k.parts) {
+      if (p.model >= kLinear) {
+        for (uint64_t x = row; x < row + p.n; ++x) {
+          const double mag = TypeSigned(col.type) ? std::fabs(static_cast<double>(static_cast<int64_t>(k.values[x])))
+                                                  : static_cast<double>(k.values[x]);
+          if (mag > kTwo53) Fail("column " + col.name + " breaks spec §8.8 rule 3");
+        }
+      }
+      row += p.n;
+    }
+  }
+}
+
+struct Adder {
+  std::vector<Case>* cases;
+  void operator()(const std::string& name, std::vector<std::string> sections,
+                  const std::string& description, const std::vector<ColumnSpec>& cols,
+                  const BuildOptions& options = {}, bool allow_rule3 = false) const {
+    if (!allow_rule3) {
+      for (const ColumnSpec& c : cols) CheckRule3(c);
+    }
+    Case c;
+    c.name = name;
+    c.kind = "valid";
+    c.sections = std::move(sections);
+    c.description = description;
+    c.file = BuildTable(cols, options).file;
+    c.columns = ExpectedOf(cols);
+    cases->push_back(std::move(c));
+  }
+};
+
+const char* Slug(Model m) {
+  switch (m) {
+    case kConstant: return "runs";
+    case kFor: return "for";
+    case kLinear: return "linear";
+    case kPoly2: return "poly2";
+    case kPoly3: return "poly3";
+  }
+  return "?";
+}
+
+const char* ModelName(Model m) {
+  switch (m) {
+    case kConstant: return "CONSTANT";
+    case kFor: return "FOR_BITPACK";
+    case kLinear: return "LINEAR";
+    case kPoly2: return "POLY2";
+    case kPoly3: return "POLY3";
+  }
+  return "?";
+}
+
+uint64_t LowMask(uint32_t w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
+
+// Values of one partition of model m needing exactly width w (runs: w >= 1).
+std::vector<uint64_t> WidthValues(Ty t, Model m, uint32_t V, uint32_t n, uint32_t w, Rng& rng,
+                                  bool centered, PartSpec* part) {
+  part->n = n;
+  part->model = m;
+  const uint64_t base = centered && TypeSigned(t) && w > 0
+                            ? Canon(t, static_cast<uint64_t>(0) - (uint64_t{1} << (w - 1)))
+                            : Canon(t, TypeMaxWord(t) - LowMask(w));
+  if (m == kFor) return ForValues(t, base, w, n, rng);
+  if (m == kConstant) return RunValues(t, base, w, n, w == 1 ? 6 : 7, rng);
+  return PredictedValues(t, m, V, n, w, rng, &part->theta);
+}
+
+// The direct evaluation a + b x + c x^2 + d x^3 that the canonical predictor
+// is not: how many rows it would get wrong.
+uint64_t RowsWhereDirectDiffers(Model m, const std::array<double, 4>& th, uint32_t V, uint64_t n) {
+  uint64_t differ = 0;
+  for (uint64_t x = 0; x < n; ++x) {
+    const double z = static_cast<double>(x);
+    double direct = th[0] + th[1] * z;
+    if (m >= kPoly2) direct = direct + th[2] * (z * z);
+    if (m >= kPoly3) direct = direct + th[3] * (z * z * z);
+    if (ToInt(direct) != ToInt(PredictY(m, th, x, V))) ++differ;
+  }
+  return differ;
+}
+
+// The canonical predictor with every a + b * c fused (what FMA contraction
+// would compute): how many rows differ.
+uint64_t RowsWhereFusedDiffers(Model m, const std::array<double, 4>& th, uint32_t V, uint64_t n) {
+  const double a = th[0], b = th[1], c = th[2], d = th[3];
+  uint64_t differ = 0;
+  for (uint64_t x = 0; x < n; ++x) {
+    const uint64_t S = 32 * uint64_t{V};
+    const uint64_t k = (x % S) / 32;
+    const double X0 = static_cast<double>((x / S) * S + x % 32);
+    double y;
+    if (m == kLinear) {
+      y = std::fma(b, X0, a);
+      for (uint64_t j = 0; j < k; ++j) y = std::fma(b, 32.0, y);
+    } else if (m == kPoly2) {
+      y = std::fma(c, X0 * X0, std::fma(b, X0, a));
+      double d1 = std::fma(c * 32.0, std::fma(2.0, X0, 32.0), b * 32.0);
+      const double d2 = 2.0 * (c * 1024.0);
+      for (uint64_t j = 0; j < k; ++j) {
+        y = y + d1;
+        d1 = d1 + d2;
+      }
+    } else {
+      auto E = [&](double z) { return std::fma(d, (z * z) * z, std::fma(c, z * z, std::fma(b, z, a))); };
+      const double e0 = E(X0), e1 = E(X0 + 32.0), e2 = E(X0 + 64.0);
+      y = e0;
+      double d1 = e1 - e0, d2 = (e2 - e1) - d1;
+      const double d3 = 6.0 * (d * 32768.0);
+      for (uint64_t j = 0; j < k; ++j) {
+        y = y + d1;
+        d1 = d1 + d2;
+        d2 = d2 + d3;
+      }
+    }
+    if (ToInt(y) != ToInt(PredictY(m, th, x, V))) ++differ;
+  }
+  return differ;
+}
+
+std::vector<uint64_t> Iota(Ty t, uint64_t n, int64_t start, int64_t step) {
+  std::vector<uint64_t> v(n);
+  for (uint64_t i = 0; i < n; ++i) v[i] = Canon(t, static_cast<uint64_t>(start + step * static_cast<int64_t>(i)));
+  return v;
+}
+
+void Append(std::vector<uint64_t>* to, const std::vector<uint64_t>& from) {
+  to->insert(to->end(), from.begin(), from.end());
+}
+
+const Ty kAllTypes[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64, Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+
+void TypeCases(const Adder& add) {
+  for (Ty t : kAllTypes) {
+    Rng rng(100 + static_cast<int>(t));
+    const int N = TypeBits(t);
+    // FOR over the whole type range (Bit_Width N, minimum and maximum
+    // present), then a narrow LINEAR partition.
+    PartSpec p0 = Part(100, kFor);
+    std::vector<uint64_t> v = ForValues(t, TypeMinWord(t), N, 100, rng);
+    std::array<double, 4> theta = {20.5, 0.75, 0, 0};
+    std::vector<int64_t> r(100);
+    for (auto& x : r) x = rng.Between(-8, 7);
+    r[0] = -8;
+    Append(&v, FromResiduals(t, kLinear, theta, 64, r));
+    ColumnSpec col = Column("v", t, v, {p0, Part(100, kLinear, theta)});
+    ExpectWidths(col, {static_cast<uint32_t>(N), 4});
+    add(Fmt("type_%s", TypeName(t)), {"6.2", "8.2", "8.3"},
+        Fmt("PhysicalType %s (%d): a FOR_BITPACK partition over the whole type range "
+            "(Bit_Width %d, the type's minimum and maximum present) and a LINEAR partition "
+            "(Bit_Width 4).", TypeName(t), static_cast<int>(t), N, N),
+        {col});
+  }
+}
+
+void ConstantCases(const Adder& add) {
+  add("constant_single_i32", {"8.1", "8.2", "8.3"},
+      "One CONSTANT partition with Bit_Width 0: 1000 rows of -123456 (one parameter word, "
+      "no payload).",
+      {Column("v", Ty::kI32, std::vector<uint64_t>(1000, Canon(Ty::kI32, static_cast<uint64_t>(-123456))),
+              {Part(1000, kConstant)})});
+  {
+    std::vector<uint64_t> v(300, 0x8000000000000000ull);
+    v.insert(v.end(), 300, 0x7FFFFFFFFFFFFFFFull);
+    v.insert(v.end(), 300, 0);
+    add("constant_extremes_i64", {"8.2", "8.3"},
+        "CONSTANT partitions holding INT64_MIN, INT64_MAX and 0 (Base words in canonical "
+        "extension).",
+        {Column("v", Ty::kI64, v, Cut(900, 300, kConstant))});
+  }
+  {
+    std::vector<uint64_t> v(200, ~uint64_t{0});
+    v.insert(v.end(), 200, 0);
+    add("constant_extremes_u64", {"8.2", "8.3"}, "CONSTANT partitions holding 2^64 - 1 and 0.",
+        {Column("v", Ty::kU64, v, Cut(400, 200, kConstant))});
+  }
+  {
+    std::vector<uint64_t> v = {Canon(Ty::kI8, static_cast<uint64_t>(-128)), 127, 0, 5};
+    std::vector<PartSpec> parts = Cut(4, 1, kConstant);
+    add("constant_one_row_partitions_i8", {"7.3", "8.3"},
+        "Four one-row CONSTANT partitions (-128, 127, 0, 5).", {Column("v", Ty::kI8, v, parts)});
+  }
+}
+
+void RunCases(const Adder& add) {
+  Rng rng(7);
+  {
+    // R = n: every row is its own run; pb = bitlen(n - 1) = 7.
+    std::vector<uint64_t> v = RunValues(Ty::kU16, 1000, 9, 100, 100, rng);
+    add("runs_r_equals_n_u16", {"8.7"},
+        "A run partition (CONSTANT, Bit_Width 9) with Num_Runs = n_p = 100: every row is its own "
+        "run; run starts are 7-bit fields 1..99.",
+        {Column("v", Ty::kU16, v, {Part(100, kConstant)})});
+  }
+  {
+    std::vector<uint64_t> v = RunValues(Ty::kI32, Canon(Ty::kI32, static_cast<uint64_t>(-70000)), 17, 3000, 512, rng);
+    add("runs_512_i32", {"8.7"},
+        "A run partition of 3000 rows with Num_Runs = 512 (Bit_Width 17, 12-bit run starts).",
+        {Column("v", Ty::kI32, v, {Part(3000, kConstant)})});
+  }
+  {
+    std::vector<uint64_t> v = RunValues(Ty::kU8, 3, 2, 2, 2, rng);
+    add("runs_two_rows_u8", {"8.7"},
+        "A run partition of 2 rows and 2 runs: pb = bitlen(1) = 1, the run start field is 1.",
+        {Column("v", Ty::kU8, v, {Part(2, kConstant)})});
+  }
+  {
+    // pb across powers of two: n = 3 (pb 2), 256 (pb 8), 257 (pb 9), 4097 (pb 13).
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    for (uint32_t n : {3u, 256u, 257u, 4097u}) {
+      Append(&v, RunValues(Ty::kI16, 0, 4, n, 3, rng));
+      parts.push_back(Part(n, kConstant));
+    }
+    add("runs_start_bits_i16", {"8.7"},
+        "Run partitions of 3, 256, 257 and 4097 rows: run starts of pb = 2, 8, 9 and 13 bits "
+        "(pb = bitlen(n_p - 1)).",
+        {Column("v", Ty::kI16, v, parts)});
+  }
+  {
+    // Adjacent runs with equal values: a SHOULD NOT (§8.8 rule 5), still valid.
+    std::vector<uint64_t> v(60);
+    for (int i = 0; i < 60; ++i) v[i] = i < 20 ? 4 : i < 40 ? 9 : 4;
+    PartSpec p = Part(60, kConstant);
+    p.extra_run_starts = {10, 30, 50};
+    add("runs_adjacent_equal_u32", {"8.7", "8.8"},
+        "Runs 4,4,9,9,4,4 (starts 0,10,20,30,40,50): adjacent runs with equal values are "
+        "discouraged (spec §8.8 rule 5, SHOULD NOT) but valid.",
+        {Column("v", Ty::kU32, v, {p})});
+  }
+  {
+    std::vector<uint64_t> v(50000, 17);
+    for (int i = 12000; i < 12001; ++i) v[i] = 200;
+    for (int i = 30000; i < 50000; ++i) v[i] = 0;
+    add("runs_long_partition_u8", {"8.7", "14"},
+        "One run partition of 50000 rows (longer than the 8192 rows of the reference "
+        "partitioner) with 4 runs, one of them a single row; 16-bit run starts.",
+        {Column("v", Ty::kU8, v, {Part(50000, kConstant)})});
+  }
+}
+
+void WidthCases(const Adder& add) {
+  struct TW {
+    Ty t;
+    uint32_t w;
+  };
+  const TW kWidths[] = {{Ty::kI64, 0},  {Ty::kI64, 1},  {Ty::kI64, 31}, {Ty::kI64, 32},
+                        {Ty::kI64, 33}, {Ty::kI64, 63}, {Ty::kI64, 64}, {Ty::kI32, 31},
+                        {Ty::kI32, 32}, {Ty::kU32, 32}, {Ty::kU64, 64}};
+  for (Model m : {kConstant, kFor, kLinear, kPoly2, kPoly3}) {
+    for (const TW& tw : kWidths) {
+      if (m == kConstant && tw.w == 0) continue;  // a run partition has Bit_Width > 0
+      Rng rng(1000 + 100 * m + tw.w + 7 * static_cast<int>(tw.t));
+      PartSpec part;
+      const uint32_t V = 8;
+      std::vector<uint64_t> v = WidthValues(tw.t, m, V, 300, tw.w, rng, true, &part);
+      ColumnSpec col = Column("v", tw.t, v, {part}, V);
+      ExpectWidths(col, {tw.w});
+      std::string desc = Fmt("%s partition of 300 rows, Bit_Width %u, %s, V = 8 (one full tile "
+                             "of 256 rows and a partial tile of 44).",
+                             ModelName(m), tw.w, TypeName(tw.t));
+      if (m == kConstant) desc = Fmt("Run partition (CONSTANT, Bit_Width %u) of 300 rows with %d runs, %s.",
+                                     tw.w, tw.w == 1 ? 6 : 7, TypeName(tw.t));
+      if (m >= kLinear && TypeBits(tw.t) == 64 && tw.w > 50) {
+        desc += " Values stay within 2^53 (spec §8.8 rule 3); the wide residuals come from a "
+                "prediction near -1.5 * 2^(w-2).";
+      }
+      add(Fmt("%s_w%u_%s", Slug(m), tw.w, TypeName(tw.t)), {"8.3", "8.5", m == kConstant ? "8.7" : "8.4"},
+          desc, {col}, {}, false);
+    }
+  }
+  // Sweeps: one partition per width.
+  struct Sweep {
+    Ty t;
+    uint32_t V, n;
+  };
+  const Sweep kSweeps[] = {{Ty::kU64, 1, 37}, {Ty::kI16, 8, 300}, {Ty::kU8, 1, 100}};
+  for (Model m : {kConstant, kFor, kLinear, kPoly2, kPoly3}) {
+    for (const Sweep& s : kSweeps) {
+      Rng rng(5000 + 10 * m + static_cast<int>(s.t));
+      std::vector<uint64_t> v;
+      std::vector<PartSpec> parts;
+      std::vector<uint32_t> widths;
+      for (uint32_t w = m == kConstant ? 1 : 0; w <= static_cast<uint32_t>(TypeBits(s.t)); ++w) {
+        PartSpec part;
+        Append(&v, WidthValues(s.t, m, s.V, s.n, w, rng, false, &part));
+        parts.push_back(part);
+        widths.push_back(w);
+      }
+      ColumnSpec col = Column("v", s.t, v, parts, s.V);
+      ExpectWidths(col, widths);
+      add(Fmt("%s_width_sweep_%s", Slug(m), TypeName(s.t)), {"8.3", "8.5", m == kConstant ? "8.7" : "8.4"},
+          Fmt("%s partitions of %u rows with every Bit_Width from %u to %d, %s, V = %u: fields "
+              "straddle byte and word boundaries at every offset.",
+              m == kConstant ? "Run (CONSTANT)" : ModelName(m), s.n, widths.front(), TypeBits(s.t),
+              TypeName(s.t), s.V),
+          {col});
+    }
+  }
+}
+
+void PredictorCases(const Adder& add) {
+  {
+    // LINEAR predictions exactly on .5, values equal to the predictions
+    // (Bit_Width 0), so any other rounding shows.
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const std::array<double, 4> thetas[] = {
+        {0.5, 1.0, 0, 0}, {-0.5, -1.0, 0, 0}, {10.5, 0.5, 0, 0}, {-1000.5, 3.0, 0, 0}};
+    for (const auto& th : thetas) {
+      std::vector<int64_t> r(300, 0);
+      Append(&v, FromResiduals(Ty::kI32, kLinear, th, 8, r));
+      parts.push_back(Part(300, kLinear, th));
+    }
+    ColumnSpec col = Column("v", Ty::kI32, v, parts, 8);
+    ExpectWidths(col, {0, 0, 0, 0});
+    add("predictor_ties_linear_i32", {"8.4", "12.3"},
+        "LINEAR partitions with Bit_Width 0 whose predictions land on .5: Theta = (0.5, 1), "
+        "(-0.5, -1), (10.5, 0.5) (the example of spec §12.3) and (-1000.5, 3). ToInt rounds ties "
+        "to even, for both parities and negative values (-0.5 -> 0, -1.5 -> -2, 2.5 -> 2).",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const std::array<double, 4> p2 = {0.5, 0, 1.0, 0}, p3 = {-0.5, 0, 0, 1.0}, p3b = {2.5, -1.0, 0.5, 0};
+    Append(&v, FromResiduals(Ty::kI64, kPoly2, p2, 64, std::vector<int64_t>(200, 0)));
+    Append(&v, FromResiduals(Ty::kI64, kPoly3, p3, 64, std::vector<int64_t>(150, 0)));
+    Append(&v, FromResiduals(Ty::kI64, kPoly2, p3b, 64, std::vector<int64_t>(200, 0)));
+    parts = {Part(200, kPoly2, p2), Part(150, kPoly3, p3), Part(200, kPoly2, p3b)};
+    ColumnSpec col = Column("v", Ty::kI64, v, parts);
+    ExpectWidths(col, {0, 0, 0});
+    add("predictor_ties_poly_i64", {"8.4"},
+        "POLY2 (0.5 + x^2), POLY3 (-0.5 + x^3) and POLY2 (2.5 - x + 0.5 x^2) partitions with "
+        "Bit_Width 0: every prediction is an exact binary64 value ending in .5, rounded to even.",
+        {col});
+  }
+  {
+    // Ties at large magnitude, where binary64 still holds halves: [2^51, 2^52).
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const double two52 = 4503599627370496.0;
+    const std::array<double, 4> thetas[] = {{two52 - 0.5, 0, 0, 0},
+                                            {two52 - 2048.5, 1.0, 0, 0},
+                                            {-(two52 - 0.5), 0, 0, 0},
+                                            {-(two52 - 1.5), -1.0, 0, 0},
+                                            {two52 / 2 + 0.5, 0, 0, 0}};
+    for (const auto& th : thetas) {
+      Append(&v, FromResiduals(Ty::kI64, kLinear, th, 64, std::vector<int64_t>(100, 0)));
+      parts.push_back(Part(100, kLinear, th));
+    }
+    ColumnSpec col = Column("v", Ty::kI64, v, parts);
+    ExpectWidths(col, {0, 0, 0, 0, 0});
+    add("predictor_ties_near_2p52_i64", {"8.4"},
+        "LINEAR predictions on .5 just below 2^52 in magnitude (2^52 - 0.5 -> 2^52, "
+        "-(2^52 - 1.5) - x, 2^51 + 0.5 -> 2^51, ...), Bit_Width 0: ties to even where binary64 "
+        "spacing is 0.5.",
+        {col});
+  }
+  {
+    // Saturation of ToInt, with small values (spec §8.8 rule 3) and
+    // 64-bit residuals.
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const double two63 = 9223372036854775808.0;
+    const double thetas[] = {two63, two63 - 1024.0, -two63, -two63 - 2048.0, 1e300, -1e300};
+    for (double th : thetas) {
+      for (int x = 0; x < 40; ++x) v.push_back(Canon(Ty::kI64, static_cast<uint64_t>(x - 20)));
+      parts.push_back(Part(40, kLinear, {th, 0, 0, 0}));
+    }
+    add("predictor_saturation_i64", {"8.4"},
+        "LINEAR partitions with constant predictions 2^63 (ToInt -> 2^63 - 1), 2^63 - 1024 "
+        "(exact), -2^63 (exact), -2^63 - 2048 (-> -2^63), 1e300 and -1e300 (saturated); values "
+        "-20..19, so residuals need 64 bits.",
+        {Column("v", Ty::kI64, v, parts)});
+  }
+  {
+    // pred = ToInt(y) mod 2^32: saturated predictions wrap, they are not
+    // clamped to the 32-bit range.
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const std::array<double, 4> thetas[] = {{1e19, 0, 0, 0},       // INT64_MAX mod 2^32 = -1
+                                            {-1e19, 0, 0, 0},      // INT64_MIN mod 2^32 = 0
+                                            {1099511627781.0, 1.0, 0, 0},  // 2^40 + 5 + x -> 5 + x
+                                            {-4294967296.5, 0.25, 0, 0}};
+    Rng rng(31);
+    for (const auto& th : thetas) {
+      std::vector<int64_t> r(100);
+      for (auto& x : r) x = rng.Between(-3, 3);
+      Append(&v, FromResiduals(Ty::kI32, kLinear, th, 64, r));
+      parts.push_back(Part(100, kLinear, th));
+    }
+    ColumnSpec col = Column("v", Ty::kI32, v, parts);
+    ExpectWidths(col, {3, 3, 3, 3});
+    add("predictor_saturation_wraps_i32", {"8.4"},
+        "i32 LINEAR partitions whose predictions leave the 32-bit range: Theta_0 = 1e19 "
+        "(ToInt = 2^63 - 1, mod 2^32 = -1), -1e19 (-2^63 -> 0), 2^40 + 5 (-> 5 + x) and "
+        "-2^32 - 0.5; values are the wrapped predictions plus residuals in [-3, 3] "
+        "(Bit_Width 3). A reader that clamps to the 32-bit range decodes them wrongly.",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const double two63 = 9223372036854775808.0;
+    for (double th : {two63, -two63, -5.0}) {
+      for (int x = 0; x < 50; ++x) v.push_back(static_cast<uint64_t>(x * 3));
+      parts.push_back(Part(50, kLinear, {th, 0, 0, 0}));
+    }
+    add("predictor_saturation_u64", {"8.4"},
+        "u64 LINEAR partitions with predictions 2^63 (ToInt 2^63 - 1), -2^63 (-> 2^63 as u64) "
+        "and -5 (-> 2^64 - 5); values 0..147.",
+        {Column("v", Ty::kU64, v, parts)});
+  }
+  {
+    // Non-finite intermediates from finite parameters.
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const std::array<double, 4> nan_poly2 = {0, 1e308, -1e308, 0};
+    const std::array<double, 4> nan_poly3 = {0, 0, 1e308, -1e308};
+    Rng rng(77);
+    for (int i = 0; i < 2; ++i) {
+      std::vector<int64_t> r(300);
+      for (auto& x : r) x = rng.Between(-100, 100);
+      const auto& th = i == 0 ? nan_poly2 : nan_poly3;
+      const Model m = i == 0 ? kPoly2 : kPoly3;
+      Append(&v, FromResiduals(Ty::kI64, m, th, 8, r));
+      parts.push_back(Part(300, m, th));
+    }
+    ColumnSpec col = Column("v", Ty::kI64, v, parts, 8);
+    add("predictor_nan_i64", {"8.4"},
+        "POLY2 (0, 1e308, -1e308) and POLY3 (0, 0, 1e308, -1e308) partitions: the finite "
+        "differences overflow to +inf and -inf and their sum is NaN, so ToInt gives 0 for most "
+        "rows (a CPU conversion instruction would give -2^63). Values are predictions plus "
+        "residuals in [-100, 100].",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const std::array<double, 4> thetas[] = {{1e308, 1e308, 0, 0}, {-1e308, -1e308, 0, 0},
+                                            {0, 1.7e306, 0, 0}};
+    for (const auto& th : thetas) {
+      for (int x = 0; x < 100; ++x) v.push_back(Canon(Ty::kI64, static_cast<uint64_t>(x - 50)));
+      parts.push_back(Part(100, kLinear, th));
+    }
+    add("predictor_inf_i64", {"8.4"},
+        "LINEAR partitions whose predictions overflow to +inf (1e308 + 1e308 X0), -inf, and "
+        "to +inf only after a few recurrence steps (Theta_1 = 1.7e306): ToInt saturates.",
+        {Column("v", Ty::kI64, v, parts)});
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    Rng rng(78);
+    for (const std::array<double, 4>& th : {std::array<double, 4>{1e308, 1e308, 0, 0},
+                                            std::array<double, 4>{-1e308, -1e308, 0, 0}}) {
+      std::vector<int64_t> r(100);
+      for (auto& x : r) x = rng.Between(-4, 3);
+      Append(&v, FromResiduals(Ty::kI32, kLinear, th, 64, r));
+      parts.push_back(Part(100, kLinear, th));
+    }
+    ColumnSpec col = Column("v", Ty::kI32, v, parts);
+    ExpectWidths(col, {3, 3});
+    add("predictor_inf_i32", {"8.4"},
+        "i32 LINEAR partitions with predictions +inf (ToInt 2^63 - 1, mod 2^32 = -1) and -inf "
+        "(-2^63 -> 0); residuals in [-4, 3].",
+        {col});
+  }
+  {
+    // Negative predictions on unsigned columns.
+    std::vector<uint64_t> v;
+    for (int x = 0; x < 200; ++x) v.push_back(static_cast<uint64_t>(x));
+    ColumnSpec c8 = Column("v", Ty::kU8, v, {Part(200, kLinear, {-100.0, 1.0, 0, 0})});
+    ExpectWidths(c8, {8});
+    add("predictor_negative_u8", {"8.3", "8.4"},
+        "u8 LINEAR partition with predictions x - 100 (negative for x < 100, taken mod 2^8); "
+        "values x = 0..199, every residual 100 (Bit_Width 8).",
+        {c8});
+    std::vector<uint64_t> w;
+    for (int x = 0; x < 300; ++x) w.push_back(static_cast<uint64_t>(x + 5));
+    ColumnSpec c64 = Column("v", Ty::kU64, w, {Part(300, kLinear, {-1000.5, 1.0, 0, 0})});
+    add("predictor_negative_u64", {"8.3", "8.4"},
+        "u64 LINEAR partition with predictions ToInt(-1000.5 + x) (negative, so near 2^64 "
+        "modulo 2^64); values x + 5, residuals about 1005.",
+        {c64});
+  }
+  {
+    // Drift of the recurrence over long lanes (V = 1024): only the
+    // canonical finite differences give these values.
+    const std::array<double, 4> lin = {3.3, 0.1, 0, 0};
+    const std::array<double, 4> p2 = {0.5, 0.1, 0.01, 0};
+    const std::array<double, 4> p3 = {0.5, 0.1, 0.01, 0.001};
+    struct Drift {
+      const char* name;
+      Model m;
+      std::array<double, 4> th;
+    };
+    for (const Drift& d : {Drift{"linear", kLinear, lin}, Drift{"poly2", kPoly2, p2}, Drift{"poly3", kPoly3, p3}}) {
+      const uint32_t n = 33000, V = 1024;
+      Rng rng(300 + d.m);
+      std::vector<int64_t> r(n);
+      for (auto& x : r) x = rng.Between(-4, 3);
+      ColumnSpec col = Column("v", Ty::kU8, FromResiduals(Ty::kU8, d.m, d.th, V, r), {Part(n, d.m, d.th)}, V);
+      ExpectWidths(col, {3});
+      add(Fmt("predictor_recurrence_%s_v1024_u8", d.name), {"8.4", "8.5"},
+          Fmt("%s partition of 33000 rows with V = 1024 (one full tile, lanes stepped up to 1023 "
+              "times) and Theta = (%.17g, %.17g, %.17g, %.17g); u8 values are the predictions mod "
+              "2^8 plus residuals in [-4, 3]. Evaluating the polynomial directly instead of the "
+              "recurrence changes the prediction of %llu rows; fusing multiply-adds (FMA) changes "
+              "%llu.",
+              ModelName(d.m), d.th[0], d.th[1], d.th[2], d.th[3],
+              static_cast<unsigned long long>(RowsWhereDirectDiffers(d.m, d.th, V, n)),
+              static_cast<unsigned long long>(RowsWhereFusedDiffers(d.m, d.th, V, n))),
+          {col});
+    }
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const double tiny = 4.9406564584124654e-324;  // the smallest subnormal
+    const std::array<double, 4> thetas[] = {{0.0, tiny, 0, 0}, {-0.0, -0.0, 0, 0}, {7.0, -tiny, 0, 0}};
+    for (const auto& th : thetas) {
+      Append(&v, FromResiduals(Ty::kI16, kLinear, th, 64, std::vector<int64_t>(64, 0)));
+      parts.push_back(Part(64, kLinear, th));
+    }
+    const std::array<double, 4> p3 = {1.0, 0, 0, tiny};
+    Append(&v, FromResiduals(Ty::kI16, kPoly3, p3, 64, std::vector<int64_t>(64, 0)));
+    parts.push_back(Part(64, kPoly3, p3));
+    ColumnSpec col = Column("v", Ty::kI16, v, parts);
+    ExpectWidths(col, {0, 0, 0, 0});
+    add("predictor_subnormal_and_negative_zero_i16", {"8.2", "8.4"},
+        "LINEAR and POLY3 parameters that are subnormal (4.9e-324) or -0.0: finite, hence valid "
+        "float words (spec §8.2), and decoded without flushing to zero.",
+        {col});
+  }
+}
+
+void WrapCases(const Adder& add) {
+  Rng rng(90);
+  {
+    std::vector<int64_t> r(256);
+    for (auto& x : r) x = rng.Between(-2, 1);
+    const std::array<double, 4> th = {127.0, 1.0, 0, 0};
+    ColumnSpec col = Column("v", Ty::kI8, FromResiduals(Ty::kI8, kLinear, th, 64, r), {Part(256, kLinear, th)});
+    ExpectWidths(col, {2});
+    add("wrap_linear_i8", {"8.3", "8.4"},
+        "i8 LINEAR partition with predictions 127 + x, which wrap modulo 2^8 (128 -> -128); "
+        "values are predictions plus residuals in [-2, 1], so they wrap too.",
+        {col});
+  }
+  {
+    std::vector<int64_t> r(400);
+    for (auto& x : r) x = rng.Between(-16, 15);
+    const std::array<double, 4> th = {65000.0, 10.0, 0.5, 0};
+    ColumnSpec col = Column("v", Ty::kU16, FromResiduals(Ty::kU16, kPoly2, th, 8, r), {Part(400, kPoly2, th)}, 8);
+    ExpectWidths(col, {5});
+    add("wrap_poly2_u16", {"8.3", "8.4"},
+        "u16 POLY2 partition with predictions 65000 + 10 x + x^2 / 2 (up to about 84000): "
+        "values wrap modulo 2^16.",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v = Iota(Ty::kU32, 100, 10, -1);
+    ColumnSpec col = Column("v", Ty::kU32, v, {Part(100, kLinear, {10.0, -1.0, 0, 0})});
+    ExpectWidths(col, {0});
+    add("wrap_linear_negative_slope_u32", {"8.3", "8.4"},
+        "u32 LINEAR partition 10 - x with Bit_Width 0: values 10, 9, ..., 0, 4294967295, ... "
+        "(predictions below zero wrap modulo 2^32).",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v = ForValues(Ty::kI32, Canon(Ty::kI32, 0x80000000ull), 32, 200, rng);
+    add("wrap_for_full_range_i32", {"8.3"},
+        "i32 FOR_BITPACK with Base = -2^31 and 32-bit offsets: Base + u(x) must be taken modulo "
+        "2^32 (Base is stored sign-extended).",
+        {Column("v", Ty::kI32, v, {Part(200, kFor)})});
+  }
+}
+
+void Around2p53Cases(const Adder& add) {
+  const uint64_t two53 = uint64_t{1} << 53;
+  {
+    std::vector<uint64_t> v;
+    for (int i = -20; i < 20; ++i) v.push_back(two53 + static_cast<uint64_t>(static_cast<int64_t>(i)));
+    for (int i = -20; i < 20; ++i) v.push_back(static_cast<uint64_t>(-static_cast<int64_t>(two53) + i));
+    for (int i = 0; i < 40; ++i) v.push_back(0x7FFFFFFFFFFFFFFFull - static_cast<uint64_t>(i * 3));
+    add("around_2p53_for_i64", {"8.3", "8.8"},
+        "i64 values around 2^53, -2^53 and 2^63 - 1 in FOR_BITPACK partitions (spec §8.8 rule 3 "
+        "forbids predicted models here): integer words never pass through binary64.",
+        {Column("v", Ty::kI64, v, Cut(120, 40, kFor))});
+  }
+  {
+    std::vector<uint64_t> v;
+    for (int i = -30; i < 30; ++i) v.push_back(two53 + static_cast<uint64_t>(static_cast<int64_t>(i)));
+    for (int i = 0; i < 60; ++i) v.push_back(~uint64_t{0} - static_cast<uint64_t>(i * 7));
+    add("around_2p53_for_u64", {"8.3", "8.8"},
+        "u64 values around 2^53 and just below 2^64 in FOR_BITPACK partitions.",
+        {Column("v", Ty::kU64, v, Cut(120, 60, kFor))});
+  }
+  {
+    // |v| = 2^53 exactly is allowed in a LINEAR partition.
+    std::vector<uint64_t> v;
+    for (int x = 0; x < 64; ++x) v.push_back(two53 - 63 + static_cast<uint64_t>(x));
+    std::vector<uint64_t> neg;
+    for (int x = 0; x < 64; ++x) neg.push_back(static_cast<uint64_t>(-static_cast<int64_t>(two53) + 63 - x));
+    Append(&v, neg);
+    ColumnSpec col = Column("v", Ty::kI64, v,
+                            {Part(64, kLinear, {9007199254740929.0, 1.0, 0, 0}),
+                             Part(64, kLinear, {-9007199254740929.0, -1.0, 0, 0})});
+    ExpectWidths(col, {0, 0});
+    add("linear_at_2p53_i64", {"8.4", "8.8"},
+        "i64 LINEAR partitions reaching exactly 2^53 and -2^53 (allowed: spec §8.8 rule 3 "
+        "forbids |v| > 2^53), Bit_Width 0.",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v;
+    for (int x = 0; x < 100; ++x) v.push_back(two53 + 2 * static_cast<uint64_t>(x) + 1);
+    ColumnSpec col = Column("v", Ty::kI64, v, {Part(100, kLinear, {9007199254740992.0, 2.0, 0, 0})});
+    ExpectWidths(col, {2});
+    add("rule3_linear_beyond_2p53_i64", {"8.4", "8.8"},
+        "An i64 LINEAR partition with values 2^53 + 2x + 1 (odd, above 2^53): it breaks spec "
+        "§8.8 rule 3, which binds writers only ('readers do not check it'). The decoding rules "
+        "still define the values (predictions 2^53 + 2x, residual 1), so readers must decode "
+        "it and deep validation must pass.",
+        {col}, {}, true);
+  }
+}
+
+void SlapCases(const Adder& add) {
+  Rng rng(60);
+  {
+    // spec §12.2: V = 64, w = 5, n = 2100.
+    std::vector<uint64_t> v = ForValues(Ty::kU16, 1000, 5, 2100, rng);
+    ColumnSpec col = Column("v", Ty::kU16, v, {Part(2100, kFor)});
+    ExpectWidths(col, {5});
+    add("slap_spec_example_12_2", {"8.5", "12.2"},
+        "The SLAP example of spec §12.2: FOR_BITPACK, V = 64, Bit_Width 5, n = 2100 (one full "
+        "tile, a partial tile of 52 rows with q = 1, r = 20), 165 payload words.",
+        {col});
+  }
+  {
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    for (uint32_t n : {1u, 5u, 31u, 32u, 33u, 63u}) {
+      PartSpec p;
+      Append(&v, PredictedValues(Ty::kI32, kLinear, 64, n, 7, rng, &p.theta));
+      p.n = n;
+      p.model = kLinear;
+      parts.push_back(p);
+      Append(&v, ForValues(Ty::kI32, 77, n == 1 ? 0 : 6, n, rng));
+      parts.push_back(Part(n, kFor));
+    }
+    add("slap_smaller_than_a_lane_i32", {"8.5"},
+        "LINEAR (Bit_Width 7) and FOR_BITPACK partitions of 1, 5, 31, 32, 33 and 63 rows with "
+        "V = 64: partial tiles with q = 0 (fewer rows than lanes), q = 1 and r = 0, 1, 31.",
+        {Column("v", Ty::kI32, v, parts)});
+  }
+  {
+    std::vector<uint64_t> v = ForValues(Ty::kI64, 5, 13, 4096 + 64, rng);
+    PartSpec p;
+    std::vector<uint64_t> w = PredictedValues(Ty::kI64, kPoly2, 64, 4096, 11, rng, &p.theta);
+    p.n = 4096;
+    p.model = kPoly2;
+    Append(&v, w);
+    ColumnSpec col = Column("v", Ty::kI64, v, {Part(4160, kFor), p});
+    ExpectWidths(col, {13, 11});
+    add("slap_full_tiles_i64", {"8.5"},
+        "FOR_BITPACK over 4160 rows (two full tiles and a partial tile of 64 rows: q = 2, r = 0) "
+        "and POLY2 over 4096 rows (exactly two full tiles, no partial tile), V = 64.",
+        {col});
+  }
+  for (uint32_t V : {1u, 8u, 1024u}) {
+    const uint32_t n = V == 1024 ? 32868 : 700;
+    const uint32_t n_for = V == 1024 ? 500 : 700;
+    PartSpec p;
+    std::vector<uint64_t> v = PredictedValues(Ty::kU8, kLinear, V, n, 3, rng, &p.theta);
+    p.n = n;
+    p.model = kLinear;
+    std::vector<uint64_t> f = ForValues(Ty::kU8, 10, 5, n_for, rng);
+    Append(&v, f);
+    ColumnSpec col = Column("v", Ty::kU8, v, {p, Part(n_for, kFor)}, V);
+    ExpectWidths(col, {3, 5});
+    add(Fmt("slap_v%u_u8", V), {"7.2", "8.4", "8.5"},
+        Fmt("values_per_lane V = %u (tiles of %u rows): a LINEAR partition of %u rows "
+            "(Bit_Width 3) and a FOR_BITPACK partition of %u rows (Bit_Width 5).",
+            V, 32 * V, n, n_for),
+        {col});
+  }
+  {
+    // Every V in one column, one chunk per V.
+    ColumnSpec col;
+    col.name = "v";
+    col.type = Ty::kU16;
+    for (uint32_t V = 1; V <= 1024; V *= 2) {
+      ChunkSpec k;
+      k.V = V;
+      PartSpec p;
+      k.values = PredictedValues(Ty::kU16, kPoly3, V, 700, 9, rng, &p.theta);
+      p.n = 700;
+      p.model = kPoly3;
+      k.parts = {p};
+      col.chunks.push_back(k);
+    }
+    add("slap_every_v_multichunk_u16", {"7.2", "8.4", "8.5"},
+        "One column of 11 chunks with V = 1, 2, 4, ..., 1024 (values_per_lane is per chunk), "
+        "each a POLY3 partition of 700 rows with Bit_Width 9.",
+        {col});
+  }
+}
+
+void ContainerCases(const Adder& add) {
+  Rng rng(40);
+  auto mixed_column = [&](const std::string& name, Ty t, uint32_t n) {
+    PartSpec lin;
+    std::vector<uint64_t> v = PredictedValues(t, kLinear, 64, n / 2, 6, rng, &lin.theta);
+    lin.n = n / 2;
+    lin.model = kLinear;
+    Append(&v, ForValues(t, 3, 4, n - n / 2, rng));
+    return Column(name, t, v, {lin, Part(n - n / 2, kFor)});
+  };
+  {
+    std::vector<ColumnSpec> cols;
+    for (Ty t : kAllTypes) cols.push_back(mixed_column(Fmt("c_%s", TypeName(t)), t, 500));
+    add("multi_column_all_types", {"6.1", "6.2"},
+        "Eight columns, one per integer type, 500 rows each (a LINEAR and a FOR_BITPACK "
+        "partition per column).",
+        cols);
+    BuildOptions zstd;
+    zstd.zstd = true;
+    add("zstd_archive_profile", {"9", "4.4"},
+        "The eight columns of multi_column_all_types with every segment stored as one zstd "
+        "frame (content size and checksum set; ZSTD_SEGMENTS required).",
+        cols, zstd);
+  }
+  {
+    BuildOptions opt;
+    opt.edit_stored = [](int, int, SegKind kind, Bytes& stored, uint64_t& decoded, uint8_t& compression) {
+      if (kind != SegKind::kPayload) return;
+      ZSTD_CCtx* cctx = ZSTD_createCCtx();
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 0);
+      Bytes out(ZSTD_compressBound(stored.size()));
+      const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), stored.data(), stored.size());
+      ZSTD_freeCCtx(cctx);
+      out.resize(n);
+      decoded = stored.size();
+      stored = out;
+      compression = 1;
+    };
+    add("zstd_payload_only_no_content_size", {"9"},
+        "Only the payload segment is zstd-compressed, with a frame that carries neither its "
+        "content size nor a checksum (both are SHOULD, spec §9); the other segments are stored "
+        "plain.",
+        {mixed_column("v", Ty::kI32, 3000)}, opt);
+  }
+  {
+    ColumnSpec col;
+    col.name = "v";
+    col.type = Ty::kI16;
+    for (uint32_t n : {1000u, 1u, 2500u}) {
+      ChunkSpec k;
+      k.values = ForValues(Ty::kI16, Canon(Ty::kI16, static_cast<uint64_t>(-300)), 9, n, rng);
+      if (n == 1) k.values = {Canon(Ty::kI16, static_cast<uint64_t>(-300))};
+      k.parts = Cut(n, 600, kFor);
+      col.chunks.push_back(k);
+    }
+    add("multi_chunk_i16", {"6.2", "7.2"},
+        "One column of three chunks of 1000, 1 and 2500 rows (row coverage of spec §6.2).",
+        {col});
+  }
+  {
+    ColumnSpec a = mixed_column("a", Ty::kU32, 300);
+    ColumnSpec b = mixed_column("b", Ty::kI64, 300);
+    BuildOptions opt;
+    opt.reorder = [](std::vector<int>& order) { std::reverse(order.begin(), order.end()); };
+    add("segments_in_reverse_order", {"4.3", "7.1"},
+        "Two columns whose segments are laid out in reverse order (column b's bounds first, "
+        "column a's partition table last). The layout is still canonical: readers must follow "
+        "the offsets, not assume an order.",
+        {a, b}, opt);
+  }
+  {
+    ColumnSpec c;
+    c.name = "v";
+    c.type = Ty::kI32;
+    add("empty_column", {"6.1", "6.2"},
+        "Footer.num_rows = 0 and one i32 column with an empty chunks vector: no segments, "
+        "Footer_Offset = 64.",
+        {c});
+    BuildOptions opt;
+    opt.edit_footer = [](FooterModel& f) { (*f.columns)[0].chunks.reset(); };
+    add("empty_column_chunks_absent", {"6.1", "6.2"},
+        "Like empty_column, but the chunks field is absent from the Column table (an absent "
+        "vector reads as empty).",
+        {c}, opt);
+    ColumnSpec d;
+    d.name = "w";
+    d.type = Ty::kU64;
+    add("empty_table_two_columns", {"6.1", "6.2"}, "Two columns (i32, u64) with 0 rows.", {c, d});
+  }
+  add("single_row_u64", {"6.2", "7.2"}, "One chunk of one row (2^64 - 1), a CONSTANT partition.",
+      {Column("v", Ty::kU64, {~uint64_t{0}}, {Part(1, kConstant)})});
+  {
+    auto col = mixed_column("ts", Ty::kI64, 400);
+    col.logical = LogicalModel{1, 1, 0, 0, std::string("Europe/Paris")};
+    auto date = mixed_column("day", Ty::kI32, 400);
+    date.logical = LogicalModel{2, 0, 0, 0, std::nullopt};
+    auto dec = mixed_column("price", Ty::kI64, 400);
+    dec.logical = LogicalModel{3, 0, 18, 4, std::nullopt};
+    auto ns = mixed_column("ns", Ty::kI64, 400);
+    ns.logical = LogicalModel{1, 3, 0, 0, std::nullopt};
+    add("logical_types", {"6.2"},
+        "Logical types: Timestamp (ms, Europe/Paris), Date, Decimal(18, 4) and Timestamp (ns, "
+        "no time zone). They never change decoded values.",
+        {col, date, dec, ns});
+    auto unknown = mixed_column("v", Ty::kI32, 100);
+    unknown.logical = LogicalModel{999, 7, 1, -1, std::string("x")};
+    add("logical_kind_unknown", {"6.2"},
+        "LogicalType.kind = 999, unknown to version 1.0: readers treat it as None.", {unknown});
+  }
+  {
+    BuildOptions opt;
+    opt.metadata = {{std::string("origin"), std::string("conformance")},
+                    {std::string("unicode"), std::string("\xC3\xA9t\xC3\xA9 \xE2\x9C\x93")},
+                    {std::string("empty"), std::string("")},
+                    {std::string("no value"), std::nullopt},
+                    {std::string("origin"), std::string("duplicate key")}};
+    add("metadata_key_values", {"6.1"},
+        "Footer.metadata with five pairs: ASCII, UTF-8, an empty value, an absent value and a "
+        "repeated key (metadata is opaque to readers).",
+        {mixed_column("v", Ty::kU8, 100)}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.writer_info = false;
+    add("writer_info_absent", {"6.1", "6.3"},
+        "No WriterInfo table (it SHOULD be present, but is optional).",
+        {mixed_column("v", Ty::kU16, 100)}, opt);
+  }
+  {
+    ColumnSpec col = mixed_column("v", Ty::kI32, 600);
+    BuildOptions no_bounds;
+    no_bounds.bounds = false;
+    add("bounds_absent", {"7.2", "7.5", "4.4"},
+        "Chunk statistics but no bounds segment (PARTITION_BOUNDS clear).", {col}, no_bounds);
+    BuildOptions no_stats;
+    no_stats.statistics = false;
+    add("statistics_absent", {"7.2", "7.6"}, "Bounds but no ChunkStatistics table.", {col}, no_stats);
+    BuildOptions neither;
+    neither.bounds = false;
+    neither.statistics = false;
+    add("bounds_and_statistics_absent", {"7.2", "7.5", "7.6"},
+        "Neither bounds nor statistics: only the three required segments.", {col}, neither);
+    BuildOptions estimate;
+    estimate.edit_footer = [](FooterModel& f) {
+      Statistics& s = *(*f.columns)[0].chunks->at(0).statistics;
+      s.distinct_count = 3;  // far from the truth, but not marked exact
+      s.distinct_count_exact = false;
+    };
+    add("statistics_distinct_estimate", {"7.6", "10.3"},
+        "statistics.distinct_count = 3 with distinct_count_exact = false: an estimate carries no "
+        "accuracy guarantee, so deep validation must not compare it.",
+        {col}, estimate);
+    BuildOptions no_minmax;
+    no_minmax.edit_footer = [](FooterModel& f) {
+      Statistics& s = *(*f.columns)[0].chunks->at(0).statistics;
+      s = Statistics{};
+      s.has_min_max = false;
+      s.distinct_count_exact = false;
+    };
+    add("statistics_all_defaults", {"7.6"},
+        "A ChunkStatistics table with every field at its default (has_min_max false, counts 0, "
+        "not exact).",
+        {col}, no_minmax);
+  }
+  {
+    BuildOptions opt;
+    opt.finish.edit_postscript = [](PostscriptFields& ps) { ps.optional_features |= (1ull << 7) | (1ull << 63); };
+    add("optional_feature_unknown_bits", {"4.2", "4.4"},
+        "Optional_Features bits 7 and 63 set: unassigned optional bits must be ignored.",
+        {mixed_column("v", Ty::kI32, 200)}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.finish.header.format_minor = 1;
+    opt.edit_footer = [](FooterModel& f) { f.future_fields = true; };
+    add("minor_version_unknown_fields", {"2", "4.2", "6"},
+        "Format_Minor 1 in header and postscript, and a footer built with an extended schema "
+        "(conformance/generator/l3_future.fbs: fields appended to Footer, Column, ColumnChunk "
+        "and ChunkStatistics, and a new table). Readers must accept any minor version and ignore "
+        "fields they do not know.",
+        {mixed_column("v", Ty::kI64, 300)}, opt);
+    BuildOptions high;
+    high.finish.header.format_minor = 65535;
+    add("minor_version_65535", {"2", "4.2"}, "Format_Minor 65535: any minor version is accepted.",
+        {mixed_column("v", Ty::kU32, 200)}, high);
+  }
+  {
+    ColumnSpec col = mixed_column("v", Ty::kI32, 200);
+    col.nullable = true;
+    add("nullable_without_validity", {"6.2", "11.1"},
+        "A nullable column whose chunk has no validity segment: every row is valid.", {col});
+  }
+  {
+    BuildOptions opt;
+    // A PGM index (provisional, spec §11.3): optional metadata a reader may
+    // ignore. Its segment follows the chunk's other segments.
+    opt.edit_footer = [](FooterModel& f) {
+      ChunkModel& c = (*f.columns)[0].chunks->at(0);
+      PgmModel pgm;
+      pgm.epsilon = 64;
+      pgm.num_keys = 300;
+      pgm.level_offsets = {0, 1};
+      c.pgm = pgm;
+    };
+    std::vector<uint64_t> sorted = Iota(Ty::kU32, 300, 100, 3);
+    BuildOptions with_segment;
+    with_segment.extra_segments = {Bytes(100, 0xA5)};
+    with_segment.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
+      PgmModel pgm;
+      pgm.epsilon = 64;
+      pgm.num_keys = 300;
+      pgm.level_offsets = {0, 1};
+      pgm.segments = extra[0];
+      (*f.columns)[0].chunks->at(0).pgm = pgm;
+    };
+    add("pgm_index_with_segment", {"4.3", "4.4", "11.3"},
+        "A chunk with a PgmIndex (provisional) whose 100-byte segment (opaque content) follows "
+        "the chunk's segments; PGM_INDEX set. Readers may ignore the index, but its segment is "
+        "part of the canonical layout (spec §4.3 counts every segment the footer references).",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, with_segment);
+    BuildOptions empty_segment = with_segment;
+    empty_segment.extra_segments = {Bytes()};
+    add("pgm_index_zero_length_segment", {"4.3", "7.1", "11.3"},
+        "A PgmIndex whose segment has stored_length 0 and offset = Footer_Offset (allowed: "
+        "offset + stored_length <= Footer_Offset, and align64 of the previous end is that "
+        "offset).",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, empty_segment);
+    BuildOptions at_64;
+    at_64.attach = [](FooterModel& f, const std::vector<SegRef>&) {
+      PgmModel pgm;
+      pgm.epsilon = 64;
+      pgm.num_keys = 300;
+      pgm.level_offsets = {0, 1};
+      SegRef empty;
+      empty.offset = 64;  // stored_length 0, checksum 0 (the CRC32C of no bytes)
+      pgm.segments = empty;
+      (*f.columns)[0].chunks->at(0).pgm = pgm;
+    };
+    add("pgm_index_zero_length_segment_at_64", {"4.3", "7.1", "11.3"},
+        "A PgmIndex whose segment has stored_length 0 at offset 64, the offset of the first "
+        "real segment. Spec §4.3 sorts segments by offset without saying how to order equal "
+        "offsets; the corpus decides that an empty segment occupies no bytes, so it sorts "
+        "before a non-empty one at the same offset and the layout is canonical.",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, at_64);
+    add("pgm_index_without_segment", {"4.4", "11.3"},
+        "A sorted column whose chunk carries a PgmIndex table (provisional) without a segment, "
+        "and PGM_INDEX set in Optional_Features: optional metadata that readers ignore.",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, opt);
+  }
+  {
+    ColumnSpec a = mixed_column("\xE6\x97\xA5\xE4\xBB\x98 \xF0\x9F\x93\x85", Ty::kI16, 100);
+    ColumnSpec b = mixed_column(std::string(65535, 'n'), Ty::kI16, 100);
+    ColumnSpec c = mixed_column("x", Ty::kI16, 100);
+    add("column_names_unicode_and_longest", {"6.2"},
+        "Column names: UTF-8 with a 4-byte sequence, 65535 bytes (the longest allowed), and "
+        "one byte.",
+        {a, b, c});
+  }
+  {
+    // Many small partitions with every model.
+    std::vector<uint64_t> v;
+    std::vector<PartSpec> parts;
+    const Model models[] = {kConstant, kFor, kLinear, kPoly2, kPoly3};
+    for (int i = 0; i < 1000; ++i) {
+      const uint32_t n = 1 + static_cast<uint32_t>(rng.Below(12));
+      const Model m = models[i % 5];
+      if (m == kConstant) {
+        if (i % 10 == 0 || n < 2) {
+          v.insert(v.end(), n, Canon(Ty::kI32, static_cast<uint64_t>(i)));
+          parts.push_back(Part(n, kConstant));
+        } else {
+          Append(&v, RunValues(Ty::kI32, static_cast<uint64_t>(i), 3, n, 2, rng));
+          parts.push_back(Part(n, kConstant));
+        }
+      } else if (m == kFor) {
+        Append(&v, ForValues(Ty::kI32, static_cast<uint64_t>(i), n == 1 ? 0 : 4, n, rng));
+        parts.push_back(Part(n, kFor));
+      } else {
+        PartSpec p;
+        Append(&v, PredictedValues(Ty::kI32, m, 64, n, n == 1 ? 0 : 5, rng, &p.theta));
+        p.n = n;
+        p.model = m;
+        parts.push_back(p);
+      }
+    }
+    add("many_small_partitions_i32", {"7.3", "8.1"},
+        "One chunk of 1000 partitions of 1..12 rows cycling through CONSTANT (single value and "
+        "runs), FOR_BITPACK, LINEAR, POLY2 and POLY3.",
+        {Column("v", Ty::kI32, v, parts)});
+  }
+}
+
+}  // namespace
+
+void AddValidCases(std::vector<Case>* cases) {
+  Adder add{cases};
+  TypeCases(add);
+  ConstantCases(add);
+  RunCases(add);
+  WidthCases(add);
+  PredictorCases(add);
+  WrapCases(add);
+  Around2p53Cases(add);
+  SlapCases(add);
+  ContainerCases(add);
+}
+
+}  // namespace l3::conformance

@@ -1,0 +1,327 @@
+#include "spec_encode.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+namespace l3::conformance {
+
+void Fail(const std::string& message) {
+  std::fprintf(stderr, "l3_conformance_gen: %s\n", message.c_str());
+  std::exit(2);
+}
+
+int TypeBits(Ty t) {
+  switch (t) {
+    case Ty::kI8: case Ty::kU8: return 8;
+    case Ty::kI16: case Ty::kU16: return 16;
+    case Ty::kI32: case Ty::kU32: return 32;
+    case Ty::kI64: case Ty::kU64: return 64;
+  }
+  Fail("bad type");
+}
+
+bool TypeSigned(Ty t) { return static_cast<uint8_t>(t) <= 4; }
+
+const char* TypeName(Ty t) {
+  static const char* const kNames[] = {"", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+  return kNames[static_cast<uint8_t>(t)];
+}
+
+namespace {
+
+uint64_t Mask(int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; }
+
+// spec §1 bitlen.
+uint32_t BitLen(uint64_t u) {
+  uint32_t n = 0;
+  while (u != 0) {
+    ++n;
+    u >>= 1;
+  }
+  return n;
+}
+
+// spec §8.8 rule 1: the smallest w with r in [-2^(w-1), 2^(w-1) - 1].
+uint32_t SignedWidth(int64_t r) {
+  if (r == 0) return 0;
+  for (uint32_t w = 1; w <= 64; ++w) {
+    const __int128 lo = -(static_cast<__int128>(1) << (w - 1));
+    const __int128 hi = (static_cast<__int128>(1) << (w - 1)) - 1;
+    if (r >= lo && r <= hi) return w;
+  }
+  return 64;
+}
+
+// The N-bit pattern of a canonical word, read as a signed number.
+int64_t AsSigned(int bits, uint64_t u) {
+  u &= Mask(bits);
+  if (bits < 64 && (u >> (bits - 1)) != 0) u |= ~Mask(bits);
+  return static_cast<int64_t>(u);
+}
+
+// spec §8.5 bit order: bit i of the stream is bit (i mod 8) of byte i / 8.
+void WriteBits(Bytes* buf, uint64_t bit, uint32_t w, uint64_t v) {
+  for (uint32_t j = 0; j < w; ++j) {
+    if ((v >> j) & 1) (*buf)[(bit + j) / 8] |= static_cast<uint8_t>(1u << ((bit + j) % 8));
+  }
+}
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+uint64_t Canon(Ty t, uint64_t u) {
+  const int bits = TypeBits(t);
+  return TypeSigned(t) ? static_cast<uint64_t>(AsSigned(bits, u)) : (u & Mask(bits));
+}
+
+bool Less(Ty t, uint64_t a, uint64_t b) {
+  return TypeSigned(t) ? static_cast<int64_t>(a) < static_cast<int64_t>(b) : a < b;
+}
+
+void SetLE(uint8_t* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+uint64_t GetLE(const uint8_t* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+void PutLE(Bytes* out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<uint8_t>(v >> (8 * i)));
+}
+
+uint64_t DoubleBits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof(u));
+  return u;
+}
+
+Bytes RawValues(Ty t, const std::vector<uint64_t>& values) {
+  Bytes out;
+  out.reserve(values.size() * TypeBits(t) / 8);
+  for (uint64_t v : values) PutLE(&out, v, TypeBits(t) / 8);
+  return out;
+}
+
+int64_t ToInt(double y) {
+  if (std::isnan(y)) return 0;
+  if (y >= 9223372036854775808.0) return INT64_MAX;
+  if (y < -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(std::nearbyint(y));  // default mode: ties to even
+}
+
+double PredictY(Model model, const std::array<double, 4>& theta, uint64_t x, uint32_t V) {
+  // spec §8.4 Position.
+  const uint64_t S = 32 * uint64_t{V};
+  const uint64_t t = x / S;
+  const uint64_t L = x % 32;
+  const uint64_t k = (x % S) / 32;
+  const double X0 = static_cast<double>(t * S + L);
+  const double a = theta[0], b = theta[1], c = theta[2], d = theta[3];
+  if (model == kLinear) {
+    double y = a + (b * X0);
+    const double step = b * 32.0;
+    for (uint64_t j = 0; j < k; ++j) y = y + step;
+    return y;
+  }
+  if (model == kPoly2) {
+    double y = (a + (b * X0)) + (c * (X0 * X0));
+    double d1 = (b * 32.0) + ((c * 32.0) * ((2.0 * X0) + 32.0));
+    const double d2 = 2.0 * (c * 1024.0);
+    for (uint64_t j = 0; j < k; ++j) {
+      y = y + d1;   // uses d1_j
+      d1 = d1 + d2;
+    }
+    return y;
+  }
+  if (model == kPoly3) {
+    auto E = [&](double z) { return ((a + (b * z)) + (c * (z * z))) + (d * ((z * z) * z)); };
+    const double e0 = E(X0), e1 = E(X0 + 32.0), e2 = E(X0 + 64.0);
+    double y = e0;
+    double d1 = e1 - e0;
+    double d2 = (e2 - e1) - d1;
+    const double d3 = 6.0 * (d * 32768.0);
+    for (uint64_t j = 0; j < k; ++j) {
+      y = y + d1;   // uses d1_j
+      d1 = d1 + d2; // uses d2_j
+      d2 = d2 + d3;
+    }
+    return y;
+  }
+  Fail("PredictY: not a predicted model");
+}
+
+uint64_t Predict(Ty t, Model model, const std::array<double, 4>& theta, uint64_t x, uint32_t V) {
+  return Canon(t, static_cast<uint64_t>(ToInt(PredictY(model, theta, x, V))));
+}
+
+uint64_t SlapBit(uint64_t n, uint32_t w, uint32_t V, uint64_t x) {
+  const uint64_t S = 32 * uint64_t{V};
+  const uint64_t T = n / S;
+  const uint64_t t = x / S;
+  const uint64_t L = x % 32;
+  const uint64_t k = (x % S) / 32;
+  if (t < T) return t * S * w + L * V * w + k * w;  // full tile
+  const uint64_t m = n - T * S;
+  const uint64_t q = m / 32, r = m % 32;
+  return T * S * w + w * (L * q + std::min(L, r)) + k * w;  // partial tile
+}
+
+PartSpec Part(uint32_t n, Model model, std::array<double, 4> theta) {
+  PartSpec p;
+  p.n = n;
+  p.model = model;
+  p.theta = theta;
+  return p;
+}
+
+std::vector<uint64_t> FromResiduals(Ty t, Model model, const std::array<double, 4>& theta,
+                                    uint32_t V, const std::vector<int64_t>& residuals) {
+  std::vector<uint64_t> out(residuals.size());
+  for (size_t x = 0; x < residuals.size(); ++x) {
+    if (SignedWidth(residuals[x]) > static_cast<uint32_t>(TypeBits(t))) {
+      Fail("FromResiduals: residual does not fit the type");
+    }
+    out[x] = Canon(t, Predict(t, model, theta, x, V) + static_cast<uint64_t>(residuals[x]));
+  }
+  return out;
+}
+
+EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& values,
+                         const std::vector<PartSpec>& parts) {
+  const int N = TypeBits(type);
+  const int value_bytes = N / 8;
+  EncodedChunk chunk;
+  chunk.type = type;
+  chunk.num_rows = values.size();
+  chunk.values_per_lane = V;
+  chunk.num_partitions = static_cast<uint32_t>(parts.size());
+  for (uint64_t v : values) {
+    if (Canon(type, v) != v) Fail("EncodeChunk: value is not a canonical word of the type");
+  }
+  std::vector<uint64_t> params;
+  Bytes payload;
+  Bytes mins, maxs;
+  uint64_t row = 0;
+  auto record = [&](uint64_t first_row, uint64_t payload_words, uint64_t param_words, uint8_t model,
+                    uint8_t width) {
+    PutLE(&chunk.partition_table, first_row, 4);
+    PutLE(&chunk.partition_table, payload_words, 4);
+    PutLE(&chunk.partition_table, param_words, 4);
+    chunk.partition_table.push_back(model);
+    chunk.partition_table.push_back(width);
+    PutLE(&chunk.partition_table, 0, 2);
+  };
+  for (const PartSpec& ps : parts) {
+    const uint64_t n = ps.n;
+    if (n == 0 || row + n > values.size()) Fail("EncodeChunk: partitions do not fit the values");
+    const uint64_t* v = values.data() + row;
+    uint64_t lo = v[0], hi = v[0];
+    for (uint64_t x = 1; x < n; ++x) {
+      if (Less(type, v[x], lo)) lo = v[x];
+      if (Less(type, hi, v[x])) hi = v[x];
+    }
+    PutLE(&mins, lo, value_bytes);
+    PutLE(&maxs, hi, value_bytes);
+    const uint64_t payload_offset = payload.size() / 8;
+    const uint64_t param_offset = params.size();
+    uint32_t w = 0;
+    Bytes stream;
+    if (ps.model == kConstant) {
+      std::set<uint64_t> starts = {0};
+      for (uint64_t x = 1; x < n; ++x) {
+        if (v[x] != v[x - 1]) starts.insert(x);
+      }
+      for (uint32_t s : ps.extra_run_starts) {
+        if (s == 0 || s >= n) Fail("EncodeChunk: extra run start outside [1, n - 1]");
+        starts.insert(s);
+      }
+      const bool runs = starts.size() > 1 || ps.force_runs;
+      if (!runs) {
+        if (ps.width || ps.base) Fail("EncodeChunk: single-value CONSTANT takes no overrides");
+        params.push_back(v[0]);  // spec §8.2: Base
+      } else {
+        std::vector<uint64_t> start_list(starts.begin(), starts.end());
+        const uint64_t R = start_list.size();
+        uint64_t run_lo = v[0];
+        for (uint64_t s : start_list) {
+          if (Less(type, v[s], run_lo)) run_lo = v[s];
+        }
+        const uint64_t base = ps.base.value_or(run_lo);
+        uint64_t widest = 0;
+        for (uint64_t s : start_list) widest = std::max(widest, (v[s] - base) & Mask(N));
+        w = BitLen(widest);
+        if (ps.width) {
+          if (*ps.width < w) Fail("EncodeChunk: run width override too small");
+          w = *ps.width;
+        }
+        if (w == 0) Fail("EncodeChunk: runs need Bit_Width > 0 (use a width override)");
+        params.push_back(base);
+        params.push_back(R);  // spec §8.2 Num_Runs
+        const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
+        const uint64_t words = CeilDiv(R * w + (R - 1) * pb, 64);
+        stream.assign(8 * words, 0);
+        for (uint64_t i = 0; i < R; ++i) WriteBits(&stream, i * w, w, v[start_list[i]] - base);
+        for (uint64_t i = 1; i < R; ++i) WriteBits(&stream, R * w + (i - 1) * pb, pb, start_list[i]);
+      }
+    } else {
+      std::vector<uint64_t> fields(n);
+      if (ps.model == kFor) {
+        const uint64_t base = ps.base.value_or(lo);
+        params.push_back(base);
+        uint64_t widest = 0;
+        for (uint64_t x = 0; x < n; ++x) {
+          fields[x] = (v[x] - base) & Mask(N);
+          widest = std::max(widest, fields[x]);
+        }
+        w = BitLen(widest);
+      } else {
+        if (ps.base) Fail("EncodeChunk: predicted models have no Base");
+        const int count = ps.model == kLinear ? 2 : ps.model == kPoly2 ? 3 : 4;
+        for (int i = 0; i < count; ++i) {
+          if (!std::isfinite(ps.theta[i])) Fail("EncodeChunk: theta must be finite");
+          params.push_back(DoubleBits(ps.theta[i]));
+        }
+        for (uint64_t x = 0; x < n; ++x) {
+          // spec §8.8 rule 1: r = (v - pred) mod 2^N as an N-bit signed number.
+          const int64_t r = AsSigned(N, v[x] - Predict(type, ps.model, ps.theta, x, V));
+          fields[x] = static_cast<uint64_t>(r);
+          w = std::max(w, SignedWidth(r));
+        }
+      }
+      if (ps.width) {
+        if (*ps.width < w) Fail("EncodeChunk: width override too small");
+        w = *ps.width;
+      }
+      stream.assign(8 * CeilDiv(n * w, 64), 0);
+      for (uint64_t x = 0; x < n; ++x) WriteBits(&stream, SlapBit(n, w, V, x), w, fields[x] & Mask(w));
+    }
+    record(row, payload_offset, param_offset, ps.model, static_cast<uint8_t>(w));
+    payload.insert(payload.end(), stream.begin(), stream.end());
+    row += n;
+  }
+  if (row != values.size()) Fail("EncodeChunk: partitions do not cover the values");
+  record(row, payload.size() / 8, params.size(), 0, 0);  // spec §7.3 sentinel
+  for (uint64_t p : params) PutLE(&chunk.parameters, p, 8);
+  chunk.payload = payload;
+  chunk.payload.insert(chunk.payload.end(), 32, 0);  // spec §8.6
+  chunk.bounds = mins;
+  chunk.bounds.insert(chunk.bounds.end(), maxs.begin(), maxs.end());
+  std::vector<uint64_t> sorted(values);
+  std::sort(sorted.begin(), sorted.end(),
+            [&](uint64_t a, uint64_t b) { return Less(type, a, b); });
+  chunk.statistics.min_value = sorted.front();
+  chunk.statistics.max_value = sorted.back();
+  chunk.statistics.distinct_count =
+      static_cast<uint64_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+  return chunk;
+}
+
+}  // namespace l3::conformance

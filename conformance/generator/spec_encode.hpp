@@ -1,0 +1,100 @@
+// A spec-literal chunk encoder for the conformance corpus (spec §7.3–§8.8).
+//
+// Written from the spec text and independent of the SDK's encoder and
+// decoder: its own predictor (§8.4), SLAP positions (§8.5), run layout
+// (§8.7) and a bit-by-bit field writer. The reference Reader then has to
+// agree with it on every committed file, which is what the corpus checks.
+//
+// Values are held as 64-bit canonical extensions (§8.2) of N-bit values, so
+// one code path serves all eight integer types.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace l3::conformance {
+
+using Bytes = std::vector<uint8_t>;
+
+/// PhysicalType values of spec §6.2 (integer types only).
+enum class Ty : uint8_t { kI8 = 1, kI16 = 2, kI32 = 3, kI64 = 4, kU8 = 5, kU16 = 6, kU32 = 7, kU64 = 8 };
+
+int TypeBits(Ty t);
+bool TypeSigned(Ty t);
+/// "i8", ..., "u64".
+const char* TypeName(Ty t);
+/// The canonical extension (§8.2) of the low N bits of `u`.
+uint64_t Canon(Ty t, uint64_t u);
+/// a < b in the type's numeric order (both canonical).
+bool Less(Ty t, uint64_t a, uint64_t b);
+/// The low N/8 bytes of each value, little-endian: the raw decoded form.
+Bytes RawValues(Ty t, const std::vector<uint64_t>& values);
+
+/// spec §8.1 Model_Type.
+enum Model : uint8_t { kConstant = 0, kFor = 1, kLinear = 2, kPoly2 = 3, kPoly3 = 4 };
+
+/// spec §8.4 ToInt.
+int64_t ToInt(double y);
+/// spec §8.4: the binary64 prediction y_k of local row x (before ToInt).
+double PredictY(Model model, const std::array<double, 4>& theta, uint64_t x, uint32_t V);
+/// pred(x) = ToInt(y) mod 2^N, as a canonical word.
+uint64_t Predict(Ty t, Model model, const std::array<double, 4>& theta, uint64_t x, uint32_t V);
+
+/// spec §8.5: stream bit of local row x's field in a partition of n rows.
+uint64_t SlapBit(uint64_t n, uint32_t w, uint32_t V, uint64_t x);
+
+/// How one partition is to be encoded. Unset overrides give what a
+/// conforming writer must write (§8.8); set ones craft the deep-validation
+/// cases.
+struct PartSpec {
+  uint32_t n = 0;
+  Model model = kFor;
+  std::array<double, 4> theta{};    ///< LINEAR, POLY2, POLY3
+  std::optional<uint32_t> width;    ///< Bit_Width instead of the minimal one
+  std::optional<uint64_t> base;     ///< FOR / runs Base word instead of the minimum
+  bool force_runs = false;          ///< CONSTANT: runs even if all values are equal
+  std::vector<uint32_t> extra_run_starts;  ///< CONSTANT: also start runs here
+};
+
+struct Statistics {
+  bool has_min_max = true;
+  uint64_t min_value = 0, max_value = 0, null_count = 0, distinct_count = 0;
+  bool distinct_count_exact = true;
+};
+
+/// The decoded bytes of a chunk's segments.
+struct EncodedChunk {
+  Ty type = Ty::kI64;
+  uint64_t num_rows = 0;
+  uint32_t values_per_lane = 64;
+  uint32_t num_partitions = 0;
+  Bytes partition_table, parameters, payload, bounds;
+  Statistics statistics;  ///< exact min, max and distinct count
+};
+
+/// Encodes `values` with the given partitions. Aborts the generator (with a
+/// message) if the partitions do not fit the values; the corpus never
+/// depends on a silent fallback.
+EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& values,
+                         const std::vector<PartSpec>& parts);
+
+/// Helpers to build partition lists.
+PartSpec Part(uint32_t n, Model model, std::array<double, 4> theta = {});
+
+/// Values v(x) = (pred(x) + r(x)) mod 2^N for a predicted partition, from
+/// chosen residuals (each must fit N bits as a signed number).
+std::vector<uint64_t> FromResiduals(Ty t, Model model, const std::array<double, 4>& theta,
+                                    uint32_t V, const std::vector<int64_t>& residuals);
+
+/// Little-endian stores.
+void PutLE(Bytes* out, uint64_t v, int bytes);
+void SetLE(uint8_t* p, uint64_t v, int bytes);
+uint64_t GetLE(const uint8_t* p, int bytes);
+uint64_t DoubleBits(double d);
+
+[[noreturn]] void Fail(const std::string& message);
+
+}  // namespace l3::conformance

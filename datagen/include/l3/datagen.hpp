@@ -5,10 +5,10 @@
 // (xoshiro256** seeded through splitmix64) and its own samplers, never the
 // std:: distributions, whose output differs between standard libraries. The
 // same call gives the same values on every platform with IEEE binary64 and a
-// correctly rounded libm for the few transcendental functions involved
-// (sin, exp, log, erfc, lgamma). Row-independent generators (linear, normal,
-// cosmos) run on several threads; their output never depends on the thread
-// count.
+// correctly rounded libm for the transcendental functions involved (sin,
+// exp, pow, log, log1p, erfc, lgamma). Row-independent generators (linear,
+// normal, cosmos, and the block fills of exp and poly) run on several
+// threads; their output never depends on the thread count.
 //
 // The formulas follow the LeCo paper's generators and the L3 repository's
 // reconstruction of the LeCo footnote datasets (see datagen/README.md). This

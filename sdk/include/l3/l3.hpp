@@ -136,6 +136,11 @@ struct WriteOptions {
   std::vector<std::pair<std::string, std::string>> metadata;
 };
 
+class Writer;
+namespace detail {
+PhysicalType WriterColumnType(const Writer& writer, int column, bool* ok);
+}  // namespace detail
+
 /// Writes an L3 file column chunk by column chunk.
 ///
 /// Values are appended per column in row order; each column buffers at most
@@ -188,6 +193,7 @@ class Writer {
   struct Impl;
 
  private:
+  friend PhysicalType detail::WriterColumnType(const Writer& writer, int column, bool* ok);
   explicit Writer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

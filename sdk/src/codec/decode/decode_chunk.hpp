@@ -13,6 +13,11 @@ namespace l3::internal {
 /// derived from the metadata lies inside view.payload. O(num_partitions).
 Status ValidateChunkMetadata(const ChunkView& view);
 
+/// The run-start rule of spec §8.7 for every run partition of the chunk:
+/// starts strictly increasing and in [1, n_p - 1] (kCorruptPayload otherwise).
+/// Precondition: ValidateChunkMetadata(view) passed. O(number of runs).
+Status ValidateRunStarts(const ChunkView& view);
+
 /// Decodes chunk rows [row_begin, row_end) into `out` (values of view.type,
 /// native byte order). Precondition: ValidateChunkMetadata(view) passed and
 /// row_begin <= row_end <= view.num_rows. Errors: kCorruptPayload (bad run

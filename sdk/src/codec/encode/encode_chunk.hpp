@@ -15,6 +15,16 @@ struct EncoderConfig {
   PhysicalType type = PhysicalType::kInt64;
   uint32_t values_per_lane = 64;
   PartitionerOptions partitioner;
+  /// Before merging, an initial partition is halved (at a multiple of 32
+  /// rows) while both halves have at least this many rows and cost less than
+  /// the whole, recursively. 0 keeps the initial partitions as cut (the L3
+  /// paper's behaviour).
+  uint32_t split_min_rows = 64;
+  /// LINEAR partitions whose least-squares residuals are narrow use the
+  /// minimax (Chebyshev) line instead, computed from convex hulls: a
+  /// quantised line then needs 0 bits at any length instead of 1. Costs up to
+  /// half the encoding speed on near-linear data; off by default.
+  bool minimax_lines = false;
   bool compute_bounds = true;
   bool compute_statistics = true;
   int num_threads = 1;  ///< >= 1; output must not depend on it

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# One whole GPU session for the CUDA backend: build (unless a build is given),
+# CPU tests (which leave their .l3 files for the GPU tests), GPU tests,
+# compute-sanitizer memcheck over the GPU tests, the benchmark, and an
+# Nsight Compute profile of a few kernel launches. Run from the repository
+# root on a machine with a CUDA GPU:
+#
+#   bash bench/gpu/run_on_device.sh [OUT_DIR]
+#
+# Environment:
+#   L3_GPU_BUILD   existing build directory with bin/l3_tests, bin/l3_gpu_tests
+#                  and bin/l3bench (default: build here into build-gpu)
+#   L3_DEPS        a prefix with the Debian dependencies unpacked (default .deps/usr
+#                  when present)
+#   L3_REAL_DATA_DIR  the real arrays (default .data/real, else ../shared/data/real)
+#   L3_STEPS       steps to run (default "tests memcheck bench ncu")
+#   L3_BENCH_ARGS  extra l3bench arguments
+#   L3_COMMIT      commit named in the report (default: git rev-parse)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out="${1:-${OUT:-out/gpu}}"
+mkdir -p "$out"
+steps="${L3_STEPS:-tests memcheck bench ncu}"
+status=0
+
+deps="${L3_DEPS:-$PWD/.deps/usr}"
+if [ -d "$deps" ]; then
+  export PATH="$deps/bin:$PATH"
+  export LD_LIBRARY_PATH="$deps/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  prefix_args=(-DCMAKE_PREFIX_PATH="$deps"
+               -DFlatBuffers_DIR="$deps/lib/x86_64-linux-gnu/cmake/flatbuffers"
+               -Dzstd_DIR="$deps/lib/x86_64-linux-gnu/cmake/zstd" -DZLIB_ROOT="$deps")
+else
+  prefix_args=()
+fi
+if [ -z "${L3_REAL_DATA_DIR:-}" ]; then
+  if [ -d .data/real ]; then export L3_REAL_DATA_DIR="$PWD/.data/real"
+  else export L3_REAL_DATA_DIR="$PWD/../shared/data/real"; fi
+fi
+commit="${L3_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv | tee "$out/nvidia-smi.txt"
+
+build="${L3_GPU_BUILD:-}"
+if [ -z "$build" ]; then
+  build=build-gpu
+  echo "== build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
+        >"$out/build.log" 2>&1 &&
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3bench >>"$out/build.log" 2>&1 ||
+    { tail -40 "$out/build.log"; exit 1; }
+fi
+bin="$build/bin"
+
+if [[ " $steps " == *" tests "* ]]; then
+  echo "== CPU tests (writing their .l3 files for the GPU tests)"
+  export L3_TEST_FILES_DIR="$PWD/$build/test-files"
+  mkdir -p "$L3_TEST_FILES_DIR"
+  "$bin/l3_tests" --no-version >"$out/cpu-tests.log" 2>&1 || { echo "CPU tests FAILED"; status=1; }
+  tail -3 "$out/cpu-tests.log"
+  echo "   $(find "$L3_TEST_FILES_DIR" -name '*.l3' | wc -l) .l3 files in $L3_TEST_FILES_DIR"
+  echo "== GPU tests"
+  "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/gpu-tests.log" | tail -15
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "GPU tests FAILED"; status=1; }
+fi
+
+if [[ " $steps " == *" memcheck "* ]]; then
+  echo "== compute-sanitizer memcheck over the GPU tests"
+  compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 20 \
+    "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/memcheck.log" | tail -8
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "memcheck FAILED"; status=1; }
+fi
+
+if [[ " $steps " == *" bench "* ]]; then
+  echo "== benchmark"
+  # shellcheck disable=SC2086
+  "$bin/l3bench" --real --commit "$commit" --json "$out/gpu.json" --md "$out/gpu.md" \
+    ${L3_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log" | grep -v '^|' | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "benchmark FAILED or found a mismatch"; status=1; }
+fi
+
+if [[ " $steps " == *" ncu "* ]]; then
+  echo "== Nsight Compute: one decode launch of each of three datasets, one Take launch"
+  for ds in linear uniform40 cosmos; do
+    ncu --kernel-name regex:DecodeRowsKernel --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+        --section WarpStateStats --section SchedulerStats --section LaunchStats \
+        "$bin/l3bench" --datasets "$ds" --reps 1 --queries 1000 --scale "${L3_NCU_SCALE:-0.1}" \
+        >"$out/ncu-$ds.txt" 2>&1 || echo "ncu on $ds failed"
+    grep -E "DecodeRowsKernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible" \
+      "$out/ncu-$ds.txt" | head -14
+  done
+  ncu --kernel-name regex:TakeKernel --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+      "$bin/l3bench" --datasets linear --reps 1 --scale 0.5 >"$out/ncu-take.txt" 2>&1 ||
+    echo "ncu on Take failed"
+  grep -E "TakeKernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|L1/TEX Hit|L2 Hit" \
+    "$out/ncu-take.txt" | head -8
+fi
+exit $status

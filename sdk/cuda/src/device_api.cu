@@ -1,0 +1,307 @@
+// The device layer of l3/cuda.hpp: host-side checks, launch configuration
+// and dispatch by value size. Nothing here allocates or synchronizes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <new>
+#include <string>
+
+#include "codec/decode/decode_chunk.hpp"
+#include "cuda_status.hpp"
+#include "format/layout.hpp"
+#include "kernels/decode_kernels.cuh"
+#include "l3/cuda.hpp"
+
+namespace l3::cuda {
+
+namespace {
+
+using detail::ChunkSet;
+using detail::KernelChunk;
+using detail::kMaxLaunchChunks;
+
+constexpr uint32_t kDefaultBlockThreads = 128;
+constexpr uint32_t kDefaultSpanRows = 2048;
+
+bool Aligned(const void* p, size_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
+
+/// The checks on a descriptor that kernels rely on: the counts and sizes
+/// that bound every address (a DeviceChunk is plain data and may have been
+/// edited since MakeDeviceChunk).
+Status CheckDescriptor(const DeviceChunk& c) {
+  if (!PhysicalTypeIsInteger(c.type)) {
+    return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
+  }
+  if (c.num_rows == 0 || c.num_rows > UINT32_MAX || c.num_partitions == 0 ||
+      c.num_partitions > c.num_rows || !internal::IsValidValuesPerLane(c.values_per_lane)) {
+    return Status(StatusCode::kInvalidArgument, "malformed DeviceChunk counts");
+  }
+  if (c.partition_table == nullptr || c.parameters == nullptr || c.payload == nullptr ||
+      !Aligned(c.partition_table, 16) || !Aligned(c.parameters, 8) || !Aligned(c.payload, 8)) {
+    return Status(StatusCode::kInvalidArgument, "DeviceChunk pointers null or misaligned");
+  }
+  if (c.parameters_bytes % 8 != 0 || c.payload_bytes % 8 != 0 ||
+      c.payload_bytes < internal::kPayloadPaddingBytes) {
+    return Status(StatusCode::kInvalidArgument, "malformed DeviceChunk segment sizes");
+  }
+  return Status::OK();
+}
+
+Status CheckChunks(const DeviceChunk* chunks, size_t num_chunks) {
+  if (chunks == nullptr || num_chunks == 0) {
+    return Status(StatusCode::kInvalidArgument, "no chunks");
+  }
+  for (size_t i = 0; i < num_chunks; ++i) {
+    L3_CUDA_RETURN_NOT_OK(CheckDescriptor(chunks[i]));
+    if (chunks[i].type != chunks[0].type) {
+      return Status(StatusCode::kInvalidArgument, "chunks of different types");
+    }
+    if (i > 0 && chunks[i].first_row != chunks[i - 1].first_row + chunks[i - 1].num_rows) {
+      return Status(StatusCode::kInvalidArgument, "chunks are not consecutive");
+    }
+  }
+  return Status::OK();
+}
+
+KernelChunk ToKernelChunk(const DeviceChunk& c) {
+  KernelChunk k{};
+  k.table = static_cast<const uint4*>(c.partition_table);
+  k.params = static_cast<const uint64_t*>(c.parameters);
+  k.payload = static_cast<const uint64_t*>(c.payload);
+  k.first_row = c.first_row;
+  k.param_words = c.parameters_bytes / 8;
+  k.payload_words = c.payload_bytes / 8;
+  k.num_rows = static_cast<uint32_t>(c.num_rows);
+  k.num_partitions = c.num_partitions;
+  k.values_per_lane = c.values_per_lane;
+  return k;
+}
+
+/// Chunks [first, last) as one launch's parameter.
+ChunkSet MakeChunkSet(const DeviceChunk* chunks, size_t first, size_t last) {
+  ChunkSet set{};
+  set.count = static_cast<uint32_t>(last - first);
+  for (size_t i = first; i < last; ++i) set.chunk[i - first] = ToKernelChunk(chunks[i]);
+  return set;
+}
+
+int SmCount() {
+  int device = 0;
+  int sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 132;
+  }
+  return sms;
+}
+
+template <typename U, int kV>
+Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
+                    cudaStream_t stream) {
+  detail::DecodeRowsKernel<U, kV><<<blocks, threads, 0, stream>>>(args);
+  return CheckLaunch("DecodeRowsKernel");
+}
+
+template <typename U>
+Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, uint32_t blocks,
+                       uint32_t threads, cudaStream_t stream) {
+  // V = 64 (the writer's default) gets its own instantiation, so that the
+  // tile geometry of layout.hpp folds into shifts.
+  if (all_v64) return LaunchDecode<U, 64>(args, blocks, threads, stream);
+  return LaunchDecode<U, 0>(args, blocks, threads, stream);
+}
+
+template <typename U>
+void LaunchTake(const detail::TakeArgs& args, uint32_t blocks, cudaStream_t stream) {
+  detail::TakeKernel<U><<<blocks, kDefaultBlockThreads, 0, stream>>>(args);
+}
+
+Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                      uint64_t row_end, void* d_out, size_t out_bytes, cudaStream_t stream,
+                      const LaunchConfig& config) {
+  L3_CUDA_RETURN_NOT_OK(CheckChunks(chunks, num_chunks));
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  if (row_begin > row_end || row_begin < column_begin || row_end > column_end) {
+    return Status(StatusCode::kOutOfRange, "row range outside the chunks");
+  }
+  const int value_bytes = PhysicalTypeBytes(chunks[0].type);
+  const uint64_t rows = row_end - row_begin;
+  if (rows == 0) return Status::OK();
+  if (d_out == nullptr || !Aligned(d_out, value_bytes)) {
+    return Status(StatusCode::kInvalidArgument, "output null or misaligned");
+  }
+  if (out_bytes / value_bytes < rows) {
+    return Status(StatusCode::kBufferTooSmall, "output smaller than the row range");
+  }
+  const uint32_t threads = config.block_threads != 0 ? config.block_threads : kDefaultBlockThreads;
+  if (threads % 32 != 0 || threads > 256) {
+    return Status(StatusCode::kInvalidArgument, "block_threads must be a multiple of 32, <= 256");
+  }
+  const uint32_t warps_per_block = threads / 32;
+
+  // One launch per group of up to kMaxLaunchChunks chunks that overlap the
+  // range.
+  size_t first = 0;
+  while (chunks[first].first_row + chunks[first].num_rows <= row_begin) ++first;
+  while (first < num_chunks && chunks[first].first_row < row_end) {
+    size_t last = first;
+    bool all_v64 = true;
+    uint32_t max_v = 1;
+    while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
+      all_v64 = all_v64 && chunks[last].values_per_lane == 64;
+      max_v = std::max(max_v, chunks[last].values_per_lane);
+      ++last;
+    }
+    detail::DecodeArgs args{};
+    args.chunks = MakeChunkSet(chunks, first, last);
+    args.row_begin = std::max(row_begin, chunks[first].first_row);
+    args.row_end = std::min(row_end, chunks[last - 1].first_row + chunks[last - 1].num_rows);
+    // Spans are whole tiles of the largest V, so that a span holds at least
+    // one tile start of every full-tile partition.
+    const uint64_t tile_rows = uint64_t{internal::kLanes} * max_v;
+    const uint64_t wanted = config.span_rows != 0 ? config.span_rows : kDefaultSpanRows;
+    const uint64_t span_rows = (wanted + tile_rows - 1) / tile_rows * tile_rows;
+    if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
+    args.span_rows = static_cast<uint32_t>(span_rows);
+    args.prefetch_l2 = config.prefetch_payload;
+    const uint64_t block_rows = span_rows * warps_per_block;
+    args.num_block_spans = (args.row_end - args.row_begin + block_rows - 1) / block_rows;
+    args.out = static_cast<uint8_t*>(d_out) + (args.row_begin - row_begin) * value_bytes;
+    uint64_t blocks = args.num_block_spans;
+    if (config.max_blocks != 0) blocks = std::min<uint64_t>(blocks, config.max_blocks);
+    blocks = std::min<uint64_t>(blocks, INT32_MAX);
+    const uint32_t grid = static_cast<uint32_t>(blocks);
+    Status launched;
+    switch (value_bytes) {
+      case 1: launched = LaunchDecodeByV<uint8_t>(args, all_v64, grid, threads, stream); break;
+      case 2: launched = LaunchDecodeByV<uint16_t>(args, all_v64, grid, threads, stream); break;
+      case 4: launched = LaunchDecodeByV<uint32_t>(args, all_v64, grid, threads, stream); break;
+      default: launched = LaunchDecodeByV<uint64_t>(args, all_v64, grid, threads, stream); break;
+    }
+    L3_CUDA_RETURN_NOT_OK(launched);
+    first = last;
+  }
+  return Status::OK();
+}
+
+Status TakeImpl(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+                size_t num_rows, void* d_out, size_t out_bytes, cudaStream_t stream) {
+  L3_CUDA_RETURN_NOT_OK(CheckChunks(chunks, num_chunks));
+  if (num_rows == 0) return Status::OK();
+  const int value_bytes = PhysicalTypeBytes(chunks[0].type);
+  if (d_rows == nullptr || d_out == nullptr || !Aligned(d_rows, 8) ||
+      !Aligned(d_out, value_bytes)) {
+    return Status(StatusCode::kInvalidArgument, "row ids or output null or misaligned");
+  }
+  if (out_bytes / value_bytes < num_rows) {
+    return Status(StatusCode::kBufferTooSmall, "output smaller than the number of row ids");
+  }
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  const uint64_t blocks = std::min<uint64_t>((num_rows + kDefaultBlockThreads - 1) / kDefaultBlockThreads,
+                                             uint64_t{16} * SmCount());
+  for (size_t first = 0; first < num_chunks; first += kMaxLaunchChunks) {
+    const size_t last = std::min(num_chunks, first + kMaxLaunchChunks);
+    detail::TakeArgs args{};
+    args.chunks = MakeChunkSet(chunks, first, last);
+    args.window_begin = chunks[first].first_row;
+    args.window_end = chunks[last - 1].first_row + chunks[last - 1].num_rows;
+    args.column_begin = column_begin;
+    args.column_end = column_end;
+    args.write_outside = first == 0;
+    args.rows = d_rows;
+    args.num_rows = num_rows;
+    args.out = d_out;
+    const uint32_t grid = static_cast<uint32_t>(blocks);
+    switch (value_bytes) {
+      case 1: LaunchTake<uint8_t>(args, grid, stream); break;
+      case 2: LaunchTake<uint16_t>(args, grid, stream); break;
+      case 4: LaunchTake<uint32_t>(args, grid, stream); break;
+      default: LaunchTake<uint64_t>(args, grid, stream); break;
+    }
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("TakeKernel"));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool DeviceAvailable() noexcept {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return count > 0;
+}
+
+Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
+                                    const void* d_parameters, const void* d_payload) {
+  try {
+    if (!PhysicalTypeIsInteger(view.type)) {
+      return Status(StatusCode::kUnsupportedFeature,
+                    "the CUDA backend decodes integer columns only");
+    }
+    // spec §10.2: the partition-table and parameter checks, before any
+    // kernel sees the chunk.
+    L3_CUDA_RETURN_NOT_OK(internal::ValidateChunkMetadata(view));
+    DeviceChunk c;
+    c.type = view.type;
+    c.first_row = view.first_row;
+    c.num_rows = view.num_rows;
+    c.values_per_lane = view.values_per_lane;
+    c.num_partitions = view.num_partitions;
+    c.partition_table = d_partition_table;
+    c.parameters = d_parameters;
+    c.parameters_bytes = view.parameters_bytes;
+    c.payload = d_payload;
+    c.payload_bytes = view.payload_bytes;
+    L3_CUDA_RETURN_NOT_OK(CheckDescriptor(c));
+    return c;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+Result<size_t> DecodeRowsTempBytes(const DeviceChunk* chunks, size_t num_chunks,
+                                   uint64_t row_begin, uint64_t row_end) {
+  L3_CUDA_RETURN_NOT_OK(CheckChunks(chunks, num_chunks));
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  if (row_begin > row_end || row_begin < chunks[0].first_row || row_end > column_end) {
+    return Status(StatusCode::kOutOfRange, "row range outside the chunks");
+  }
+  return size_t{0};
+}
+
+Status DecodeRows(const DeviceChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                  uint64_t row_end, void* d_out, size_t out_bytes, void* /*d_temp*/,
+                  size_t /*temp_bytes*/, cudaStream_t stream, const LaunchConfig& config) {
+  try {
+    return DecodeRowsImpl(chunks, num_chunks, row_begin, row_end, d_out, out_bytes, stream,
+                          config);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+Result<size_t> TakeTempBytes(const DeviceChunk* chunks, size_t num_chunks, size_t /*num_rows*/) {
+  L3_CUDA_RETURN_NOT_OK(CheckChunks(chunks, num_chunks));
+  return size_t{0};
+}
+
+Status Take(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+            size_t num_rows, void* d_out, size_t out_bytes, void* /*d_temp*/,
+            size_t /*temp_bytes*/, cudaStream_t stream) {
+  try {
+    return TakeImpl(chunks, num_chunks, d_rows, num_rows, d_out, out_bytes, stream);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+}  // namespace l3::cuda

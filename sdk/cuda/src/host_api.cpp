@@ -1,0 +1,278 @@
+// The host convenience layer of l3/cuda.hpp: Reader -> pinned memory ->
+// device. Unlike the device layer it allocates (pinned staging, device
+// segment buffers) and waits on events to recycle its staging buffers.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "cuda_status.hpp"
+#include "l3/cuda.hpp"
+
+namespace l3::cuda {
+
+namespace {
+
+constexpr uint64_t kSegmentAlignment = 256;
+
+uint64_t AlignUp(uint64_t x) { return (x + kSegmentAlignment - 1) / kSegmentAlignment * kSegmentAlignment; }
+
+/// Where a chunk's three segments go in one contiguous device (and staging)
+/// region.
+struct ChunkLayout {
+  uint64_t table_bytes = 0;
+  uint64_t params_offset = 0;
+  uint64_t payload_offset = 0;
+  uint64_t total_bytes = 0;
+};
+
+ChunkLayout LayoutOf(const ChunkView& view) {
+  ChunkLayout l;
+  l.table_bytes = (uint64_t{view.num_partitions} + 1) * 16;
+  l.params_offset = AlignUp(l.table_bytes);
+  l.payload_offset = l.params_offset + AlignUp(view.parameters_bytes);
+  l.total_bytes = l.payload_offset + AlignUp(view.payload_bytes);
+  return l;
+}
+
+void Stage(const ChunkView& view, const ChunkLayout& l, uint8_t* dst) {
+  std::memcpy(dst, view.partition_table, l.table_bytes);
+  std::memcpy(dst + l.params_offset, view.parameters, view.parameters_bytes);
+  std::memcpy(dst + l.payload_offset, view.payload, view.payload_bytes);
+}
+
+/// A descriptor of a view the Reader has already validated (GetChunkView
+/// runs the spec §10.2 checks), without repeating the O(P) checks.
+DeviceChunk DescribeValidated(const ChunkView& view, const ChunkLayout& l, const uint8_t* base) {
+  DeviceChunk c;
+  c.type = view.type;
+  c.first_row = view.first_row;
+  c.num_rows = view.num_rows;
+  c.values_per_lane = view.values_per_lane;
+  c.num_partitions = view.num_partitions;
+  c.partition_table = base;
+  c.parameters = base + l.params_offset;
+  c.parameters_bytes = view.parameters_bytes;
+  c.payload = base + l.payload_offset;
+  c.payload_bytes = view.payload_bytes;
+  return c;
+}
+
+Status CheckColumn(const Reader& reader, int column) {
+  if (column < 0 || column >= reader.num_columns()) {
+    return Status(StatusCode::kOutOfRange, "column index out of range");
+  }
+  if (!PhysicalTypeIsInteger(reader.column(column).type)) {
+    return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// DeviceColumnBuffer
+
+struct DeviceColumnBuffer::Impl {
+  PhysicalType type = PhysicalType::kInt64;
+  uint64_t num_rows = 0;
+  uint64_t compressed_bytes = 0;
+  void* device = nullptr;
+  std::vector<DeviceChunk> chunks;
+
+  ~Impl() {
+    if (device != nullptr) cudaFree(device);
+  }
+};
+
+DeviceColumnBuffer::DeviceColumnBuffer() : impl_(std::make_unique<Impl>()) {}
+DeviceColumnBuffer::DeviceColumnBuffer(DeviceColumnBuffer&&) noexcept = default;
+DeviceColumnBuffer& DeviceColumnBuffer::operator=(DeviceColumnBuffer&&) noexcept = default;
+DeviceColumnBuffer::~DeviceColumnBuffer() = default;
+
+PhysicalType DeviceColumnBuffer::type() const { return impl_->type; }
+uint64_t DeviceColumnBuffer::num_rows() const { return impl_->num_rows; }
+const std::vector<DeviceChunk>& DeviceColumnBuffer::chunks() const { return impl_->chunks; }
+uint64_t DeviceColumnBuffer::compressed_bytes() const { return impl_->compressed_bytes; }
+
+Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaStream_t stream) {
+  try {
+    L3_CUDA_RETURN_NOT_OK(CheckColumn(reader, column));
+    const ColumnInfo& info = reader.column(column);
+    DeviceColumnBuffer buffer;
+    DeviceColumnBuffer::Impl& impl = *buffer.impl_;
+    impl.type = info.type;
+    impl.num_rows = info.num_rows;
+
+    std::vector<ChunkView> views;
+    std::vector<ChunkLayout> layouts;
+    std::vector<uint64_t> offsets;
+    uint64_t total = 0;
+    uint64_t largest = 0;
+    for (size_t c = 0; c < info.chunks.size(); ++c) {
+      Result<ChunkView> view = reader.GetChunkView(column, static_cast<int>(c));
+      if (!view.ok()) return view.status();
+      views.push_back(*view);
+      layouts.push_back(LayoutOf(*view));
+      offsets.push_back(total);
+      total += layouts.back().total_bytes;
+      largest = std::max(largest, layouts.back().total_bytes);
+      impl.compressed_bytes += layouts.back().table_bytes + view->parameters_bytes + view->payload_bytes;
+    }
+    if (views.empty()) return buffer;
+
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMalloc(&impl.device, total), "cudaMalloc"));
+    void* staging = nullptr;
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMallocHost(&staging, largest), "cudaMallocHost"));
+    Status status;
+    for (size_t c = 0; c < views.size() && status.ok(); ++c) {
+      Stage(views[c], layouts[c], static_cast<uint8_t*>(staging));
+      uint8_t* dst = static_cast<uint8_t*>(impl.device) + offsets[c];
+      status = CudaStatus(cudaMemcpyAsync(dst, staging, layouts[c].total_bytes,
+                                          cudaMemcpyHostToDevice, stream),
+                          "cudaMemcpyAsync");
+      if (status.ok()) status = CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      if (status.ok()) impl.chunks.push_back(DescribeValidated(views[c], layouts[c], dst));
+    }
+    cudaFreeHost(staging);
+    if (!status.ok()) return status;
+    return buffer;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Loader
+
+struct Loader::Impl {
+  struct Slot {
+    void* pinned = nullptr;
+    uint64_t pinned_bytes = 0;
+    void* device = nullptr;
+    uint64_t device_bytes = 0;
+    cudaStream_t stream = nullptr;
+    cudaEvent_t done = nullptr;
+    bool busy = false;
+  };
+  Slot slots[2];
+  cudaEvent_t start = nullptr;
+
+  ~Impl() {
+    for (Slot& s : slots) {
+      if (s.stream != nullptr) cudaStreamSynchronize(s.stream);
+      if (s.pinned != nullptr) cudaFreeHost(s.pinned);
+      if (s.device != nullptr) cudaFree(s.device);
+      if (s.done != nullptr) cudaEventDestroy(s.done);
+      if (s.stream != nullptr) cudaStreamDestroy(s.stream);
+    }
+    if (start != nullptr) cudaEventDestroy(start);
+  }
+
+  Status Reserve(Slot& s, uint64_t bytes) {
+    if (s.pinned_bytes < bytes) {
+      if (s.pinned != nullptr) cudaFreeHost(s.pinned);
+      s.pinned = nullptr;
+      s.pinned_bytes = 0;
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMallocHost(&s.pinned, bytes), "cudaMallocHost"));
+      s.pinned_bytes = bytes;
+    }
+    if (s.device_bytes < bytes) {
+      if (s.device != nullptr) cudaFree(s.device);
+      s.device = nullptr;
+      s.device_bytes = 0;
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMalloc(&s.device, bytes), "cudaMalloc"));
+      s.device_bytes = bytes;
+    }
+    return Status::OK();
+  }
+};
+
+Loader::Loader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Loader::Loader(Loader&&) noexcept = default;
+Loader& Loader::operator=(Loader&&) noexcept = default;
+Loader::~Loader() = default;
+
+Result<Loader> Loader::Create() {
+  try {
+    auto impl = std::make_unique<Impl>();
+    for (Impl::Slot& s : impl->slots) {
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking),
+                                       "cudaStreamCreateWithFlags"));
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming),
+                                       "cudaEventCreateWithFlags"));
+    }
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaEventCreateWithFlags(&impl->start, cudaEventDisableTiming),
+                                     "cudaEventCreateWithFlags"));
+    return Loader(std::move(impl));
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+Status Loader::ReadRows(const Reader& reader, int column, uint64_t row_begin, uint64_t row_end,
+                        void* d_out, size_t out_bytes, cudaStream_t stream) {
+  try {
+    L3_CUDA_RETURN_NOT_OK(CheckColumn(reader, column));
+    const ColumnInfo& info = reader.column(column);
+    if (row_begin > row_end || row_end > info.num_rows) {
+      return Status(StatusCode::kOutOfRange, "row range outside the column");
+    }
+    const int value_bytes = PhysicalTypeBytes(info.type);
+    if (out_bytes / value_bytes < row_end - row_begin) {
+      return Status(StatusCode::kBufferTooSmall, "output smaller than the row range");
+    }
+    if (row_begin == row_end) return Status::OK();
+
+    Impl& impl = *impl_;
+    // The decodes write d_out: order them after the caller's earlier work.
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaEventRecord(impl.start, stream), "cudaEventRecord"));
+    for (Impl::Slot& s : impl.slots) {
+      L3_CUDA_RETURN_NOT_OK(
+          CudaStatus(cudaStreamWaitEvent(s.stream, impl.start, 0), "cudaStreamWaitEvent"));
+    }
+    int used = 0;
+    for (size_t c = 0; c < info.chunks.size(); ++c) {
+      const ChunkInfo& chunk = info.chunks[c];
+      const uint64_t begin = std::max(row_begin, chunk.first_row);
+      const uint64_t end = std::min(row_end, chunk.first_row + chunk.num_rows);
+      if (begin >= end) continue;
+      Impl::Slot& s = impl.slots[used++ % 2];
+      // The slot's staging buffers are free once its previous copy and
+      // decode are done; meanwhile the other slot's work runs.
+      if (s.busy) {
+        L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaEventSynchronize(s.done), "cudaEventSynchronize"));
+        s.busy = false;
+      }
+      Result<ChunkView> view = reader.GetChunkView(column, static_cast<int>(c));
+      if (!view.ok()) return view.status();
+      const ChunkLayout layout = LayoutOf(*view);
+      L3_CUDA_RETURN_NOT_OK(impl.Reserve(s, layout.total_bytes));
+      Stage(*view, layout, static_cast<uint8_t*>(s.pinned));
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMemcpyAsync(s.device, s.pinned, layout.total_bytes,
+                                                       cudaMemcpyHostToDevice, s.stream),
+                                       "cudaMemcpyAsync"));
+      const DeviceChunk dc = DescribeValidated(*view, layout, static_cast<const uint8_t*>(s.device));
+      uint8_t* out = static_cast<uint8_t*>(d_out) + (begin - row_begin) * value_bytes;
+      L3_CUDA_RETURN_NOT_OK(DecodeRows(&dc, 1, begin, end, out, (end - begin) * value_bytes,
+                                       nullptr, 0, s.stream));
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaEventRecord(s.done, s.stream), "cudaEventRecord"));
+      s.busy = true;
+    }
+    for (Impl::Slot& s : impl.slots) {
+      if (s.busy) {
+        L3_CUDA_RETURN_NOT_OK(
+            CudaStatus(cudaStreamWaitEvent(stream, s.done, 0), "cudaStreamWaitEvent"));
+      }
+    }
+    return Status::OK();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+}  // namespace l3::cuda

@@ -1,0 +1,556 @@
+// The decode and random-access kernels (spec §8.3–§8.7).
+//
+// Work decomposition. The paper's decoder spends one thread block per
+// partition, which idles most of a block on the 256-row partitions that
+// dominate high-entropy data. Here the unit of work is a warp and a *tile*
+// (spec §8.5: S = 32 * V rows of one partition, or its partial tile): the
+// output rows are cut into spans, and the warp that owns a span decodes every
+// tile whose first row lies in it, whole, so a tile is never split between
+// warps and never needs its predictor or bit reader replayed. A partition of
+// 256 rows is one partial tile: 8 steps of one warp, not a block.
+//
+// Within a tile, lane L decodes rows t*S + L + 32k, k = 0, 1, ...: it reads
+// its own contiguous run of fields with a sequential bit reader, steps the
+// canonical FP64 finite-difference predictor (predictor.hpp, _rn
+// intrinsics, no FMA), and the warp stores 32 consecutive rows per step.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/device_chunk.cuh"
+
+namespace l3::cuda::detail {
+
+struct DecodeArgs {
+  ChunkSet chunks;
+  uint64_t row_begin;  // column rows [row_begin, row_end) go to out[0 ..)
+  uint64_t row_end;
+  uint64_t num_block_spans;  // units of (warps per block) * span_rows rows
+  uint32_t span_rows;
+  bool prefetch_l2;  // bulk-prefetch each block's payload into L2
+  void* out;
+};
+
+/// A partition record and its parameter words, staged in shared memory by
+/// the block (one thread per partition) so that the warps decoding its tiles
+/// neither repeat the checks nor wait on the loads.
+struct StagedPartition {
+  DevicePartition d;
+  uint64_t params[4];  // spec §8.2 words, ParamCount of them; the rest 0
+};
+
+struct TakeArgs {
+  ChunkSet chunks;
+  uint64_t window_begin;  // rows of this launch's chunks
+  uint64_t window_end;
+  uint64_t column_begin;  // rows of the whole column; rows outside get 0
+  uint64_t column_end;
+  bool write_outside;     // this launch writes the 0 of out-of-column rows
+  const uint64_t* rows;
+  uint64_t num_rows;
+  void* out;
+};
+
+template <typename U>
+__device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t range_len, bool active,
+                                             U value) {
+  if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) out[index] = value;
+}
+
+/// Width classes of a SLAP partition: no payload (Bit_Width = 0), fields of
+/// up to 16 bits (read four at a time from a 64-bit window), up to 32 bits
+/// (two at a time), and wider fields (one at a time, 128-bit window).
+enum WidthClass : int { kZeroWidth = 0, kNarrow16 = 1, kNarrow32 = 2, kWide = 3 };
+
+/// Fields cut from one 64-bit window: 4 (<= 16 bits), 2 (<= 32 bits) or 1.
+/// Grouping matters because the reader's refill check is if-converted and
+/// costs its instructions on every read (SASS of the POLY3 loop).
+__host__ __device__ constexpr uint32_t FieldsPerRead(int width_class) {
+  return width_class == kNarrow16 ? 4 : width_class == kNarrow32 ? 2 : 1;
+}
+
+/// The lane's next FieldsPerRead fields (0 for Bit_Width = 0).
+template <int kWidthClass, typename Reader>
+__device__ __forceinline__ void ReadFields(Reader& reader, uint32_t w, uint64_t mask,
+                                           uint64_t (&f)[FieldsPerRead(kWidthClass)]) {
+  constexpr int G = static_cast<int>(FieldsPerRead(kWidthClass));
+  if constexpr (kWidthClass == kZeroWidth) {
+    f[0] = 0;
+  } else if constexpr (kWidthClass == kWide) {
+    f[0] = reader.Take64(w, mask);
+  } else if constexpr (G == 1) {
+    f[0] = reader.Take32(w, static_cast<uint32_t>(mask));
+  } else {
+    uint32_t narrow[G];
+    reader.template TakeGroup<G>(w, static_cast<uint32_t>(mask), narrow);
+#pragma unroll
+    for (int i = 0; i < G; ++i) f[i] = narrow[i];
+  }
+}
+
+__device__ __forceinline__ int WidthClassOf(uint32_t w) {
+  return w == 0 ? kZeroWidth : w <= 16 ? kNarrow16 : w <= 32 ? kNarrow32 : kWide;
+}
+
+/// The low 8 * sizeof(U) bits of ToInt(y) (spec §8.4). For types narrower
+/// than 64 bits the NaN test of PredictionToInt is not needed on the device:
+/// cvt.rni.s64.f64 returns INT64_MIN for NaN where ToInt gives 0, and both
+/// have zero low 32 bits (saturation and rounding agree otherwise; checked
+/// by gpu_predictor_test).
+template <typename U>
+__device__ __forceinline__ U PredictionBits(double y) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(U) < 8) return static_cast<U>(__double2ll_rn(y));
+#endif
+  return static_cast<U>(internal::PredictionToInt(y));
+}
+
+/// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
+/// `tile_out` is the output index of the tile's row 0 (negative or past the
+/// range at the edges of a range decode). Not inlined: each tile loop then
+/// gets its own register allocation instead of sharing one with the span
+/// loop and every other model, which spilled inside the loops when inlined
+/// (ptxas -v).
+template <typename U, uint8_t kModel, int kWidthClass, int kV>
+__device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
+                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                            U* __restrict__ out, uint32_t lane) {
+  const DevicePartition& d = sp.d;
+  constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t n = d.rows;
+  const uint32_t w = d.width;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t tile_first = uint64_t{tile} * tile_rows;
+  const bool full = tile < n / tile_rows;
+  const uint32_t steps = full ? V : internal::SlapLaneRows(n, V, tile, 0);
+  const uint32_t lane_rows = full ? V : internal::SlapLaneRows(n, V, tile, lane);
+
+  LaneBitReader<1> reader;
+  if constexpr (kWidthClass != kZeroWidth) {
+    const uint64_t bit = internal::SlapLaneBitOffset(n, w, V, tile, lane);
+    reader.Init(c.payload + d.word_offset + (bit >> 6), static_cast<uint32_t>(bit & 63));
+  }
+  const uint64_t mask = internal::LowMask(w);
+  const uint64_t sign = w == 0 ? 0 : uint64_t{1} << (w - 1);
+  U base = 0;
+  internal::LanePredictor<kModel == kFor ? static_cast<uint8_t>(internal::Model::kLinear) : kModel>
+      predictor;
+  if constexpr (kModel == kFor) {
+    base = static_cast<U>(sp.params[0]);  // spec §8.2 Base
+  } else {
+    double theta[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (uint32_t i = 0; i < kModel; ++i) {  // LINEAR: 2 words, POLY2: 3, POLY3: 4
+      theta[i] = __longlong_as_double(static_cast<long long>(sp.params[i]));
+    }
+    predictor.Start(theta, static_cast<double>(tile_first + lane));  // X0 = t*S + L
+  }
+
+  // spec §8.3: v = (Base + u) mod 2^N, or (pred + r) mod 2^N with r the
+  // sign-extended field; U's arithmetic is the mod 2^N. The predictor
+  // steps once per value.
+  auto value_of = [&](uint64_t f) -> U {
+    if constexpr (kModel == kFor) {
+      return static_cast<U>(base + static_cast<U>(f));
+    } else {
+      U residual;
+      if constexpr (kWidthClass == kWide) {
+        residual = static_cast<U>((f ^ sign) - sign);
+      } else {
+        const uint32_t s = static_cast<uint32_t>(sign);
+        residual = static_cast<U>(
+            static_cast<int64_t>(static_cast<int32_t>((static_cast<uint32_t>(f) ^ s) - s)));
+      }
+      const U prediction = PredictionBits<U>(predictor.value());
+      predictor.Advance();
+      return static_cast<U>(prediction + residual);
+    }
+  };
+  // The next G fields of the lane (0 for Bit_Width = 0).
+  constexpr uint32_t G = FieldsPerRead(kWidthClass);
+  const uint64_t rows_here = full ? tile_rows : n - tile_first;
+  if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
+    // The whole tile lies in the output range (always so in a full decode).
+    U* o = out + tile_out + lane;
+    if (full && V % (4 * G) == 0) {
+#pragma unroll (4 / G)
+      for (uint32_t k = 0; k < V; k += G) {
+        uint64_t f[G];
+        ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+        for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
+      }
+    } else {
+      for (uint32_t k = 0; k < steps; k += G) {
+        uint64_t f[G];
+        ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+        for (uint32_t i = 0; i < G; ++i) {
+          if (k + i < steps) {
+            const U v = value_of(f[i]);
+            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = v;
+          }
+        }
+      }
+    }
+  } else {
+    const int64_t lane_out = tile_out + lane;
+    for (uint32_t k = 0; k < steps; k += G) {
+      uint64_t f[G];
+      ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+      for (uint32_t i = 0; i < G; ++i) {
+        if (k + i < steps) {
+          const U v = value_of(f[i]);
+          StoreChecked(out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
+                       k + i < lane_rows, v);
+        }
+      }
+    }
+  }
+}
+
+/// A CONSTANT partition's tile (spec §8.3, Bit_Width = 0).
+template <typename U, int kV>
+__device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const StagedPartition& sp,
+                                                   uint32_t tile, int64_t tile_out,
+                                                   uint64_t range_len, U* __restrict__ out,
+                                                   uint32_t lane) {
+  const DevicePartition& d = sp.d;
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t rows = min(tile_rows, d.rows - uint64_t{tile} * tile_rows);
+  const U base = static_cast<U>(sp.params[0]);
+  for (uint64_t x = lane; x < rows; x += internal::kLanes) {
+    StoreChecked(out, tile_out + static_cast<int64_t>(x), range_len, true, base);
+  }
+}
+
+/// A run partition's tile (spec §8.7). Run starts are read from the payload,
+/// so they are untrusted: every run index stays in [0, R - 1] whatever the
+/// bits say, which keeps every field read inside the partition.
+template <typename U, int kV>
+__device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPartition& sp,
+                                           uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                           U* __restrict__ out, uint32_t lane) {
+  const DevicePartition& d = sp.d;
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t lo = uint64_t{tile} * tile_rows;
+  const uint64_t hi = min(lo + tile_rows, uint64_t{d.rows});
+  const uint32_t w = d.width;
+  const uint64_t runs = sp.params[1];  // checked: 1 <= R <= n
+  const uint32_t pb = internal::RunStartBits(d.rows);
+  const uint64_t* words = c.payload + d.word_offset;
+  const U base = static_cast<U>(sp.params[0]);
+  const uint64_t starts_bit = runs * w;
+  // Start of run i >= 1 (run 0 starts at row 0).
+  auto run_start = [&](uint64_t i) -> uint64_t {
+    return LoadField(words, starts_bit + (i - 1) * pb, pb);
+  };
+  // Largest i in [a, b] with start_i <= x, assuming start_a <= x.
+  auto find_run = [&](uint64_t a, uint64_t b, uint64_t x) -> uint64_t {
+    while (a < b) {
+      const uint64_t mid = a + (b - a + 1) / 2;
+      if (run_start(mid) <= x) {
+        a = mid;
+      } else {
+        b = mid - 1;
+      }
+    }
+    return a;
+  };
+  uint64_t run = find_run(0, runs - 1, lo);
+  for (uint64_t step = lo; step < hi; step += internal::kLanes) {
+    const uint64_t x = min(step + lane, hi - 1);
+    // Rows of this step start at most 32 runs after the previous step's last
+    // row when the starts increase strictly (spec §8.7).
+    const uint64_t i = find_run(run, min(run + internal::kLanes, runs - 1), x);
+    const U value = static_cast<U>(base + static_cast<U>(LoadField(words, i * w, w)));
+    StoreChecked(out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
+                 step + lane < hi, value);
+    run = __shfl_sync(0xFFFFFFFFu, i, 31);
+  }
+}
+
+template <typename U, uint8_t kModel, int kV>
+__device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
+                                              uint32_t tile, int64_t tile_out,
+                                              uint64_t range_len, U* __restrict__ out,
+                                              uint32_t lane) {
+  switch (WidthClassOf(d.d.width)) {
+    case kZeroWidth:
+      DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+    case kNarrow16:
+      DecodeSlapTile<U, kModel, kNarrow16, kV>(c, d, tile, tile_out, range_len, out,
+                                                         lane);
+      break;
+    case kNarrow32:
+      DecodeSlapTile<U, kModel, kNarrow32, kV>(c, d, tile, tile_out, range_len, out,
+                                                         lane);
+      break;
+    default:
+      DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+  }
+}
+
+template <typename U, int kV>
+__device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
+                                           uint32_t tile, int64_t tile_out, uint64_t range_len,
+                                           U* __restrict__ out, uint32_t lane) {
+  constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
+  constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
+  constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
+  constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
+  switch (d.d.model) {
+    case kFor:
+      DispatchWidth<U, kFor, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+    case kLinear:
+      DispatchWidth<U, kLinear, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+    case kPoly2:
+      DispatchWidth<U, kPoly2, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+    case kPoly3:
+      DispatchWidth<U, kPoly3, kV>(c, d, tile, tile_out, range_len, out, lane);
+      break;
+    default:  // CONSTANT (LoadPartition rejected unknown models)
+      if (d.d.width == 0) {
+        DecodeConstantTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      } else {
+        DecodeRunTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      }
+      break;
+  }
+}
+
+/// Partitions staged per round (7 KiB of shared memory per block).
+inline constexpr uint32_t kStageBatch = 128;
+
+/// Asks the copy engine to bring [begin, end) of the payload segment into L2
+/// (sm_90 bulk prefetch), clipped to 16-byte units inside the segment.
+__device__ __forceinline__ void PrefetchPayloadL2(const KernelChunk& c, uint64_t begin,
+                                                  uint64_t end) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const uint64_t base = reinterpret_cast<uintptr_t>(c.payload);
+  if (base % 16 != 0) return;
+  begin = begin / 16 * 16;
+  end = min(end, c.payload_words * 8) / 16 * 16;
+  if (end <= begin) return;
+  const uint32_t bytes = static_cast<uint32_t>(min(end - begin, uint64_t{1} << 30));
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(base + begin), "r"(bytes)
+               : "memory");
+#endif
+}
+
+/// Decodes column rows [row_begin, row_end).
+///
+/// Output rows are cut into spans of span_rows; the warp that owns a span
+/// decodes every tile whose first row lies in it (span 0 also the tile that
+/// holds row_begin when that tile starts earlier), so each tile is decoded
+/// by exactly one warp. A block takes the spans of its warps together: its
+/// threads first stage the records and parameters of the block's partitions
+/// in shared memory, one thread per partition, and prefetch the block's
+/// payload into L2; then each warp decodes its tiles from the staged copies.
+/// Small partitions thus cost their warp no dependent metadata loads.
+/// Blocks loop over block spans when the grid is smaller (persistent).
+template <typename U, int kV>
+__global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+  constexpr uint32_t kTypeBits = 8 * sizeof(U);
+  __shared__ StagedPartition staged[kStageBatch];
+  __shared__ uint32_t first_partition;
+  __shared__ bool more_partitions;
+  const uint32_t lane = threadIdx.x & 31;
+  const uint32_t warp = threadIdx.x / 32;
+  const uint64_t range_len = args.row_end - args.row_begin;
+  const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
+  U* const out = static_cast<U*>(args.out);
+
+  for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
+    const uint64_t bs = args.row_begin + bspan * block_rows;
+    const uint64_t be = min(bs + block_rows, args.row_end);
+    const uint64_t ws = min(bs + uint64_t{warp} * args.span_rows, be);  // this warp's span
+    const uint64_t we = min(ws + args.span_rows, be);
+    for (uint32_t ci = FindChunk(args.chunks, bs); ci < args.chunks.count; ++ci) {
+      const KernelChunk& c = args.chunks.chunk[ci];
+      if (c.first_row >= be) break;
+      const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+      const uint32_t tile_rows = internal::kLanes * V;
+      const uint64_t chunk_end = c.first_row + c.num_rows;
+      // Chunk-local bounds of the block's and the warp's spans (chunk rows
+      // fit in 32 bits, spec §7.2); a chunk's row 0 starts a tile.
+      auto local = [&](uint64_t row) {
+        return static_cast<uint32_t>(min(max(row, c.first_row), chunk_end) - c.first_row);
+      };
+      const uint32_t ls = local(bs);
+      const uint32_t le = local(be);
+      if (ls >= le) continue;
+      const uint32_t wls = local(ws);
+      const uint32_t wle = local(we);
+      const bool owns_head = bspan == 0 && warp == 0 && c.first_row <= args.row_begin;
+      const int64_t chunk_out =
+          static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
+
+      __syncthreads();  // the previous round's readers are done with the stage
+      if (warp == 0) {
+        const uint32_t p = WarpFindPartition(c, ls, lane);
+        if (lane == 0) first_partition = p;
+      }
+      __syncthreads();
+      for (uint32_t pb = first_partition;; pb += kStageBatch) {
+        for (uint32_t t = threadIdx.x; t < kStageBatch; t += blockDim.x) {
+          StagedPartition& sp = staged[t];
+          const uint32_t p = pb + t;
+          if (p < c.num_partitions) {
+            sp.d = LoadPartition<kTypeBits>(c, p);
+          } else {
+            sp.d = DevicePartition{UINT32_MAX, 0, 0, 0, 0, 0, false};
+          }
+          const uint32_t count = sp.d.ok ? internal::ParamCount(sp.d.model, sp.d.width) : 0;
+#pragma unroll
+          for (uint32_t i = 0; i < 4; ++i) {
+            sp.params[i] = i < count ? __ldg(c.params + sp.d.param_offset + i) : 0;
+          }
+        }
+        if (threadIdx.x == 0) {
+          const uint32_t next = pb + kStageBatch;
+          more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
+        }
+        __syncthreads();
+        if (args.prefetch_l2 && threadIdx.x == 0) {
+          // The payload of this round's tiles that start in the block's span,
+          // in one bulk request: from the tile holding ls in the first staged
+          // partition to the end of the last staged partition's tiles that
+          // start before le.
+          uint32_t lo = 0;
+          uint32_t hi = kStageBatch;
+          while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (staged[mid].d.first < le) {
+              lo = mid;
+            } else {
+              hi = mid;
+            }
+          }
+          const DevicePartition& a = staged[0].d;
+          const DevicePartition& z = staged[lo].d;
+          if (a.ok && z.ok && a.first <= ls && z.first < le) {
+            const uint64_t head_tile = (ls - a.first) / tile_rows;
+            const uint64_t tail_rows =
+                min(uint64_t{z.rows}, (uint64_t{le - z.first} + tile_rows - 1) / tile_rows * tile_rows);
+            PrefetchPayloadL2(c, a.word_offset * 8 + head_tile * tile_rows * a.width / 8,
+                              z.word_offset * 8 + (tail_rows * z.width + 7) / 8);
+          }
+        }
+        if (wls < wle) {
+          // The first staged partition that may own a tile of this warp's
+          // span: the last one starting at or before wls.
+          uint32_t lo = 0;
+          uint32_t hi = kStageBatch;
+          while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (staged[mid].d.first <= wls) {
+              lo = mid;
+            } else {
+              hi = mid;
+            }
+          }
+          for (uint32_t j = lo; j < kStageBatch; ++j) {
+            const StagedPartition& sp = staged[j];
+            const DevicePartition& d = sp.d;
+            if (d.first >= wle) break;
+            if (!d.ok) continue;
+            uint32_t tile = 0;
+            if (d.first < wls) {
+              const uint32_t into = wls - d.first;
+              tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+            }
+            // Tiles of this partition that start before the span's end.
+            const uint32_t tiles_in_span = (wle - d.first + tile_rows - 1) / tile_rows;
+            const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
+            const int64_t part_out = chunk_out + d.first;
+            for (; tile < tiles; ++tile) {
+              DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+                                          range_len, out, lane);
+            }
+          }
+        }
+        const bool more = more_partitions;
+        __syncthreads();  // everyone has read the stage before it is refilled
+        if (!more) break;
+      }
+    }
+  }
+}
+
+/// One value of local row x of a checked partition (spec §8.3), computed
+/// from scratch: the canonical predictor replays the lane's recurrence
+/// (PredictRow), so random access equals full decoding bit for bit.
+template <typename U>
+__device__ __forceinline__ U DecodeOne(const KernelChunk& c, const DevicePartition& d, uint64_t x) {
+  const uint64_t* words = c.payload + d.word_offset;
+  const uint32_t w = d.width;
+  if (d.model == static_cast<uint8_t>(internal::Model::kConstant)) {
+    const U base = static_cast<U>(__ldg(c.params + d.param_offset));
+    if (w == 0) return base;
+    const uint64_t runs = __ldg(c.params + d.param_offset + 1);
+    const uint32_t pb = internal::RunStartBits(d.rows);
+    uint64_t a = 0;
+    uint64_t b = runs - 1;
+    while (a < b) {  // spec §8.7: run max{i : start_i <= x}
+      const uint64_t mid = a + (b - a + 1) / 2;
+      if (LoadField(words, runs * w + (mid - 1) * pb, pb) <= x) {
+        a = mid;
+      } else {
+        b = mid - 1;
+      }
+    }
+    return static_cast<U>(base + static_cast<U>(LoadField(words, a * w, w)));
+  }
+  const uint64_t field =
+      LoadField(words, internal::SlapFieldBitOffset(d.rows, w, c.values_per_lane, x), w);
+  if (d.model == static_cast<uint8_t>(internal::Model::kFor)) {
+    return static_cast<U>(static_cast<U>(__ldg(c.params + d.param_offset)) + static_cast<U>(field));
+  }
+  double theta[4] = {0, 0, 0, 0};
+  for (uint32_t i = 0; i < internal::ParamCount(d.model, w); ++i) theta[i] = ThetaAt(c, d, i);
+  const int64_t prediction = internal::PredictRow(d.model, theta, x, c.values_per_lane);
+  return static_cast<U>(static_cast<U>(prediction) +
+                        static_cast<U>(internal::SignExtend(field, w)));
+}
+
+/// out[i] = value of column row rows[i] (one thread per query).
+template <typename U>
+__global__ void __launch_bounds__(256) TakeKernel(const __grid_constant__ TakeArgs args) {
+  constexpr uint32_t kTypeBits = 8 * sizeof(U);
+  U* const out = static_cast<U*>(args.out);
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < args.num_rows;
+       i += stride) {
+    const uint64_t row = __ldg(args.rows + i);
+    if (row < args.column_begin || row >= args.column_end) {
+      if (args.write_outside) out[i] = 0;
+      continue;
+    }
+    if (row < args.window_begin || row >= args.window_end) continue;
+    const KernelChunk& c = args.chunks.chunk[FindChunk(args.chunks, row)];
+    const uint64_t local = row - c.first_row;
+    U value = 0;
+    if (local < c.num_rows) {
+      const DevicePartition d =
+          LoadPartition<kTypeBits>(c, FindPartition(c, static_cast<uint32_t>(local)));
+      if (d.ok && local >= d.first && local - d.first < d.rows) {
+        value = DecodeOne<U>(c, d, local - d.first);
+      }
+    }
+    out[i] = value;
+  }
+}
+
+}  // namespace l3::cuda::detail

@@ -1,0 +1,200 @@
+#include "gpu_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <utility>
+
+namespace l3::cuda::testing {
+
+namespace {
+
+constexpr uint8_t kPoison = 0xA5;
+
+void CheckCuda(cudaError_t error, const char* what) {
+  INFO(what << ": " << cudaGetErrorString(error));
+  REQUIRE(error == cudaSuccess);
+}
+
+}  // namespace
+
+DeviceBuffer::DeviceBuffer(size_t bytes) : size_(bytes) {
+  CheckCuda(cudaMalloc(&data_, std::max<size_t>(bytes, 1)), "cudaMalloc");
+}
+
+DeviceBuffer::DeviceBuffer(const void* host, size_t bytes) : DeviceBuffer(bytes) {
+  if (bytes > 0) CheckCuda(cudaMemcpy(data_, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  return *this;
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (data_ != nullptr) cudaFree(data_);
+}
+
+std::vector<uint8_t> DeviceBuffer::ToHost() const {
+  std::vector<uint8_t> host(size_);
+  if (size_ > 0) {
+    CheckCuda(cudaMemcpy(host.data(), data_, size_, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  }
+  return host;
+}
+
+ChunkView ViewOf(const internal::EncodedChunk& encoded, PhysicalType type, uint64_t first_row) {
+  ChunkView v;
+  v.type = type;
+  v.first_row = first_row;
+  v.num_rows = encoded.num_rows;
+  v.values_per_lane = encoded.values_per_lane;
+  v.num_partitions = encoded.num_partitions;
+  v.partition_table = encoded.partition_table.data();
+  v.parameters = encoded.parameters.data();
+  v.parameters_bytes = encoded.parameters.size();
+  v.payload = encoded.payload.data();
+  v.payload_bytes = encoded.payload.size();
+  v.bounds = encoded.bounds.empty() ? nullptr : encoded.bounds.data();
+  v.bounds_bytes = encoded.bounds.size();
+  return v;
+}
+
+UploadedChunk Upload(const ChunkView& view) {
+  UploadedChunk u;
+  u.table = DeviceBuffer(view.partition_table, (uint64_t{view.num_partitions} + 1) * 16);
+  u.params = DeviceBuffer(view.parameters, view.parameters_bytes);
+  u.payload = DeviceBuffer(view.payload, view.payload_bytes);
+  Result<DeviceChunk> chunk =
+      MakeDeviceChunk(view, u.table.data(), u.params.data(), u.payload.data());
+  INFO(chunk.status().ToString());
+  REQUIRE(chunk.ok());
+  u.chunk = *chunk;
+  return u;
+}
+
+std::vector<uint8_t> GpuDecode(const std::vector<DeviceChunk>& chunks, uint64_t row_begin,
+                               uint64_t row_end, const LaunchConfig& config) {
+  const size_t bytes = (row_end - row_begin) * PhysicalTypeBytes(chunks.at(0).type);
+  DeviceBuffer out(bytes);
+  CheckCuda(cudaMemset(out.data(), kPoison, bytes), "cudaMemset");
+  Result<size_t> temp_bytes = DecodeRowsTempBytes(chunks.data(), chunks.size(), row_begin, row_end);
+  REQUIRE(temp_bytes.ok());
+  DeviceBuffer temp(*temp_bytes);
+  const Status status = DecodeRows(chunks.data(), chunks.size(), row_begin, row_end, out.data(),
+                                   bytes, temp.data(), *temp_bytes, nullptr, config);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CheckCuda(cudaDeviceSynchronize(), "DecodeRows");
+  return out.ToHost();
+}
+
+std::vector<uint8_t> GpuTake(const std::vector<DeviceChunk>& chunks,
+                             const std::vector<uint64_t>& rows) {
+  const size_t bytes = rows.size() * PhysicalTypeBytes(chunks.at(0).type);
+  DeviceBuffer d_rows(rows.data(), rows.size() * sizeof(uint64_t));
+  DeviceBuffer out(bytes);
+  CheckCuda(cudaMemset(out.data(), kPoison, bytes), "cudaMemset");
+  Result<size_t> temp_bytes = TakeTempBytes(chunks.data(), chunks.size(), rows.size());
+  REQUIRE(temp_bytes.ok());
+  DeviceBuffer temp(*temp_bytes);
+  const Status status = Take(chunks.data(), chunks.size(), static_cast<const uint64_t*>(d_rows.data()),
+                             rows.size(), out.data(), bytes, temp.data(), *temp_bytes, nullptr);
+  INFO(status.ToString());
+  REQUIRE(status.ok());
+  CheckCuda(cudaDeviceSynchronize(), "Take");
+  return out.ToHost();
+}
+
+std::vector<uint8_t> WriteColumn(const std::string& name, PhysicalType type, const void* values,
+                                 uint64_t num_rows, const WriteOptions& options) {
+  Result<Writer> writer = Writer::CreateInMemory({ColumnSpec{name, type, {}}}, options);
+  INFO(writer.status().ToString());
+  REQUIRE(writer.ok());
+  const Status appended = writer->Append(0, values, num_rows);
+  INFO(appended.ToString());
+  REQUIRE(appended.ok());
+  const Status closed = writer->Close();
+  INFO(closed.ToString());
+  REQUIRE(closed.ok());
+  return writer->TakeBuffer();
+}
+
+void CheckColumnAgainstCpu(const Reader& reader, int column, const void* original,
+                           uint64_t seed) {
+  const ColumnInfo& info = reader.column(column);
+  const uint64_t n = info.num_rows;
+  const int vb = PhysicalTypeBytes(info.type);
+  INFO("column " << info.name << " (" << PhysicalTypeName(info.type) << ", " << n << " rows, "
+                 << info.chunks.size() << " chunks)");
+  if (n == 0) return;
+
+  std::vector<uint8_t> cpu(n * vb);
+  const Status read = reader.ReadRows(column, 0, n, cpu.data(), cpu.size());
+  INFO(read.ToString());
+  REQUIRE(read.ok());
+  if (original != nullptr) REQUIRE(std::memcmp(cpu.data(), original, cpu.size()) == 0);
+
+  Result<DeviceColumnBuffer> uploaded = UploadColumn(reader, column, nullptr);
+  INFO(uploaded.status().ToString());
+  REQUIRE(uploaded.ok());
+  const std::vector<DeviceChunk>& chunks = uploaded->chunks();
+
+  // The whole column, with the default launch and with persistent warps.
+  CHECK(GpuDecode(chunks, 0, n) == cpu);
+  LaunchConfig persistent;
+  persistent.max_blocks = 3;
+  persistent.block_threads = 64;
+  CHECK(GpuDecode(chunks, 0, n, persistent) == cpu);
+
+  std::mt19937_64 rng(seed);
+  auto slice = [&](uint64_t a, uint64_t b) {
+    return std::vector<uint8_t>(cpu.begin() + a * vb, cpu.begin() + b * vb);
+  };
+  // Random ranges: short ones (inside a tile), and long ones that cross
+  // tiles, partitions and chunks.
+  Result<Loader> loader = Loader::Create();
+  REQUIRE(loader.ok());
+  for (int i = 0; i < 24; ++i) {
+    const uint64_t len = i % 3 == 0 ? rng() % 70 + 1 : rng() % n + 1;
+    const uint64_t a = rng() % (n - std::min(len, n) + 1);
+    const uint64_t b = std::min(n, a + len);
+    INFO("rows [" << a << ", " << b << ")");
+    CHECK(GpuDecode(chunks, a, b) == slice(a, b));
+    if (i % 4 == 0) {
+      const size_t bytes = (b - a) * vb;
+      DeviceBuffer out(bytes);
+      cudaMemset(out.data(), kPoison, bytes);
+      const Status status = loader->ReadRows(reader, column, a, b, out.data(), bytes, nullptr);
+      INFO(status.ToString());
+      REQUIRE(status.ok());
+      CheckCuda(cudaDeviceSynchronize(), "Loader::ReadRows");
+      CHECK(out.ToHost() == slice(a, b));
+    }
+  }
+
+  // Random rows (with repeats and the two ends) against the CPU's Take.
+  std::vector<uint64_t> rows(4096);
+  for (uint64_t& r : rows) r = rng() % n;
+  rows[0] = 0;
+  rows[1] = n - 1;
+  rows[2] = rows[3];
+  std::vector<uint8_t> cpu_take(rows.size() * vb);
+  const Status cpu_took = reader.Take(column, rows.data(), rows.size(), cpu_take.data(), cpu_take.size());
+  INFO(cpu_took.ToString());
+  REQUIRE(cpu_took.ok());
+  CHECK(GpuTake(chunks, rows) == cpu_take);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (std::memcmp(&cpu_take[i * vb], &cpu[rows[i] * vb], vb) != 0) {
+      FAIL("CPU Take differs from CPU ReadRows at row " << rows[i]);
+    }
+  }
+}
+
+}  // namespace l3::cuda::testing

@@ -1,0 +1,71 @@
+// Helpers of the GPU tests: device buffers, GPU decode and take into host
+// vectors, and the CPU-versus-GPU comparison of a whole column.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codec/encode/encode_chunk.hpp"
+#include "l3/cuda.hpp"
+#include "l3/l3.hpp"
+
+namespace l3::cuda::testing {
+
+/// An owned device allocation.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  DeviceBuffer(const void* host, size_t bytes);  // allocates and copies
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+  std::vector<uint8_t> ToHost() const;
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// A chunk's three segments copied to the device, and its descriptor.
+struct UploadedChunk {
+  DeviceBuffer table, params, payload;
+  DeviceChunk chunk;
+};
+
+/// The ChunkView of an encoder result (first_row within the column).
+ChunkView ViewOf(const internal::EncodedChunk& encoded, PhysicalType type, uint64_t first_row);
+
+/// Copies the view's segments to the device and calls MakeDeviceChunk
+/// (which must succeed).
+UploadedChunk Upload(const ChunkView& view);
+
+/// Rows [row_begin, row_end) decoded by DecodeRows, as bytes. The output is
+/// poisoned first so that an unwritten row cannot pass.
+std::vector<uint8_t> GpuDecode(const std::vector<DeviceChunk>& chunks, uint64_t row_begin,
+                               uint64_t row_end, const LaunchConfig& config = {});
+
+/// Values of `rows` fetched by Take, as bytes (poisoned first).
+std::vector<uint8_t> GpuTake(const std::vector<DeviceChunk>& chunks,
+                             const std::vector<uint64_t>& rows);
+
+/// Writes one column into an in-memory L3 file.
+std::vector<uint8_t> WriteColumn(const std::string& name, PhysicalType type, const void* values,
+                                 uint64_t num_rows, const WriteOptions& options);
+
+/// Decodes column `column` of `reader` on the GPU (whole column, random
+/// ranges through DecodeRows and through Loader, random rows through Take)
+/// and checks each result byte for byte against the CPU reader and, when
+/// `original` is not null, against the original values.
+void CheckColumnAgainstCpu(const Reader& reader, int column, const void* original,
+                           uint64_t seed);
+
+}  // namespace l3::cuda::testing

@@ -1,0 +1,169 @@
+// l3/cuda.hpp: the optional CUDA backend of the L3 SDK (link l3::cuda).
+//
+// CPU users never include this header; l3/l3.hpp does not include it and
+// libl3 does not need CUDA at run time.
+//
+// Two layers:
+//
+// 1. The device layer decodes compressed data that is already in device
+//    memory. The caller owns every buffer and stream. Nothing in this layer
+//    allocates memory or synchronizes the device: each call validates its
+//    arguments on the host, enqueues kernels on the caller's stream and
+//    returns. Like CUB, each operation first reports how many bytes of
+//    temporary device storage it needs (its *TempBytes function); 0 is a
+//    valid answer, in which case `d_temp` may be null.
+//
+// 2. The host convenience layer (UploadColumn, Loader) moves a column from a
+//    Reader to the device through pinned memory and streams. It allocates.
+//
+// Safety (spec §10.2): a DeviceChunk can only be made from chunk metadata
+// validated on the host (MakeDeviceChunk). Kernels additionally bound every
+// address they compute by the segment sizes recorded in the DeviceChunk, so
+// a corrupt payload, or device metadata that differs from what the host
+// validated, yields wrong values but never an access outside the buffers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "l3/l3.hpp"
+
+namespace l3::cuda {
+
+/// True when at least one CUDA device can be used.
+bool DeviceAvailable() noexcept;
+
+/// One column chunk whose decoded segments lie in device memory.
+///
+/// Obtain it from MakeDeviceChunk or UploadColumn; the fields are public so
+/// that the descriptor can be copied and stored, not to be filled by hand.
+struct DeviceChunk {
+  PhysicalType type = PhysicalType::kInt64;
+  uint64_t first_row = 0;  ///< within the column
+  uint64_t num_rows = 0;
+  uint32_t values_per_lane = 0;
+  uint32_t num_partitions = 0;
+  const void* partition_table = nullptr;  ///< device; (num_partitions + 1) * 16 bytes
+  const void* parameters = nullptr;       ///< device; parameters_bytes
+  uint64_t parameters_bytes = 0;
+  const void* payload = nullptr;  ///< device; payload_bytes, incl. the 32 bytes of padding
+  uint64_t payload_bytes = 0;
+};
+
+/// Validates `view` on the host (spec §7.3, §8.2) and describes its device
+/// copy. The caller has copied (or will copy, before the first decode on the
+/// device) view.partition_table, view.parameters and view.payload byte for
+/// byte to the three device pointers. `d_partition_table` must be 16-byte
+/// aligned, the other two 8-byte aligned. Errors: kCorruptMetadata (and the
+/// other codes of the metadata checks), kUnsupportedFeature (a type the
+/// backend does not decode), kInvalidArgument (null or misaligned pointers).
+Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
+                                    const void* d_parameters, const void* d_payload);
+
+/// Optional launch tuning. The defaults are what the benchmark found best on
+/// an H100; results never depend on these values.
+struct LaunchConfig {
+  /// Rows of output per unit of warp work (rounded up to a multiple of the
+  /// tile size 32 * V). 0 = default.
+  uint32_t span_rows = 0;
+  /// Upper bound on thread blocks per launch; 0 = one warp per span (the
+  /// hardware scheduler balances), otherwise warps loop over spans
+  /// (persistent warps).
+  uint32_t max_blocks = 0;
+  /// Threads per block, a multiple of 32 in [32, 256]; 0 = default.
+  uint32_t block_threads = 0;
+  /// Ask the copy engine to prefetch each block's payload into L2 before its
+  /// warps decode it (sm_90 bulk prefetch).
+  bool prefetch_payload = false;
+};
+
+// ---------------------------------------------------------------------------
+// Device layer. `chunks` is a host array of consecutive chunks of one column
+// (chunks[i + 1].first_row == chunks[i].first_row + chunks[i].num_rows), all
+// of one physical type. Rows are column rows, within the covered range.
+
+/// Temporary device bytes DecodeRows needs (currently always 0).
+Result<size_t> DecodeRowsTempBytes(const DeviceChunk* chunks, size_t num_chunks,
+                                   uint64_t row_begin, uint64_t row_end);
+
+/// Decodes rows [row_begin, row_end) into `d_out` (device memory of at least
+/// (row_end - row_begin) * PhysicalTypeBytes(type) bytes, aligned to the
+/// value size) on `stream`. Errors (host-side checks only): kInvalidArgument,
+/// kOutOfRange, kBufferTooSmall, kDeviceError (a launch failed).
+Status DecodeRows(const DeviceChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                  uint64_t row_end, void* d_out, size_t out_bytes, void* d_temp,
+                  size_t temp_bytes, cudaStream_t stream, const LaunchConfig& config = {});
+
+/// Temporary device bytes Take needs (currently always 0).
+Result<size_t> TakeTempBytes(const DeviceChunk* chunks, size_t num_chunks, size_t num_rows);
+
+/// Batched random access: d_out[i] = value of column row d_rows[i], for
+/// i < num_rows. d_rows and d_out are device arrays; row ids may repeat and
+/// come in any order. A row id outside the chunks' range (which the host
+/// cannot see) yields the value 0 and touches no memory outside the buffers.
+Status Take(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+            size_t num_rows, void* d_out, size_t out_bytes, void* d_temp, size_t temp_bytes,
+            cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// Host convenience layer
+
+/// A whole column resident in device memory, owned by this object.
+class DeviceColumnBuffer {
+ public:
+  DeviceColumnBuffer();
+  DeviceColumnBuffer(DeviceColumnBuffer&&) noexcept;
+  DeviceColumnBuffer& operator=(DeviceColumnBuffer&&) noexcept;
+  ~DeviceColumnBuffer();
+
+  PhysicalType type() const;
+  uint64_t num_rows() const;
+  /// Descriptors of every chunk, in row order (pass to DecodeRows / Take).
+  const std::vector<DeviceChunk>& chunks() const;
+  /// Bytes of the three segments of every chunk as stored (without alignment
+  /// padding): the compressed size of the column.
+  uint64_t compressed_bytes() const;
+
+  struct Impl;
+
+ private:
+  friend Result<DeviceColumnBuffer> UploadColumn(const Reader&, int, cudaStream_t);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Copies every chunk of `column` (validated by the reader) into one device
+/// allocation, staging through pinned memory on `stream`. Returns after the
+/// copies completed. Errors: the reader's, kOutOfMemory, kDeviceError.
+Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaStream_t stream);
+
+/// File -> pinned memory -> device -> decode, overlapping the host-side read
+/// of one chunk with the copy and decode of the previous one (two internal
+/// streams, double-buffered staging). Owns its staging buffers, which grow to
+/// the largest chunk read; reuse one Loader for many reads.
+class Loader {
+ public:
+  static Result<Loader> Create();
+  Loader(Loader&&) noexcept;
+  Loader& operator=(Loader&&) noexcept;
+  ~Loader();
+
+  /// Decodes rows [row_begin, row_end) of `column` into `d_out` (device
+  /// memory of (row_end - row_begin) * value size bytes). The result is ready
+  /// when `stream` reaches the point of this call; the call itself returns
+  /// once all work is enqueued. Errors: the reader's, kOutOfRange,
+  /// kBufferTooSmall, kOutOfMemory, kDeviceError.
+  Status ReadRows(const Reader& reader, int column, uint64_t row_begin, uint64_t row_end,
+                  void* d_out, size_t out_bytes, cudaStream_t stream);
+
+  struct Impl;
+
+ private:
+  explicit Loader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace l3::cuda

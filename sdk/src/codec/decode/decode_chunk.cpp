@@ -1,0 +1,298 @@
+// The CPU reference decoder: metadata validation (spec §7.3, §7.5, §8.2) and
+// decoding of row ranges and single rows (spec §8.3–§8.7).
+#include "codec/decode/decode_chunk.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "codec/decode/partition_decoder.hpp"
+
+namespace l3::internal {
+namespace {
+
+constexpr uint64_t kMaxChunkRows = (uint64_t{1} << 32) - 1;  // spec §7.2
+
+Status Corrupt(const std::string& message) {
+  return Status(StatusCode::kCorruptMetadata, message);
+}
+
+std::string At(uint32_t p) { return "partition " + std::to_string(p) + ": "; }
+
+// spec §8.2: an integer word holds the canonical extension of an N-bit value.
+bool IsCanonicalWord(uint64_t word, uint32_t bits, bool is_signed) {
+  return CanonicalExtend(word, bits, is_signed) == word;
+}
+
+// spec §8.2: float words are finite binary64 values.
+bool IsFiniteWord(uint64_t word) {
+  double d;
+  std::memcpy(&d, &word, sizeof(d));
+  return std::isfinite(d);
+}
+
+// The checks of spec §8.2 for one partition's parameter words.
+Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
+  const uint64_t w0 = LoadLE64(part.params);
+  switch (part.model) {
+    case static_cast<uint8_t>(Model::kConstant):
+    case static_cast<uint8_t>(Model::kFor):
+      if (!IsCanonicalWord(w0, bits, is_signed)) {
+        return Corrupt(At(part.index) + "Base is not the canonical extension of a " +
+                       std::to_string(bits) + "-bit value");
+      }
+      if (IsRunPartition(part)) {
+        const uint64_t runs = LoadLE64(part.params + 8);
+        if (runs < 1 || runs > part.num_rows) {
+          return Corrupt(At(part.index) + "Num_Runs " + std::to_string(runs) +
+                         " is outside 1..n_p (" + std::to_string(part.num_rows) + ")");
+        }
+      }
+      return Status::OK();
+    default: {
+      const uint32_t count = ParamCount(part.model, part.bit_width);
+      for (uint32_t i = 0; i < count; ++i) {
+        if (!IsFiniteWord(LoadLE64(part.params + 8 * i))) {
+          return Corrupt(At(part.index) + "Theta_" + std::to_string(i) +
+                         " is NaN or infinite");
+        }
+      }
+      return Status::OK();
+    }
+  }
+}
+
+// Payload words a partition needs (spec §8.5, §8.7); the parameters must
+// have been checked.
+uint64_t RequiredPayloadWords(const Partition& part) {
+  if (part.model == static_cast<uint8_t>(Model::kConstant)) {
+    if (part.bit_width == 0) return 0;
+    return RunPayloadWords(part.num_rows, part.bit_width, LoadLE64(part.params + 8));
+  }
+  return SlapPayloadWords(part.num_rows, part.bit_width);
+}
+
+template <typename T>
+Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_end, T* out) {
+  uint32_t p = FindPartition(view, row_begin);
+  uint64_t row = row_begin;
+  while (row < row_end) {
+    const Partition part = LoadPartition(view, p);
+    const uint64_t part_end = part.first_row + part.num_rows;
+    const uint64_t stop = part_end < row_end ? part_end : row_end;
+    if (!DecodePartitionRange(part, view.values_per_lane, row - part.first_row,
+                              stop - part.first_row, out + (row - row_begin))) {
+      return Status(StatusCode::kCorruptPayload,
+                    At(p) + "run starts are not strictly increasing in [1, n_p - 1]");
+    }
+    row = stop;
+    ++p;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateChunkMetadata(const ChunkView& view) {
+  if (!PhysicalTypeIsInteger(view.type)) {
+    return Status(StatusCode::kUnsupportedFeature,
+                  std::string("physical type ") + PhysicalTypeName(view.type) +
+                      " cannot be decoded as L3Integer");
+  }
+  if (view.partition_table == nullptr || view.parameters == nullptr || view.payload == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "ChunkView is missing a segment");
+  }
+  const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(view.type));
+  const bool is_signed = PhysicalTypeIsSigned(view.type);
+  const uint64_t num_partitions = view.num_partitions;
+  if (!IsValidValuesPerLane(view.values_per_lane)) {
+    return Corrupt("values_per_lane " + std::to_string(view.values_per_lane) +
+                   " is not a power of two in 1..1024");
+  }
+  if (view.num_rows < 1 || view.num_rows > kMaxChunkRows) {
+    return Corrupt("num_rows " + std::to_string(view.num_rows) + " is outside 1..2^32-1");
+  }
+  if (num_partitions < 1 || num_partitions > view.num_rows) {
+    return Corrupt("num_partitions " + std::to_string(num_partitions) +
+                   " is outside 1..num_rows");
+  }
+  if (view.parameters_bytes % 8 != 0) {
+    return Corrupt("parameters segment length " + std::to_string(view.parameters_bytes) +
+                   " is not a multiple of 8");
+  }
+  if (view.payload_bytes < kPayloadPaddingBytes || view.payload_bytes % 8 != 0) {
+    return Corrupt("payload segment length " + std::to_string(view.payload_bytes) +
+                   " is not 8 * Payload_Offset[P] + 32");
+  }
+  const uint64_t param_words = view.parameters_bytes / 8;
+
+  // spec §7.3 rules 1-3, starting values.
+  const PartitionRecord first = LoadPartitionRecord(view.partition_table, 0);
+  if (first.first_row != 0) return Corrupt(At(0) + "First_Row is not 0");
+  if (first.param_offset != 0) return Corrupt(At(0) + "Param_Offset is not 0");
+  if (first.payload_offset != 0) return Corrupt(At(0) + "Payload_Offset is not 0");
+
+  for (uint32_t p = 0; p < num_partitions; ++p) {
+    const PartitionRecord rec = LoadPartitionRecord(view.partition_table, p);
+    const PartitionRecord next = LoadPartitionRecord(view.partition_table, p + 1);
+    if (rec.reserved != 0) return Corrupt(At(p) + "Reserved is not zero");
+    // Rule 4.
+    if (rec.model_type >= kNumModels) {
+      return Corrupt(At(p) + "Model_Type " + std::to_string(rec.model_type) + " is not defined");
+    }
+    if (rec.bit_width > bits) {
+      return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
+                     std::to_string(bits));
+    }
+    // Rule 1.
+    if (next.first_row <= rec.first_row) {
+      return Corrupt(At(p + 1) + "First_Row " + std::to_string(next.first_row) +
+                     " does not exceed First_Row[" + std::to_string(p) + "] " +
+                     std::to_string(rec.first_row));
+    }
+    // Rule 2, checked before the words are read.
+    const uint32_t count = ParamCount(rec.model_type, rec.bit_width);
+    if (next.param_offset < rec.param_offset || next.param_offset - rec.param_offset != count) {
+      return Corrupt(At(p) + "Param_Offset[p+1] - Param_Offset[p] is not " +
+                     std::to_string(count) + " for this Model_Type and Bit_Width");
+    }
+    if (uint64_t{next.param_offset} > param_words) {
+      return Corrupt(At(p) + "parameter words pass the end of the parameter segment");
+    }
+    const Partition part = LoadPartition(view, p);
+    // Rule 5.
+    Status st = CheckParameters(part, bits, is_signed);
+    if (!st.ok()) return st;
+    // Rule 3.
+    const uint64_t words = RequiredPayloadWords(part);
+    if (next.payload_offset < rec.payload_offset ||
+        uint64_t{next.payload_offset} - rec.payload_offset != words) {
+      return Corrupt(At(p) + "Payload_Offset[p+1] - Payload_Offset[p] is not payload_words = " +
+                     std::to_string(words));
+    }
+  }
+  const PartitionRecord sentinel = LoadPartitionRecord(view.partition_table, num_partitions);
+  if (sentinel.first_row != view.num_rows) {
+    return Corrupt("sentinel First_Row " + std::to_string(sentinel.first_row) +
+                   " != num_rows " + std::to_string(view.num_rows));
+  }
+  if (sentinel.model_type != 0 || sentinel.bit_width != 0 || sentinel.reserved != 0) {
+    return Corrupt("sentinel Model_Type, Bit_Width and Reserved must be zero");
+  }
+  if (8 * uint64_t{sentinel.param_offset} != view.parameters_bytes) {
+    return Corrupt("8 * Param_Offset[P] = " + std::to_string(8 * uint64_t{sentinel.param_offset}) +
+                   " != parameters decoded_length " + std::to_string(view.parameters_bytes));
+  }
+  if (8 * uint64_t{sentinel.payload_offset} + kPayloadPaddingBytes != view.payload_bytes) {
+    return Corrupt("8 * Payload_Offset[P] + 32 = " +
+                   std::to_string(8 * uint64_t{sentinel.payload_offset} + kPayloadPaddingBytes) +
+                   " != payload decoded_length " + std::to_string(view.payload_bytes));
+  }
+  // spec §7.5.
+  if (view.bounds != nullptr && view.bounds_bytes != 2 * num_partitions * (bits / 8)) {
+    return Corrupt("bounds decoded_length " + std::to_string(view.bounds_bytes) + " != 2 * P * " +
+                   std::to_string(bits / 8));
+  }
+  return Status::OK();
+}
+
+Status ValidateRunStarts(const ChunkView& view) {
+  for (uint32_t p = 0; p < view.num_partitions; ++p) {
+    const Partition part = LoadPartition(view, p);
+    if (!IsRunPartition(part)) continue;
+    const RunReader runs(part);
+    uint64_t previous = 0;
+    for (uint64_t i = 1; i < runs.num_runs(); ++i) {
+      if (!runs.StartIsValid(i, previous)) {
+        return Status(StatusCode::kCorruptPayload,
+                      At(p) + "run start " + std::to_string(i) + " = " +
+                          std::to_string(runs.Start(i)) +
+                          " is not in [1, n_p - 1] or does not exceed the previous start");
+      }
+      previous = runs.Start(i);
+    }
+  }
+  return Status::OK();
+}
+
+uint32_t FindPartition(const ChunkView& view, uint64_t row) {
+  // Largest p < P with First_Row[p] <= row (spec §7.3).
+  uint32_t lo = 0, hi = view.num_partitions;
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (LoadLE32(view.partition_table + kPartitionRecordBytes * mid) <= row) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+Status DecodeChunkRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, void* out) {
+  if (row_begin > row_end || row_end > view.num_rows) {
+    return Status(StatusCode::kOutOfRange, "row range [" + std::to_string(row_begin) + ", " +
+                                               std::to_string(row_end) + ") outside the chunk");
+  }
+  if (row_begin == row_end) return Status::OK();
+  Status st;
+  const bool ok = DispatchIntegerType(view.type, out, [&](auto* typed) {
+    st = DecodeRowsTyped(view, row_begin, row_end, typed);
+  });
+  if (!ok) return Status(StatusCode::kUnsupportedFeature, "not an integer type");
+  return st;
+}
+
+Status DecodeChunkValue(const ChunkView& view, uint64_t row, uint64_t* value) {
+  if (row >= view.num_rows) {
+    return Status(StatusCode::kOutOfRange, "row " + std::to_string(row) + " outside the chunk");
+  }
+  if (!PhysicalTypeIsInteger(view.type)) {
+    return Status(StatusCode::kUnsupportedFeature, "not an integer type");
+  }
+  const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(view.type));
+  const bool is_signed = PhysicalTypeIsSigned(view.type);
+  const Partition part = LoadPartition(view, FindPartition(view, row));
+  const uint64_t x = row - part.first_row;
+  uint64_t raw = 0;
+  switch (part.model) {
+    case static_cast<uint8_t>(Model::kConstant): {
+      if (part.bit_width == 0) {
+        raw = LoadLE64(part.params);
+        break;
+      }
+      const RunReader runs(part);
+      const uint64_t i = runs.Find(x);
+      // Check the two starts that bracket x (spec §8.7).
+      const uint64_t start = runs.Start(i);
+      const bool start_ok = i == 0 || (start >= 1 && start <= part.num_rows - 1);
+      if (!start_ok || (i + 1 < runs.num_runs() && !runs.StartIsValid(i + 1, start))) {
+        return Status(StatusCode::kCorruptPayload,
+                      At(part.index) + "run starts are not strictly increasing in [1, n_p - 1]");
+      }
+      raw = runs.Value(i);
+      break;
+    }
+    case static_cast<uint8_t>(Model::kFor):
+      raw = LoadLE64(part.params) +
+            LoadField(part.payload, SlapFieldBitOffset(part.num_rows, part.bit_width,
+                                                       view.values_per_lane, x),
+                      LowMask(part.bit_width));
+      break;
+    default: {
+      double theta[4] = {0, 0, 0, 0};
+      const uint32_t count = ParamCount(part.model, part.bit_width);
+      for (uint32_t i = 0; i < count; ++i) theta[i] = ParamAsDouble(part.params, i);
+      const int64_t pred = PredictRow(part.model, theta, x, view.values_per_lane);
+      const uint64_t field =
+          LoadField(part.payload,
+                    SlapFieldBitOffset(part.num_rows, part.bit_width, view.values_per_lane, x),
+                    LowMask(part.bit_width));
+      raw = static_cast<uint64_t>(pred) + static_cast<uint64_t>(SignExtend(field, part.bit_width));
+      break;
+    }
+  }
+  *value = CanonicalExtend(raw, bits, is_signed);
+  return Status::OK();
+}
+
+}  // namespace l3::internal

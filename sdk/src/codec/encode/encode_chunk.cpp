@@ -1,0 +1,222 @@
+// The chunk encoder: partitions and models in, the decoded bytes of the
+// chunk's segments out (spec §7.3–§7.6, §8).
+#include "codec/encode/encode_chunk.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <new>
+
+#include "codec/encode/chunk_statistics.hpp"
+#include "codec/encode/emit_payload.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "codec/encode/parallel.hpp"
+#include "codec/encode/partitioner.hpp"
+#include "codec/encode/value_traits.hpp"
+#include "common/bits.hpp"
+
+namespace l3::internal {
+namespace {
+
+constexpr uint64_t kMaxChunkRows = 0xFFFFFFFFull;  // spec §7.2: num_rows <= 2^32 - 1
+constexpr int kMaxThreads = 256;
+
+int ClampThreads(int num_threads) { return std::clamp(num_threads, 1, kMaxThreads); }
+
+Status ValidateConfig(const void* values, uint64_t num_rows, const EncoderConfig& config) {
+  if (!PhysicalTypeIsInteger(config.type)) {
+    return Status(StatusCode::kInvalidArgument, "the L3 integer encoding needs an integer type");
+  }
+  if (!IsValidValuesPerLane(config.values_per_lane)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "values_per_lane must be a power of two in [1, 1024] (spec §7.2)");
+  }
+  if (num_rows == 0 || num_rows > kMaxChunkRows) {
+    return Status(StatusCode::kInvalidArgument,
+                  "a chunk holds between 1 and 2^32 - 1 rows (spec §7.2)");
+  }
+  if (values == nullptr) return Status(StatusCode::kInvalidArgument, "values is null");
+  return ValidatePartitionerOptions(config.partitioner);
+}
+
+// Writes the partition table, parameters, payload, bounds and statistics of
+// the chosen partitions (spec §7.3–§7.6, §8.2, §8.5–§8.7).
+template <typename T>
+Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& config,
+                              const std::vector<PlannedPartition>& plan) {
+  const uint64_t num_partitions = plan.size();
+  const int threads = ClampThreads(config.num_threads);
+  std::vector<uint64_t> payload_offset(num_partitions + 1, 0);
+  std::vector<uint64_t> param_offset(num_partitions + 1, 0);
+  for (uint64_t p = 0; p < num_partitions; ++p) {
+    const PartitionFit& fit = plan[p].fit;
+    payload_offset[p + 1] = payload_offset[p] + fit.payload_words;
+    param_offset[p + 1] = param_offset[p] + ParamCount(fit.model_type, fit.bit_width);
+  }
+  // spec §7.3: Payload_Offset and Param_Offset are u32.
+  if (payload_offset[num_partitions] > 0xFFFFFFFFull || param_offset[num_partitions] > 0xFFFFFFFFull) {
+    return Status(StatusCode::kInvalidArgument,
+                  "chunk too large: its payload or parameter offsets exceed 32 bits");
+  }
+
+  EncodedChunk chunk;
+  chunk.num_rows = n;
+  chunk.num_partitions = static_cast<uint32_t>(num_partitions);
+  chunk.values_per_lane = config.values_per_lane;
+
+  // spec §7.3: P records and the sentinel, whose other fields stay zero.
+  chunk.partition_table.assign((num_partitions + 1) * kPartitionRecordBytes, 0);
+  for (uint64_t p = 0; p <= num_partitions; ++p) {
+    PartitionRecord record{};
+    record.first_row = static_cast<uint32_t>(p < num_partitions ? plan[p].first_row : n);
+    record.payload_offset = static_cast<uint32_t>(payload_offset[p]);
+    record.param_offset = static_cast<uint32_t>(param_offset[p]);
+    if (p < num_partitions) {
+      record.model_type = plan[p].fit.model_type;
+      record.bit_width = plan[p].fit.bit_width;
+    }
+    StorePartitionRecord(chunk.partition_table.data(), p, record);
+  }
+
+  // spec §8.2: integer words in canonical extension, float words as binary64.
+  chunk.parameters.assign(8 * param_offset[num_partitions], 0);
+  for (uint64_t p = 0; p < num_partitions; ++p) {
+    const PartitionFit& fit = plan[p].fit;
+    uint8_t* words = chunk.parameters.data() + 8 * param_offset[p];
+    if (IsPredictedModel(fit.model_type)) {
+      for (uint32_t k = 0; k < ParamCount(fit.model_type, 0); ++k) {
+        uint64_t bits;
+        std::memcpy(&bits, &fit.theta[k], sizeof bits);
+        StoreLE64(words + 8 * k, bits);
+      }
+    } else {
+      StoreLE64(words, fit.base);
+      if (fit.model_type == static_cast<uint8_t>(Model::kConstant) && fit.bit_width > 0) {
+        StoreLE64(words + 8, fit.num_runs);
+      }
+    }
+  }
+
+  // spec §8.6: the payloads, then exactly 32 zero bytes.
+  chunk.payload.assign(8 * payload_offset[num_partitions] + kPayloadPaddingBytes, 0);
+  std::vector<uint8_t> emitted(num_partitions, 0);
+  ParallelFor(num_partitions, threads, 16, [&](uint64_t p) {
+    emitted[p] = EmitPartitionPayload(v + plan[p].first_row, plan[p].fit, config.values_per_lane,
+                                      chunk.payload.data() + 8 * payload_offset[p])
+                     ? 1
+                     : 0;
+  });
+  for (uint64_t p = 0; p < num_partitions; ++p) {
+    if (!emitted[p]) {
+      return Status(StatusCode::kInternal,
+                    "encoder bug: partition " + std::to_string(p) + " does not fit its Bit_Width");
+    }
+  }
+
+  // spec §7.5: P minima, then P maxima, N / 8 bytes each, little-endian.
+  if (config.compute_bounds) {
+    constexpr size_t kBytes = sizeof(T);
+    chunk.bounds.assign(2 * num_partitions * kBytes, 0);
+    for (uint64_t p = 0; p < num_partitions; ++p) {
+      std::memcpy(chunk.bounds.data() + p * kBytes, &plan[p].fit.min_value, kBytes);
+      std::memcpy(chunk.bounds.data() + (num_partitions + p) * kBytes, &plan[p].fit.max_value,
+                  kBytes);
+    }
+  }
+  if (config.compute_statistics) chunk.statistics = ComputeChunkStatistics(v, n, threads);
+  return chunk;
+}
+
+template <typename T>
+Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& config) {
+  PartitionPlanOptions options;
+  options.partitioner = config.partitioner;
+  options.values_per_lane = config.values_per_lane;
+  options.split_min_rows = config.split_min_rows;
+  options.minimax_lines = config.minimax_lines;
+  options.num_threads = ClampThreads(config.num_threads);
+  return Assemble(v, n, config, PlanPartitions(v, n, options));
+}
+
+template <typename T>
+Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& config,
+                                 const std::vector<PartitionChoice>& choices) {
+  std::vector<PlannedPartition> plan(choices.size());
+  uint64_t row = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].num_rows == 0) {
+      return Status(StatusCode::kInvalidArgument, "a partition needs at least one row");
+    }
+    if (static_cast<uint8_t>(choices[i].model) >= kNumModels) {
+      return Status(StatusCode::kInvalidArgument, "unknown model");
+    }
+    plan[i].first_row = row;
+    row += choices[i].num_rows;
+  }
+  if (row != n) {
+    return Status(StatusCode::kInvalidArgument, "the partitions' rows do not sum to num_rows");
+  }
+  const FitOptions fit_options =
+      MakeFitOptions(config.partitioner, config.values_per_lane, config.minimax_lines);
+  std::vector<Status> statuses(choices.size());
+  ParallelFor(choices.size(), ClampThreads(config.num_threads), 16, [&](uint64_t i) {
+    const PartitionChoice& choice = choices[i];
+    const double* theta =
+        choice.theta.has_value() && IsPredictedModel(static_cast<uint8_t>(choice.model))
+            ? choice.theta->data()
+            : nullptr;
+    statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
+                                fit_options, &plan[i].fit);
+  });
+  for (size_t i = 0; i < statuses.size(); ++i) {
+    if (!statuses[i].ok()) {
+      return Status(statuses[i].code(),
+                    "partition " + std::to_string(i) + ": " + statuses[i].message());
+    }
+  }
+  return Assemble(v, n, config, plan);
+}
+
+template <typename Fn>
+Result<EncodedChunk> Guarded(Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory while encoding a chunk");
+  } catch (const std::exception& e) {
+    return Status(StatusCode::kInternal, std::string("encoding a chunk: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
+                                 const EncoderConfig& config) {
+  Status status = ValidateConfig(values, num_rows, config);
+  if (!status.ok()) return status;
+  return Guarded([&]() -> Result<EncodedChunk> {
+    Result<EncodedChunk> result = Status(StatusCode::kInternal, "unreachable");
+    DispatchIntegerType(config.type, [&](auto tag) {
+      using T = decltype(tag);
+      result = EncodeAuto(static_cast<const T*>(values), num_rows, config);
+    });
+    return result;
+  });
+}
+
+Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_rows,
+                                               const EncoderConfig& config,
+                                               const std::vector<PartitionChoice>& partitions) {
+  Status status = ValidateConfig(values, num_rows, config);
+  if (!status.ok()) return status;
+  return Guarded([&]() -> Result<EncodedChunk> {
+    Result<EncodedChunk> result = Status(StatusCode::kInternal, "unreachable");
+    DispatchIntegerType(config.type, [&](auto tag) {
+      using T = decltype(tag);
+      result = EncodeGiven(static_cast<const T*>(values), num_rows, config, partitions);
+    });
+    return result;
+  });
+}
+
+}  // namespace l3::internal

@@ -1,0 +1,136 @@
+// Minimax line fit via convex hulls.
+//
+// For a slope m, the strip height is H(m) = max_x (v - m x) - min_x (v - m x).
+// The maximum is attained on the upper hull of the points, the minimum on the
+// lower hull, and H is convex and piecewise linear in m with breakpoints at
+// the hulls' edge slopes; its slope is x_min(m) - x_max(m), where x_max(m) and
+// x_min(m) are the abscissae of the attaining vertices. Walking the
+// breakpoints in increasing order finds the first one where that slope turns
+// non-negative: the optimum. Hull tests and slope comparisons are exact
+// (128-bit cross products), so the result does not depend on rounding.
+#include "codec/encode/minimax_line.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+
+#include "common/bits.hpp"
+
+namespace l3::internal {
+namespace {
+
+// Cross product of (a - o) and (b - o) for points (x, v[x]), in the signed
+// type Wide, which must hold (n - 1) * (max - min) twice over.
+template <typename Wide, typename T>
+Wide Cross(const T* v, uint32_t o, uint32_t a, uint32_t b) {
+  return static_cast<Wide>(static_cast<int64_t>(a) - o) * (static_cast<Wide>(v[b]) - v[o]) -
+         (static_cast<Wide>(v[a]) - v[o]) * static_cast<Wide>(static_cast<int64_t>(b) - o);
+}
+
+// Slope of the edge (a, b), a < b, as a fraction dy / dx with dx > 0.
+template <typename Wide>
+struct Slope {
+  Wide dy;
+  Wide dx;
+};
+
+template <typename Wide, typename T>
+Slope<Wide> EdgeSlope(const T* v, uint32_t a, uint32_t b) {
+  return {static_cast<Wide>(v[b]) - static_cast<Wide>(v[a]), static_cast<Wide>(b) - a};
+}
+
+// p < q for fractions with positive denominators.
+template <typename Wide>
+bool Less(const Slope<Wide>& p, const Slope<Wide>& q) {
+  return p.dy * q.dx < q.dy * p.dx;
+}
+
+template <typename Wide, typename T>
+MinimaxLine FitWith(const T* v, uint32_t n) {
+  MinimaxLine line;
+  // Monotone chains; x is already sorted.
+  std::unique_ptr<uint32_t[]> buffer(new uint32_t[2 * size_t{n}]);
+  uint32_t* upper = buffer.get();
+  uint32_t* lower = upper + n;
+  size_t upper_size = 0, lower_size = 0;
+  for (uint32_t x = 0; x < n; ++x) {
+    while (upper_size >= 2 && Cross<Wide>(v, upper[upper_size - 2], upper[upper_size - 1], x) >= 0) {
+      --upper_size;
+    }
+    upper[upper_size++] = x;
+    while (lower_size >= 2 && Cross<Wide>(v, lower[lower_size - 2], lower[lower_size - 1], x) <= 0) {
+      --lower_size;
+    }
+    lower[lower_size++] = x;
+  }
+  // For m below every breakpoint the maximum of v - m x sits at the last
+  // point and the minimum at the first. Upper-hull edge slopes decrease along
+  // the hull, so in increasing m the maximum moves from the right end left;
+  // lower-hull edge slopes increase, and the minimum moves from the left end
+  // right.
+  size_t iu = upper_size - 1;  // vertex attaining the maximum
+  size_t il = 0;                 // vertex attaining the minimum
+  Slope<Wide> best = EdgeSlope<Wide>(v, 0, n - 1);
+  while (true) {
+    const bool has_upper = iu > 0;
+    const bool has_lower = il + 1 < lower_size;
+    if (!has_upper && !has_lower) break;
+    const Slope<Wide> none{0, 0};
+    const Slope<Wide> su = has_upper ? EdgeSlope<Wide>(v, upper[iu - 1], upper[iu]) : none;
+    const Slope<Wide> sl = has_lower ? EdgeSlope<Wide>(v, lower[il], lower[il + 1]) : none;
+    // The next breakpoint and which vertices move at it.
+    bool move_upper, move_lower;
+    if (has_upper && has_lower) {
+      move_upper = !Less(sl, su);
+      move_lower = !Less(su, sl);
+    } else {
+      move_upper = has_upper;
+      move_lower = has_lower;
+    }
+    best = move_upper ? su : sl;
+    if (move_upper) --iu;
+    if (move_lower) ++il;
+    // H's slope just after the breakpoint.
+    if (lower[il] >= upper[iu]) break;
+  }
+  // Strip at the optimal slope best = dy / dx: maximum and minimum of
+  // dx * v - dy * x, scaled back by dx.
+  const Wide top = best.dx * static_cast<Wide>(v[upper[iu]]) - best.dy * upper[iu];
+  const Wide bottom = best.dx * static_cast<Wide>(v[lower[il]]) - best.dy * lower[il];
+  const long double dx = static_cast<long double>(best.dx);
+  line.slope = static_cast<double>(static_cast<long double>(best.dy) / dx);
+  line.spread = static_cast<long double>(top - bottom) / dx;
+  line.intercept = (static_cast<long double>(top) + static_cast<long double>(bottom)) / (2 * dx);
+  return line;
+}
+
+}  // namespace
+
+template <typename T>
+MinimaxLine FitMinimaxLine(const T* v, uint32_t n, int64_t min, int64_t max) {
+  if (n < 2) {
+    MinimaxLine line;
+    line.intercept = static_cast<long double>(v[0]);
+    return line;
+  }
+  // Every product is at most n times a value difference or a value, so with
+  // b bits for both, 64-bit arithmetic is exact while bitlen(n) + b + 1 <= 62.
+  const uint64_t magnitude = std::max<uint64_t>(max < 0 ? 0 - static_cast<uint64_t>(max) : max,
+                                                min < 0 ? 0 - static_cast<uint64_t>(min) : min);
+  const uint64_t range = static_cast<uint64_t>(max) - static_cast<uint64_t>(min);
+  if (BitLength(n) + std::max(BitLength(range), BitLength(magnitude)) + 1 <= 62) {
+    return FitWith<int64_t>(v, n);
+  }
+  return FitWith<__int128>(v, n);
+}
+
+template MinimaxLine FitMinimaxLine<int8_t>(const int8_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<int16_t>(const int16_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<int32_t>(const int32_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<int64_t>(const int64_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<uint8_t>(const uint8_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<uint16_t>(const uint16_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<uint32_t>(const uint32_t*, uint32_t, int64_t, int64_t);
+template MinimaxLine FitMinimaxLine<uint64_t>(const uint64_t*, uint32_t, int64_t, int64_t);
+
+}  // namespace l3::internal

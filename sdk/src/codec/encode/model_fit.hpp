@@ -1,0 +1,94 @@
+// Fitting the models of spec §8.1 to one partition and choosing the cheapest.
+//
+// Every Bit_Width this module reports for LINEAR, POLY2 and POLY3 comes from a
+// run of the canonical predictor (spec §8.4) over the exact residuals the
+// writer emits (spec §8.8 rule 1); least squares only proposes parameters.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "codec/predictor.hpp"
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
+
+namespace l3::internal {
+
+/// Which models the fitter may choose and how it trades them (spec §14).
+struct FitOptions {
+  uint32_t values_per_lane = 64;
+  bool enable_rle = true;
+  bool enable_linear = true;
+  bool enable_poly2 = true;
+  bool enable_poly3 = true;
+  /// A polynomial must cost less than (1 - poly_min_gain) times the best
+  /// simpler model.
+  double poly_min_gain = 0.05;
+  /// LINEAR uses the minimax line where the least-squares line's residuals
+  /// are narrow (see FitBestModel); slower, narrower.
+  bool minimax_lines = false;
+};
+
+/// One partition's model, everything needed to emit it, and its bounds.
+struct PartitionFit {
+  uint32_t num_rows = 0;
+  uint8_t model_type = 0;  ///< spec Model_Type
+  uint8_t bit_width = 0;   ///< spec Bit_Width
+  uint64_t base = 0;       ///< CONSTANT, runs and FOR_BITPACK Base (canonical extension)
+  uint64_t num_runs = 0;   ///< runs (CONSTANT with Bit_Width > 0) only: Num_Runs
+  std::array<double, 4> theta{};  ///< LINEAR/POLY2/POLY3: Theta_0..Theta_3
+  uint64_t min_value = 0;  ///< canonical extension, spec §7.5
+  uint64_t max_value = 0;
+  uint64_t payload_words = 0;
+  uint64_t cost_bytes = 0;  ///< PartitionCost() of this choice
+
+  bool is_single_value() const {
+    return model_type == static_cast<uint8_t>(Model::kConstant) && bit_width == 0;
+  }
+};
+
+/// Bytes a partition adds to a chunk: its 16-byte record, its parameter words
+/// and its payload words (spec §7.3, §8.1, §8.5, §8.7).
+inline uint64_t PartitionCost(uint8_t model_type, uint32_t bit_width, uint64_t payload_words) {
+  return kPartitionRecordBytes + 8 * uint64_t{ParamCount(model_type, bit_width)} +
+         8 * payload_words;
+}
+
+/// Fits every enabled model to values[0, n) (n >= 1) and returns the cheapest
+/// (ties go to the model with fewer parameters, then the lower Model_Type;
+/// POLY2/POLY3 must also beat every simpler model by poly_min_gain).
+template <typename T>
+PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options);
+
+/// Fits one given model. CONSTANT becomes runs when the values are not all
+/// equal. With `theta` (LINEAR/POLY2/POLY3 only) the parameters are used as
+/// given; otherwise they are fitted as FitBestModel fits them. Of `options`
+/// only values_per_lane and minimax_lines matter. kInvalidArgument when spec
+/// §8.8 rule 3 forbids the model or `theta` is not finite.
+template <typename T>
+Status FitGivenModel(const T* values, uint32_t n, Model model, const double* theta,
+                     const FitOptions& options, PartitionFit* fit);
+
+/// The residual width of a least-squares line through values[0, n), or the
+/// FOR width where a line is not allowed (spec §8.8 rule 3) or not wanted.
+/// An estimate for the partitioner's delta-bits analysis (spec §14).
+template <typename T>
+uint32_t AnalysisWidth(const T* values, uint32_t n, bool use_linear);
+
+/// spec §8.4 ToInt, equal to PredictionToInt() for every input but without a
+/// libm call on the common path: for |y| < 2^51, adding 1.5 * 2^52 rounds y
+/// to an integer (ties to even, the default rounding mode) and leaves that
+/// integer in the low mantissa bits.
+inline int64_t FastPredictionToInt(double y) {
+  if (std::fabs(y) < 0x1p51) {
+    const double shifted = y + 0x1.8p52;
+    uint64_t bits;
+    std::memcpy(&bits, &shifted, sizeof bits);
+    return static_cast<int64_t>(bits - 0x4338000000000000ull);
+  }
+  return PredictionToInt(y);
+}
+
+}  // namespace l3::internal

@@ -1,0 +1,43 @@
+// The cost-optimal partitioner (spec §14): chooses partition boundaries and a
+// model per partition for one chunk.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/encode/model_fit.hpp"
+#include "l3/l3.hpp"
+
+namespace l3::internal {
+
+/// A partition of the chunk and its model.
+struct PlannedPartition {
+  uint64_t first_row = 0;  ///< spec First_Row
+  PartitionFit fit;
+};
+
+/// The partitioner's knobs, resolved from PartitionerOptions.
+struct PartitionPlanOptions {
+  PartitionerOptions partitioner;
+  uint32_t values_per_lane = 64;
+  /// Smallest half when splitting initial partitions; 0 disables splitting.
+  uint32_t split_min_rows = 64;
+  bool minimax_lines = false;
+  int num_threads = 1;
+};
+
+/// kInvalidArgument for option values that make no sense (zero sizes,
+/// fractions outside [0, 1)).
+Status ValidatePartitionerOptions(const PartitionerOptions& options);
+
+/// Partitions values[0, n) (1 <= n <= 2^32 - 1). The result covers the rows in
+/// order and does not depend on options.num_threads.
+template <typename T>
+std::vector<PlannedPartition> PlanPartitions(const T* values, uint64_t n,
+                                             const PartitionPlanOptions& options);
+
+/// The FitOptions the partitioner uses.
+FitOptions MakeFitOptions(const PartitionerOptions& options, uint32_t values_per_lane,
+                          bool minimax_lines);
+
+}  // namespace l3::internal

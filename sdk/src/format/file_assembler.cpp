@@ -1,0 +1,66 @@
+#include "format/file_assembler.hpp"
+
+#include "common/crc32c.hpp"
+#include "common/status_macros.hpp"
+#include "format/footer_build.hpp"
+#include "format/framing.hpp"
+#include "format/layout.hpp"
+
+namespace l3::internal {
+
+Status FileAssembler::Start() {
+  uint8_t header[kHeaderBytes];
+  PackFileHeader(kFormatMajor, kFormatMinor, header);
+  return sink_->Write(header, sizeof(header));
+}
+
+Status FileAssembler::PadTo(uint64_t offset) {
+  static const uint8_t kZeros[kSegmentAlignment] = {};
+  const uint64_t gap = offset - sink_->position();
+  return gap == 0 ? Status::OK() : sink_->Write(kZeros, static_cast<size_t>(gap));
+}
+
+Result<SegmentInfo> FileAssembler::AppendSegment(const uint8_t* stored, uint64_t stored_bytes,
+                                                 uint64_t decoded_bytes,
+                                                 Compression compression) {
+  SegmentInfo seg;
+  seg.present = true;
+  seg.offset = AlignUp64(sink_->position());
+  seg.stored_bytes = stored_bytes;
+  seg.decoded_bytes = decoded_bytes;
+  seg.checksum = Crc32c(0, stored, static_cast<size_t>(stored_bytes));
+  seg.compression = compression;
+  L3_RETURN_NOT_OK(PadTo(seg.offset));
+  L3_RETURN_NOT_OK(sink_->Write(stored, static_cast<size_t>(stored_bytes)));
+  return seg;
+}
+
+Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>& columns) {
+  Postscript ps;
+  for (const ColumnInfo& col : columns) {
+    for (const ChunkInfo& chunk : col.chunks) {
+      for (const SegmentInfo* s : {&chunk.partition_table, &chunk.parameters, &chunk.payload,
+                                   &chunk.bounds, &chunk.validity}) {
+        if (s->present && s->compression == Compression::kZstd) {
+          ps.required_features |= kRequiredZstdSegments;
+        }
+      }
+      if (chunk.bounds.present) ps.optional_features |= kOptionalPartitionBounds;
+      if (chunk.validity.present) ps.required_features |= kRequiredValidityBitmaps;
+    }
+  }
+  const std::vector<uint8_t> footer = BuildFooter(info, columns);
+  ps.footer_offset = AlignUp64(sink_->position());
+  ps.footer_length = footer.size();
+  ps.format_major = kFormatMajor;
+  ps.format_minor = kFormatMinor;
+  ps.checksum_type = kChecksumCrc32c;
+  ps.footer_checksum = Crc32c(0, footer.data(), footer.size());
+  L3_RETURN_NOT_OK(PadTo(ps.footer_offset));
+  L3_RETURN_NOT_OK(sink_->Write(footer.data(), footer.size()));
+  uint8_t postscript[kPostscriptBytes];
+  PackPostscript(ps, postscript);
+  return sink_->Write(postscript, sizeof(postscript));
+}
+
+}  // namespace l3::internal

@@ -1,0 +1,85 @@
+#include "format/footer_build.hpp"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include "l3_generated.h"
+
+namespace l3::internal {
+namespace {
+
+fbs::SegmentRef ToRef(const SegmentInfo& s) {
+  return fbs::SegmentRef(s.offset, s.stored_bytes, s.decoded_bytes, s.checksum,
+                         static_cast<fbs::Compression>(s.compression), 0, 0);
+}
+
+flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder& fbb,
+                                                 const ChunkInfo& chunk) {
+  flatbuffers::Offset<fbs::ChunkStatistics> stats = 0;
+  if (chunk.statistics.present) {
+    const ChunkStatistics& s = chunk.statistics;
+    stats = fbs::CreateChunkStatistics(fbb, s.has_min_max, s.min_value, s.max_value, s.null_count,
+                                       s.distinct_count, s.distinct_count_exact);
+  }
+  const fbs::SegmentRef partition_table = ToRef(chunk.partition_table);
+  const fbs::SegmentRef parameters = ToRef(chunk.parameters);
+  const fbs::SegmentRef payload = ToRef(chunk.payload);
+  const fbs::SegmentRef bounds = ToRef(chunk.bounds);
+  const fbs::SegmentRef validity = ToRef(chunk.validity);
+  fbs::ColumnChunkBuilder b(fbb);
+  b.add_num_rows(chunk.num_rows);
+  b.add_encoding(static_cast<fbs::Encoding>(chunk.encoding));
+  b.add_values_per_lane(static_cast<uint16_t>(chunk.values_per_lane));
+  b.add_num_partitions(chunk.num_partitions);
+  b.add_partition_table(&partition_table);
+  b.add_parameters(&parameters);
+  b.add_payload(&payload);
+  if (chunk.bounds.present) b.add_bounds(&bounds);
+  if (chunk.validity.present) b.add_validity(&validity);
+  if (chunk.statistics.present) b.add_statistics(stats);
+  return b.Finish();
+}
+
+}  // namespace
+
+std::vector<uint8_t> BuildFooter(const FileInfo& info, const std::vector<ColumnInfo>& columns) {
+  flatbuffers::FlatBufferBuilder fbb(4096);
+  std::vector<flatbuffers::Offset<fbs::Column>> column_offsets;
+  column_offsets.reserve(columns.size());
+  for (const ColumnInfo& col : columns) {
+    const auto name = fbb.CreateString(col.name);
+    flatbuffers::Offset<fbs::LogicalType> logical = 0;
+    if (col.logical.kind != LogicalKind::kNone) {
+      const auto tz = col.logical.timezone.empty() ? 0 : fbb.CreateString(col.logical.timezone);
+      logical = fbs::CreateLogicalType(fbb, static_cast<fbs::LogicalKind>(col.logical.kind),
+                                       static_cast<fbs::TimeUnit>(col.logical.time_unit),
+                                       col.logical.precision, col.logical.scale, tz);
+    }
+    std::vector<flatbuffers::Offset<fbs::ColumnChunk>> chunk_offsets;
+    chunk_offsets.reserve(col.chunks.size());
+    for (const ChunkInfo& chunk : col.chunks) chunk_offsets.push_back(BuildChunk(fbb, chunk));
+    const auto chunks = fbb.CreateVector(chunk_offsets);
+    column_offsets.push_back(fbs::CreateColumn(fbb, name,
+                                               static_cast<fbs::PhysicalType>(col.type), logical,
+                                               col.nullable, chunks));
+  }
+  const auto columns_vec = fbb.CreateVector(column_offsets);
+  const auto writer_name = fbb.CreateString(info.writer_name);
+  const auto writer_version = fbb.CreateString(info.writer_version);
+  const auto writer = fbs::CreateWriterInfo(fbb, writer_name, writer_version);
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fbs::KeyValue>>> metadata = 0;
+  if (!info.metadata.empty()) {
+    std::vector<flatbuffers::Offset<fbs::KeyValue>> kvs;
+    kvs.reserve(info.metadata.size());
+    for (const auto& kv : info.metadata) {
+      const auto key = fbb.CreateString(kv.first);
+      const auto value = fbb.CreateString(kv.second);
+      kvs.push_back(fbs::CreateKeyValue(fbb, key, value));
+    }
+    metadata = fbb.CreateVector(kvs);
+  }
+  const auto footer = fbs::CreateFooter(fbb, info.num_rows, columns_vec, writer, metadata);
+  fbs::FinishFooterBuffer(fbb, footer);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace l3::internal

@@ -1,0 +1,474 @@
+#include "format/footer_parse.hpp"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_set>
+
+#include "common/status_macros.hpp"
+#include "common/utf8.hpp"
+#include "format/layout.hpp"
+#include "l3_generated.h"
+
+namespace l3::internal {
+namespace {
+
+constexpr uint64_t kMaxChunkRows = (uint64_t{1} << 32) - 1;  // spec §7.2
+constexpr size_t kMaxNameBytes = 65535;                       // spec §6.2
+
+enum class SegmentKind : uint8_t {
+  kPartitionTable,
+  kParameters,
+  kPayload,
+  kBounds,
+  kValidity,
+  kIbpMasks,
+  kIbpRowBitmask,
+  kIbpRowOffsets,
+  kIbpClusterIds,
+  kPgmSegments,
+};
+
+const char* SegmentKindName(SegmentKind kind) {
+  switch (kind) {
+    case SegmentKind::kPartitionTable: return "partition_table";
+    case SegmentKind::kParameters: return "parameters";
+    case SegmentKind::kPayload: return "payload";
+    case SegmentKind::kBounds: return "bounds";
+    case SegmentKind::kValidity: return "validity";
+    case SegmentKind::kIbpMasks: return "ibp.masks";
+    case SegmentKind::kIbpRowBitmask: return "ibp.row_bitmask";
+    case SegmentKind::kIbpRowOffsets: return "ibp.row_offsets";
+    case SegmentKind::kIbpClusterIds: return "ibp.cluster_ids";
+    case SegmentKind::kPgmSegments: return "pgm.segments";
+  }
+  return "segment";
+}
+
+struct PlacedSegment {
+  uint64_t offset;
+  uint64_t length;
+  uint32_t column;
+  uint32_t chunk;
+  SegmentKind kind;
+};
+
+std::string Where(uint32_t column, uint32_t chunk) {
+  return "column " + std::to_string(column) + " chunk " + std::to_string(chunk);
+}
+
+std::string Where(uint32_t column, uint32_t chunk, SegmentKind kind) {
+  return Where(column, chunk) + " " + SegmentKindName(kind);
+}
+
+class FooterChecker {
+ public:
+  FooterChecker(const Postscript& ps, const FooterLimits& limits) : ps_(ps), limits_(limits) {}
+
+  Status Run(const fbs::Footer& footer, ParsedFooter* out);
+  /// Every placed segment, sorted by offset after Run() succeeded.
+  const std::vector<PlacedSegment>& segments() const { return segments_; }
+
+ private:
+  Status CheckColumn(const fbs::Column& col, uint32_t c, ColumnInfo* info,
+                     std::vector<std::string>* unsupported);
+  Status CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint32_t k, uint8_t raw_type,
+                    bool nullable, ChunkInfo* info, std::string* unsupported);
+  Status CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint32_t k, SegmentKind kind,
+                      SegmentInfo* info, std::string* unsupported);
+  Status CheckFeatureBits() const;
+  Status CheckLayout();
+
+  const Postscript& ps_;
+  const FooterLimits& limits_;
+  std::vector<PlacedSegment> segments_;
+  bool uses_zstd_ = false;
+  bool uses_validity_ = false;
+  bool uses_ibp_ = false;
+  bool uses_bounds_ = false;
+  bool uses_pgm_ = false;
+};
+
+Status Corrupt(std::string message) {
+  return Status(StatusCode::kCorruptMetadata, std::move(message));
+}
+
+Status FooterChecker::Run(const fbs::Footer& footer, ParsedFooter* out) {
+  // spec §6.1: at least one column (the verifier has checked presence).
+  const auto* columns = footer.columns();
+  if (columns->size() == 0) return Corrupt("Footer.columns is empty");
+  out->info.num_rows = footer.num_rows();
+  if (const fbs::WriterInfo* w = footer.writer()) {
+    if (w->name() != nullptr) out->info.writer_name = w->name()->str();
+    if (w->version() != nullptr) out->info.writer_version = w->version()->str();
+  }
+  if (const auto* md = footer.metadata()) {
+    for (const fbs::KeyValue* kv : *md) {
+      out->info.metadata.emplace_back(kv->key()->str(),
+                                      kv->value() != nullptr ? kv->value()->str() : std::string());
+    }
+  }
+  out->columns.resize(columns->size());
+  out->unsupported.resize(columns->size());
+  std::unordered_set<std::string_view> names;
+  names.reserve(columns->size());
+  for (uint32_t c = 0; c < columns->size(); ++c) {
+    const fbs::Column* col = columns->Get(c);
+    L3_RETURN_NOT_OK(CheckColumn(*col, c, &out->columns[c], &out->unsupported[c]));
+    // spec §6.2: names are unique within the file.
+    const std::string_view name(col->name()->c_str(), col->name()->size());
+    if (!names.insert(name).second) {
+      return Corrupt("column " + std::to_string(c) + ": name '" + std::string(name) +
+                     "' is not unique");
+    }
+    if (out->columns[c].num_rows != footer.num_rows()) {
+      return Corrupt("column " + std::to_string(c) + ": chunks cover " +
+                     std::to_string(out->columns[c].num_rows) + " rows, Footer.num_rows is " +
+                     std::to_string(footer.num_rows()));
+    }
+  }
+  L3_RETURN_NOT_OK(CheckFeatureBits());
+  return CheckLayout();
+}
+
+Status FooterChecker::CheckColumn(const fbs::Column& col, uint32_t c, ColumnInfo* info,
+                                  std::vector<std::string>* unsupported) {
+  const flatbuffers::String* name = col.name();
+  if (name->size() == 0 || name->size() > kMaxNameBytes) {
+    return Corrupt("column " + std::to_string(c) + ": name has " + std::to_string(name->size()) +
+                   " bytes (must be 1..65535)");
+  }
+  if (!IsValidUtf8(std::string_view(name->c_str(), name->size()))) {
+    return Corrupt("column " + std::to_string(c) + ": name is not valid UTF-8");
+  }
+  info->name = name->str();
+  const uint8_t raw_type = static_cast<uint8_t>(col.physical_type());
+  info->raw_type = raw_type;
+  info->type = static_cast<PhysicalType>(raw_type);
+  // spec §6.2: 0 is never a type; values above 10 may come from a newer minor
+  // version, which inspection mode lists without decoding.
+  if (raw_type == 0 || (raw_type > 10 && !limits_.allow_unknown)) {
+    return Corrupt("column " + std::to_string(c) + ": physical_type " + std::to_string(raw_type) +
+                   " is not defined");
+  }
+  // Float columns (spec §11.2) need IbpFloat chunks, which this reader
+  // reports per chunk; a float column without rows has nothing to decode.
+  if (const fbs::LogicalType* lt = col.logical_type()) {
+    // spec §6.2: a kind this reader does not know is treated as None.
+    const uint16_t kind = static_cast<uint16_t>(lt->kind());
+    if (kind <= static_cast<uint16_t>(LogicalKind::kDecimal)) {
+      info->logical.kind = static_cast<LogicalKind>(kind);
+      info->logical.time_unit = static_cast<TimeUnit>(lt->time_unit());
+      info->logical.precision = lt->precision();
+      info->logical.scale = lt->scale();
+      if (lt->timezone() != nullptr) info->logical.timezone = lt->timezone()->str();
+    }
+  }
+  info->nullable = col.nullable();
+  const auto* chunks = col.chunks();
+  const uint32_t num_chunks = chunks != nullptr ? chunks->size() : 0;
+  info->chunks.resize(num_chunks);
+  unsupported->resize(num_chunks);
+  uint64_t row = 0;
+  for (uint32_t k = 0; k < num_chunks; ++k) {
+    ChunkInfo& ci = info->chunks[k];
+    L3_RETURN_NOT_OK(CheckChunk(*chunks->Get(k), c, k, raw_type, info->nullable, &ci,
+                                &(*unsupported)[k]));
+    ci.first_row = row;
+    // spec §6.2: chunk row counts sum to Footer.num_rows; no overflow.
+    if (ci.num_rows > UINT64_MAX - row) {
+      return Corrupt(Where(c, k) + ": row count overflows 64 bits");
+    }
+    row += ci.num_rows;
+    info->stored_bytes += ci.stored_bytes;
+  }
+  info->num_rows = row;
+  return Status::OK();
+}
+
+Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint32_t k,
+                                   SegmentKind kind, SegmentInfo* info,
+                                   std::string* unsupported) {
+  if (ref == nullptr) return Status::OK();
+  info->present = true;
+  info->offset = ref->offset();
+  info->stored_bytes = ref->stored_length();
+  info->decoded_bytes = ref->decoded_length();
+  info->checksum = ref->checksum();
+  const uint8_t compression = static_cast<uint8_t>(ref->compression());
+  info->compression = static_cast<Compression>(compression);
+  // spec §7.1, in its order.
+  const std::string where = Where(c, k, kind);
+  if (ref->offset() % kSegmentAlignment != 0) {
+    return Status(StatusCode::kCorruptFraming,
+                  where + ": offset " + std::to_string(ref->offset()) + " is not a multiple of 64");
+  }
+  if (ref->offset() < kHeaderBytes) {
+    return Status(StatusCode::kCorruptFraming,
+                  where + ": offset " + std::to_string(ref->offset()) + " is inside the File_Header");
+  }
+  if (ref->offset() > ps_.footer_offset ||
+      ref->stored_length() > ps_.footer_offset - ref->offset()) {
+    return Status(StatusCode::kCorruptFraming,
+                  where + ": offset " + std::to_string(ref->offset()) + " + stored_length " +
+                      std::to_string(ref->stored_length()) + " passes Footer_Offset " +
+                      std::to_string(ps_.footer_offset));
+  }
+  if (compression > static_cast<uint8_t>(Compression::kZstd)) {
+    if (!limits_.allow_unknown) {
+      return Status(StatusCode::kUnsupportedFeature,
+                    where + ": compression " + std::to_string(compression) + " is not supported");
+    }
+    if (unsupported->empty()) *unsupported = where + ": unknown compression";
+  }
+  if (compression == static_cast<uint8_t>(Compression::kZstd)) {
+    uses_zstd_ = true;
+    if ((ps_.required_features & kRequiredZstdSegments) == 0) {
+      return Corrupt(where + ": compression is Zstd but ZSTD_SEGMENTS is clear");
+    }
+  }
+  if (compression == static_cast<uint8_t>(Compression::kNone) &&
+      ref->decoded_length() != ref->stored_length()) {
+    return Status(StatusCode::kCorruptFraming,
+                  where + ": compression None but decoded_length " +
+                      std::to_string(ref->decoded_length()) + " != stored_length " +
+                      std::to_string(ref->stored_length()));
+  }
+  if (ref->reserved_0() != 0 || ref->reserved_1() != 0) {
+    return Status(StatusCode::kCorruptFraming, where + ": reserved fields are not zero");
+  }
+  // Reader limits (spec §13): bound every later allocation for this segment.
+  if (ref->decoded_length() > limits_.max_segment_bytes) {
+    return Status(StatusCode::kResourceLimit,
+                  where + ": decoded_length " + std::to_string(ref->decoded_length()) +
+                      " exceeds the limit " + std::to_string(limits_.max_segment_bytes));
+  }
+  if (compression == static_cast<uint8_t>(Compression::kZstd)) {
+    const uint64_t stored = ref->stored_length();
+    const uint64_t cap = stored > UINT64_MAX / limits_.max_zstd_expansion
+                             ? UINT64_MAX
+                             : stored * limits_.max_zstd_expansion;
+    if (ref->decoded_length() > cap) {
+      return Status(StatusCode::kResourceLimit,
+                    where + ": decoded_length " + std::to_string(ref->decoded_length()) +
+                        " is more than " + std::to_string(limits_.max_zstd_expansion) +
+                        " times stored_length " + std::to_string(stored));
+    }
+  }
+  segments_.push_back(PlacedSegment{ref->offset(), ref->stored_length(), c, k, kind});
+  return Status::OK();
+}
+
+Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint32_t k,
+                                 uint8_t raw_type, bool nullable, ChunkInfo* info,
+                                 std::string* unsupported) {
+  const std::string where = Where(c, k);
+  info->num_rows = chunk.num_rows();
+  info->encoding = static_cast<uint16_t>(chunk.encoding());
+  info->values_per_lane = chunk.values_per_lane();
+  info->num_partitions = chunk.num_partitions();
+  if (chunk.num_rows() < 1 || chunk.num_rows() > kMaxChunkRows) {
+    return Corrupt(where + ": num_rows " + std::to_string(chunk.num_rows()) +
+                   " is outside 1..2^32-1");
+  }
+  // spec §7.2: partition_table, parameters and payload are required.
+  if (chunk.partition_table() == nullptr) return Corrupt(where + ": partition_table is missing");
+  if (chunk.parameters() == nullptr) return Corrupt(where + ": parameters is missing");
+  if (chunk.payload() == nullptr) return Corrupt(where + ": payload is missing");
+  L3_RETURN_NOT_OK(CheckSegment(chunk.partition_table(), c, k, SegmentKind::kPartitionTable,
+                                &info->partition_table, unsupported));
+  L3_RETURN_NOT_OK(CheckSegment(chunk.parameters(), c, k, SegmentKind::kParameters,
+                                &info->parameters, unsupported));
+  L3_RETURN_NOT_OK(
+      CheckSegment(chunk.payload(), c, k, SegmentKind::kPayload, &info->payload, unsupported));
+  L3_RETURN_NOT_OK(
+      CheckSegment(chunk.bounds(), c, k, SegmentKind::kBounds, &info->bounds, unsupported));
+  L3_RETURN_NOT_OK(
+      CheckSegment(chunk.validity(), c, k, SegmentKind::kValidity, &info->validity, unsupported));
+  if (const fbs::IbpMasks* ibp = chunk.ibp()) {
+    info->has_ibp = true;
+    SegmentInfo ignored;
+    L3_RETURN_NOT_OK(CheckSegment(ibp->masks(), c, k, SegmentKind::kIbpMasks, &ignored, unsupported));
+    L3_RETURN_NOT_OK(
+        CheckSegment(ibp->row_bitmask(), c, k, SegmentKind::kIbpRowBitmask, &ignored, unsupported));
+    L3_RETURN_NOT_OK(
+        CheckSegment(ibp->row_offsets(), c, k, SegmentKind::kIbpRowOffsets, &ignored, unsupported));
+    L3_RETURN_NOT_OK(
+        CheckSegment(ibp->cluster_ids(), c, k, SegmentKind::kIbpClusterIds, &ignored, unsupported));
+  }
+  if (const fbs::PgmIndex* pgm = chunk.pgm()) {
+    info->has_pgm = true;
+    uses_pgm_ = true;
+    SegmentInfo ignored;
+    L3_RETURN_NOT_OK(
+        CheckSegment(pgm->segments(), c, k, SegmentKind::kPgmSegments, &ignored, unsupported));
+  }
+  for (const SegmentInfo* s : {&info->partition_table, &info->parameters, &info->payload,
+                               &info->bounds, &info->validity}) {
+    if (s->present) info->stored_bytes += s->stored_bytes;
+  }
+
+  // spec §7.2 encoding; §11.2 for the reserved float encoding.
+  const uint16_t encoding = info->encoding;
+  const bool known_type = raw_type >= 1 && raw_type <= 10;
+  const bool float_type = raw_type == 9 || raw_type == 10;
+  if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat)) uses_ibp_ = true;
+  if (encoding == 0 || encoding > static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
+    if (!limits_.allow_unknown) {
+      return Status(StatusCode::kUnsupportedFeature,
+                    where + ": encoding " + std::to_string(encoding) + " is not supported");
+    }
+    if (unsupported->empty()) *unsupported = where + ": unknown encoding " + std::to_string(encoding);
+  } else if (known_type) {
+    if (encoding == static_cast<uint16_t>(fbs::Encoding::L3Integer) && float_type) {
+      return Corrupt(where + ": encoding L3Integer on a float column");
+    }
+    if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat) && !float_type) {
+      return Corrupt(where + ": encoding IbpFloat on an integer column");
+    }
+  }
+  if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
+    if ((ps_.required_features & kRequiredIbpFloat) == 0) {
+      return Corrupt(where + ": encoding IbpFloat but IBP_FLOAT is clear");
+    }
+    if (unsupported->empty()) *unsupported = where + ": IbpFloat is not implemented";
+  }
+  if (info->has_ibp && encoding != static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
+    return Corrupt(where + ": ibp masks on a chunk whose encoding is not IbpFloat");
+  }
+  if (!known_type && unsupported->empty()) {
+    *unsupported = where + ": unknown physical_type " + std::to_string(raw_type);
+  }
+  if (encoding == static_cast<uint16_t>(fbs::Encoding::L3Integer)) {
+    if (!IsValidValuesPerLane(info->values_per_lane)) {
+      return Corrupt(where + ": values_per_lane " + std::to_string(info->values_per_lane) +
+                     " is not a power of two in 1..1024");
+    }
+    if (info->num_partitions < 1 || info->num_partitions > info->num_rows) {
+      return Corrupt(where + ": num_partitions " + std::to_string(info->num_partitions) +
+                     " is outside 1..num_rows (" + std::to_string(info->num_rows) + ")");
+    }
+    if (info->num_partitions > limits_.max_partitions_per_chunk) {
+      return Status(StatusCode::kResourceLimit,
+                    where + ": num_partitions " + std::to_string(info->num_partitions) +
+                        " exceeds the limit " + std::to_string(limits_.max_partitions_per_chunk));
+    }
+  }
+  // spec §4.4 and §11.1: features in use need their bits.
+  if (info->bounds.present) {
+    uses_bounds_ = true;
+    if ((ps_.optional_features & kOptionalPartitionBounds) == 0) {
+      return Corrupt(where + ": bounds present but PARTITION_BOUNDS is clear");
+    }
+  }
+  if (info->has_pgm && (ps_.optional_features & kOptionalPgmIndex) == 0) {
+    return Corrupt(where + ": pgm present but PGM_INDEX is clear");
+  }
+  if (info->validity.present) {
+    uses_validity_ = true;
+    if (!nullable) return Corrupt(where + ": validity segment on a column that is not nullable");
+    if ((ps_.required_features & kRequiredValidityBitmaps) == 0) {
+      return Corrupt(where + ": validity present but VALIDITY_BITMAPS is clear");
+    }
+    if (unsupported->empty()) *unsupported = where + ": validity bitmaps are not implemented";
+  }
+  if (const fbs::ChunkStatistics* s = chunk.statistics()) {
+    info->statistics.present = true;
+    info->statistics.has_min_max = s->has_min_max();
+    info->statistics.min_value = s->min_value();
+    info->statistics.max_value = s->max_value();
+    info->statistics.null_count = s->null_count();
+    info->statistics.distinct_count = s->distinct_count();
+    info->statistics.distinct_count_exact = s->distinct_count_exact();
+  }
+  return Status::OK();
+}
+
+Status FooterChecker::CheckFeatureBits() const {
+  // spec §4.4: a writer sets a feature bit if and only if the file uses the
+  // feature. A used feature with a clear bit was reported per chunk; here a
+  // set bit without any use. Unknown optional bits are ignored.
+  struct Bit {
+    uint64_t set;
+    uint64_t mask;
+    bool used;
+    const char* name;
+  };
+  const Bit bits[] = {
+      {ps_.required_features, kRequiredZstdSegments, uses_zstd_, "Required_Features ZSTD_SEGMENTS"},
+      {ps_.required_features, kRequiredValidityBitmaps, uses_validity_,
+       "Required_Features VALIDITY_BITMAPS"},
+      {ps_.required_features, kRequiredIbpFloat, uses_ibp_, "Required_Features IBP_FLOAT"},
+      {ps_.optional_features, kOptionalPartitionBounds, uses_bounds_,
+       "Optional_Features PARTITION_BOUNDS"},
+      {ps_.optional_features, kOptionalPgmIndex, uses_pgm_, "Optional_Features PGM_INDEX"},
+  };
+  for (const Bit& b : bits) {
+    if ((b.set & b.mask) != 0 && !b.used) {
+      return Corrupt(std::string(b.name) + " is set but no chunk uses the feature");
+    }
+  }
+  return Status::OK();
+}
+
+Status FooterChecker::CheckLayout() {
+  // spec §4.3: sorted by offset, each segment starts at align64(end of the
+  // previous one), the first at 64, and the footer at align64(last end).
+  // Zero-length segments sort first among equal offsets.
+  std::sort(segments_.begin(), segments_.end(), [](const PlacedSegment& a, const PlacedSegment& b) {
+    if (a.offset != b.offset) return a.offset < b.offset;
+    if (a.length != b.length) return a.length < b.length;
+    if (a.column != b.column) return a.column < b.column;
+    if (a.chunk != b.chunk) return a.chunk < b.chunk;
+    return a.kind < b.kind;
+  });
+  uint64_t end = kHeaderBytes;
+  for (const PlacedSegment& s : segments_) {
+    const uint64_t expected = AlignUp64(end);
+    if (s.offset != expected) {
+      const char* what = s.offset < end ? "overlaps the previous segment" : "leaves a gap";
+      return Status(StatusCode::kCorruptFraming,
+                    Where(s.column, s.chunk, s.kind) + " at offset " + std::to_string(s.offset) +
+                        " " + what + " (canonical offset " + std::to_string(expected) + ")");
+    }
+    end = s.offset + s.length;  // bounded by Footer_Offset (CheckSegment)
+  }
+  if (ps_.footer_offset != AlignUp64(end)) {
+    return Status(StatusCode::kCorruptFraming,
+                  "Footer_Offset " + std::to_string(ps_.footer_offset) +
+                      " is not align64(end of the last segment) = " +
+                      std::to_string(AlignUp64(end)));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParseFooter(const uint8_t* footer, uint64_t footer_length, const Postscript& ps,
+                   const FooterLimits& limits, ParsedFooter* out) {
+  // spec §6: verify before reading any field, with bounded depth and table
+  // count. FlatBuffers cannot address buffers of 2 GiB or more.
+  if (footer_length >= FLATBUFFERS_MAX_BUFFER_SIZE) {
+    return Status(StatusCode::kCorruptFooter,
+                  "Footer_Length " + std::to_string(footer_length) +
+                      " is too large for a FlatBuffers buffer");
+  }
+  const uint64_t max_tables = std::min<uint64_t>(8 * footer_length, UINT32_MAX);
+  flatbuffers::Verifier verifier(footer, static_cast<size_t>(footer_length), 64,
+                                 static_cast<flatbuffers::uoffset_t>(max_tables));
+  if (footer_length >= 8 && !fbs::FooterBufferHasIdentifier(footer)) {
+    return Status(StatusCode::kCorruptFooter, "footer file identifier is not \"L3FT\"");
+  }
+  if (!fbs::VerifyFooterBuffer(verifier)) {
+    return Status(StatusCode::kCorruptFooter,
+                  "footer is not a valid FlatBuffers Footer (verifier failed)");
+  }
+  FooterChecker checker(ps, limits);
+  L3_RETURN_NOT_OK(checker.Run(*fbs::GetFooter(footer), out));
+  out->segment_extents.reserve(checker.segments().size());
+  for (const PlacedSegment& s : checker.segments()) out->segment_extents.emplace_back(s.offset, s.length);
+  return Status::OK();
+}
+
+}  // namespace l3::internal

@@ -1,0 +1,589 @@
+// l3::Reader: opening (spec §4–§7.2, §10.2 on-open checks), lazy per-chunk
+// preparation (§5 checksums, §9 zstd, §7.3/§8.2 metadata), decoding and
+// validation (§10.3).
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <new>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "codec/decode/decode_chunk.hpp"
+#include "codec/decode/partition_decoder.hpp"
+#include "common/bits.hpp"
+#include "common/crc32c.hpp"
+#include "common/file_source.hpp"
+#include "common/status_macros.hpp"
+#include "common/zstd_codec.hpp"
+#include "format/footer_parse.hpp"
+#include "format/framing.hpp"
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
+
+namespace l3 {
+
+double PartitionInfo::param_as_double(int i) const {
+  if (i < 0 || i >= static_cast<int>(params.size())) return std::numeric_limits<double>::quiet_NaN();
+  double d;
+  std::memcpy(&d, &params[static_cast<size_t>(i)], sizeof(d));
+  return d;
+}
+
+namespace {
+
+using internal::FileSource;
+
+Status OutOfMemory() { return Status(StatusCode::kOutOfMemory, "allocation failed"); }
+
+std::string ChunkName(int column, int chunk) {
+  return "column " + std::to_string(column) + " chunk " + std::to_string(chunk);
+}
+
+// A chunk's decoded segments and the outcome of its checks, computed on first
+// use and then shared by every thread.
+struct ChunkSlot {
+  std::mutex mu;
+  std::atomic<bool> done{false};
+  Status status;
+  ChunkView view;
+  // Decompressed copies of zstd segments (spec §9); empty for stored ones.
+  std::vector<uint8_t> partition_table, parameters, payload, bounds;
+};
+
+// A valid address for a zero-length segment, which has no bytes in the file.
+const uint8_t kEmptySegment[8] = {};
+
+}  // namespace
+
+struct Reader::Impl {
+  ReadOptions options;
+  std::unique_ptr<FileSource> source;
+  internal::Postscript ps;
+  FileInfo info;
+  std::vector<ColumnInfo> columns;
+  std::vector<std::vector<std::string>> unsupported;
+  std::vector<std::pair<uint64_t, uint64_t>> segment_extents;
+  std::unique_ptr<uint64_t[]> footer_copy;  // when the footer is not 8-aligned in memory
+  std::vector<std::vector<std::unique_ptr<ChunkSlot>>> slots;
+
+  static Result<std::unique_ptr<Impl>> Open(std::unique_ptr<FileSource> source,
+                                            const ReadOptions& options);
+
+  Status CheckColumn(int column) const {
+    if (column < 0 || column >= static_cast<int>(columns.size())) {
+      return Status(StatusCode::kOutOfRange, "column " + std::to_string(column) +
+                                                 " does not exist (the file has " +
+                                                 std::to_string(columns.size()) + ")");
+    }
+    return Status::OK();
+  }
+  Status CheckChunk(int column, int chunk) const {
+    L3_RETURN_NOT_OK(CheckColumn(column));
+    if (chunk < 0 || chunk >= static_cast<int>(columns[column].chunks.size())) {
+      return Status(StatusCode::kOutOfRange, ChunkName(column, chunk) + " does not exist");
+    }
+    return Status::OK();
+  }
+
+  /// The chunk holding `row` of a column (row < num_rows).
+  int FindChunk(int column, uint64_t row) const {
+    const std::vector<ChunkInfo>& chunks = columns[column].chunks;
+    auto it = std::upper_bound(chunks.begin(), chunks.end(), row,
+                               [](uint64_t r, const ChunkInfo& c) { return r < c.first_row; });
+    return static_cast<int>(it - chunks.begin()) - 1;
+  }
+
+  Status VerifySegmentChecksum(const SegmentInfo& seg, const std::string& where) const {
+    const uint32_t actual =
+        internal::Crc32c(0, source->data() + seg.offset, static_cast<size_t>(seg.stored_bytes));
+    if (actual != seg.checksum) {
+      return Status(StatusCode::kChecksumMismatch,
+                    where + ": checksum does not match the stored bytes");
+    }
+    return Status::OK();
+  }
+
+  // Undoes the segment's compression (spec §9) after checking decoded_length
+  // against the length the chunk requires.
+  Result<const uint8_t*> Materialize(const SegmentInfo& seg, uint64_t expected,
+                                     const std::string& where,
+                                     std::vector<uint8_t>* storage) const {
+    if (seg.decoded_bytes != expected) {
+      return Status(StatusCode::kCorruptMetadata,
+                    where + ": decoded_length " + std::to_string(seg.decoded_bytes) +
+                        " != required " + std::to_string(expected));
+    }
+    if (seg.compression == Compression::kNone) {
+      return seg.stored_bytes == 0 ? kEmptySegment : source->data() + seg.offset;
+    }
+    // decoded_length is bounded by max_segment_bytes and max_zstd_expansion
+    // (checked on open), so this allocation is bounded too.
+    storage->resize(static_cast<size_t>(seg.decoded_bytes));
+    L3_RETURN_NOT_OK(internal::ZstdDecompressExact(source->data() + seg.offset,
+                                                   static_cast<size_t>(seg.stored_bytes),
+                                                   storage->data(), storage->size()));
+    return storage->empty() ? kEmptySegment : storage->data();
+  }
+
+  Status LoadChunk(int column, int chunk, ChunkSlot* slot) const;
+
+  /// The validated view of a chunk, prepared on first use (spec §10.2).
+  Result<const ChunkView*> Prepare(int column, int chunk) const {
+    ChunkSlot* slot = slots[column][chunk].get();
+    if (!slot->done.load(std::memory_order_acquire)) {
+      std::lock_guard<std::mutex> lock(slot->mu);
+      if (!slot->done.load(std::memory_order_relaxed)) {
+        Status st = LoadChunk(column, chunk, slot);
+        // Out of memory may pass; every other outcome is a property of the file.
+        if (st.code() == StatusCode::kOutOfMemory) return st;
+        slot->status = std::move(st);
+        slot->done.store(true, std::memory_order_release);
+      }
+    }
+    if (!slot->status.ok()) return slot->status;
+    return &slot->view;
+  }
+
+  Status ValidateStatistics(int column, int chunk, const ChunkView& view) const;
+  Status ValidatePadding() const;
+};
+
+Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
+  const ColumnInfo& col = columns[column];
+  const ChunkInfo& ci = col.chunks[chunk];
+  const std::string where = ChunkName(column, chunk);
+  if (!unsupported[column][chunk].empty()) {
+    return Status(StatusCode::kUnsupportedFeature, unsupported[column][chunk]);
+  }
+  // spec §5: segment checksums over the stored bytes, before first use.
+  if (options.verify_checksums) {
+    L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.partition_table, where + " partition_table"));
+    L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.parameters, where + " parameters"));
+    L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.payload, where + " payload"));
+    if (ci.bounds.present) L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.bounds, where + " bounds"));
+  }
+  const uint64_t num_partitions = ci.num_partitions;
+  const uint64_t value_bytes = static_cast<uint64_t>(PhysicalTypeBytes(col.type));
+  // spec §7.3, §9: each decoded_length is checked against what the chunk
+  // requires before anything is decompressed. The partition table comes
+  // first; its sentinel gives the lengths of the other two segments.
+  L3_ASSIGN_OR_RETURN(
+      const uint8_t* table,
+      Materialize(ci.partition_table, internal::kPartitionRecordBytes * (num_partitions + 1),
+                  where + " partition_table", &slot->partition_table));
+  const internal::PartitionRecord sentinel =
+      internal::LoadPartitionRecord(table, num_partitions);
+  L3_ASSIGN_OR_RETURN(const uint8_t* parameters,
+                      Materialize(ci.parameters, 8 * uint64_t{sentinel.param_offset},
+                                  where + " parameters (8 * Param_Offset[P])",
+                                  &slot->parameters));
+  L3_ASSIGN_OR_RETURN(
+      const uint8_t* payload,
+      Materialize(ci.payload, 8 * uint64_t{sentinel.payload_offset} + internal::kPayloadPaddingBytes,
+                  where + " payload (8 * Payload_Offset[P] + 32)", &slot->payload));
+  const uint8_t* bounds = nullptr;
+  if (ci.bounds.present) {
+    L3_ASSIGN_OR_RETURN(bounds, Materialize(ci.bounds, 2 * num_partitions * value_bytes,
+                                            where + " bounds (2 * P * N / 8)", &slot->bounds));
+  }
+  ChunkView& view = slot->view;
+  view.type = col.type;
+  view.first_row = ci.first_row;
+  view.num_rows = ci.num_rows;
+  view.values_per_lane = ci.values_per_lane;
+  view.num_partitions = ci.num_partitions;
+  view.partition_table = table;
+  view.parameters = parameters;
+  view.parameters_bytes = ci.parameters.decoded_bytes;
+  view.payload = payload;
+  view.payload_bytes = ci.payload.decoded_bytes;
+  view.bounds = bounds;
+  view.bounds_bytes = ci.bounds.present ? ci.bounds.decoded_bytes : 0;
+  Status st = internal::ValidateChunkMetadata(view);
+  if (st.ok()) st = internal::ValidateRunStarts(view);
+  if (!st.ok()) {
+    view = ChunkView();
+    return Status(st.code(), where + ": " + st.message());
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Reader::Impl>> Reader::Impl::Open(std::unique_ptr<FileSource> source,
+                                                         const ReadOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  if (impl->options.max_zstd_expansion == 0) impl->options.max_zstd_expansion = 1;
+  impl->source = std::move(source);
+  const uint8_t* file = impl->source->data();
+  const uint64_t size = impl->source->size();
+
+  internal::FramingOptions framing;
+  framing.allow_unknown = options.allow_unknown;
+  framing.max_footer_bytes = options.max_footer_bytes;
+  L3_RETURN_NOT_OK(internal::ParseFraming(file, size, framing, &impl->ps));
+
+  // spec §6: the footer is read in place when it is 8-byte aligned in memory
+  // (always so for a mapped file), otherwise from an aligned copy.
+  const uint8_t* footer = file + impl->ps.footer_offset;
+  if (reinterpret_cast<uintptr_t>(footer) % 8 != 0) {
+    impl->footer_copy.reset(new uint64_t[(impl->ps.footer_length + 7) / 8 + 1]);
+    std::memcpy(impl->footer_copy.get(), footer, static_cast<size_t>(impl->ps.footer_length));
+    footer = reinterpret_cast<const uint8_t*>(impl->footer_copy.get());
+  }
+  internal::FooterLimits limits;
+  limits.allow_unknown = options.allow_unknown;
+  limits.max_partitions_per_chunk = options.max_partitions_per_chunk;
+  limits.max_segment_bytes = options.max_segment_bytes;
+  limits.max_zstd_expansion = impl->options.max_zstd_expansion;
+  internal::ParsedFooter parsed;
+  L3_RETURN_NOT_OK(
+      internal::ParseFooter(footer, impl->ps.footer_length, impl->ps, limits, &parsed));
+  impl->info = std::move(parsed.info);
+  impl->info.file_bytes = size;
+  impl->info.format_major = impl->ps.format_major;
+  impl->info.format_minor = impl->ps.format_minor;
+  impl->info.required_features = impl->ps.required_features;
+  impl->info.optional_features = impl->ps.optional_features;
+  impl->info.footer_bytes = impl->ps.footer_length;
+  impl->columns = std::move(parsed.columns);
+  impl->unsupported = std::move(parsed.unsupported);
+  // spec §4.4: a required feature this reader does not implement may change
+  // how any value decodes, so inspection mode lists such a file but decodes
+  // none of it.
+  const uint64_t unknown_required = impl->ps.required_features & ~internal::kKnownRequiredFeatures;
+  if (unknown_required != 0) {
+    for (auto& column : impl->unsupported) {
+      for (std::string& reason : column) {
+        if (reason.empty()) {
+          reason = "Required_Features bits " + std::to_string(unknown_required) +
+                   " are not implemented by this reader";
+        }
+      }
+    }
+  }
+  impl->segment_extents = std::move(parsed.segment_extents);
+  impl->slots.resize(impl->columns.size());
+  for (size_t c = 0; c < impl->columns.size(); ++c) {
+    impl->slots[c].resize(impl->columns[c].chunks.size());
+    for (auto& slot : impl->slots[c]) slot = std::make_unique<ChunkSlot>();
+  }
+  return impl;
+}
+
+Status Reader::Impl::ValidatePadding() const {
+  // spec §4.3: every byte between segments, and between the last segment and
+  // the footer, is zero.
+  const uint8_t* file = source->data();
+  uint64_t pos = internal::kHeaderBytes;
+  auto check_zero = [&](uint64_t begin, uint64_t end) -> Status {
+    for (uint64_t i = begin; i < end; ++i) {
+      if (file[i] != 0) {
+        return Status(StatusCode::kCorruptFraming,
+                      "padding byte at offset " + std::to_string(i) + " is not zero");
+      }
+    }
+    return Status::OK();
+  };
+  for (const auto& extent : segment_extents) {
+    if (extent.first > pos) L3_RETURN_NOT_OK(check_zero(pos, extent.first));
+    pos = std::max(pos, extent.first + extent.second);
+  }
+  return check_zero(pos, ps.footer_offset);
+}
+
+namespace {
+
+template <typename T>
+Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
+                            uint64_t max_bytes, const std::string& where) {
+  using U = std::make_unsigned_t<T>;
+  constexpr uint32_t kBits = 8 * sizeof(T);
+  // spec §7.6 and §11.1: no validity segment, so no nulls.
+  if (stats.null_count != 0) {
+    return Status(StatusCode::kCorruptMetadata,
+                  where + ": statistics.null_count is " + std::to_string(stats.null_count) +
+                      " but the chunk has no validity segment");
+  }
+  if (!stats.has_min_max && !stats.distinct_count_exact) return Status::OK();
+  T lo = std::numeric_limits<T>::max();
+  T hi = std::numeric_limits<T>::min();
+  uint64_t distinct = 0;
+  if (stats.distinct_count_exact) {
+    // The exact count needs every value at once; the chunk's decoded size is
+    // held to the same limit as a decoded segment.
+    if (view.num_rows > max_bytes / sizeof(T)) {
+      return Status(StatusCode::kResourceLimit,
+                    where + ": too large to check distinct_count within max_segment_bytes");
+    }
+    std::vector<T> values(static_cast<size_t>(view.num_rows));
+    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, 0, view.num_rows, values.data()));
+    std::sort(values.begin(), values.end());
+    lo = values.front();
+    hi = values.back();
+    distinct = static_cast<uint64_t>(std::unique(values.begin(), values.end()) - values.begin());
+    if (distinct != stats.distinct_count) {
+      return Status(StatusCode::kCorruptMetadata,
+                    where + ": statistics.distinct_count " + std::to_string(stats.distinct_count) +
+                        " is marked exact but the chunk has " + std::to_string(distinct));
+    }
+  } else {
+    constexpr uint64_t kBlockRows = uint64_t{1} << 16;
+    std::vector<T> block(static_cast<size_t>(std::min(kBlockRows, view.num_rows)));
+    for (uint64_t row = 0; row < view.num_rows; row += kBlockRows) {
+      const uint64_t end = std::min(view.num_rows, row + kBlockRows);
+      L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, row, end, block.data()));
+      for (uint64_t i = 0; i < end - row; ++i) {
+        lo = std::min(lo, block[i]);
+        hi = std::max(hi, block[i]);
+      }
+    }
+  }
+  if (stats.has_min_max) {
+    const bool is_signed = std::is_signed<T>::value;
+    const uint64_t min_word =
+        internal::CanonicalExtend(static_cast<uint64_t>(static_cast<U>(lo)), kBits, is_signed);
+    const uint64_t max_word =
+        internal::CanonicalExtend(static_cast<uint64_t>(static_cast<U>(hi)), kBits, is_signed);
+    if (stats.min_value != min_word || stats.max_value != max_word) {
+      return Status(StatusCode::kCorruptMetadata,
+                    where + ": statistics min_value/max_value differ from the decoded values");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Reader::Impl::ValidateStatistics(int column, int chunk, const ChunkView& view) const {
+  const ChunkStatistics& stats = columns[column].chunks[chunk].statistics;
+  if (!stats.present) return Status::OK();
+  const std::string where = ChunkName(column, chunk);
+  Status st;
+  uint8_t probe = 0;
+  internal::DispatchIntegerType(view.type, &probe, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    st = CheckStatisticsTyped<T>(view, stats, options.max_segment_bytes, where);
+  });
+  return st;
+}
+
+// ---------------------------------------------------------------------------
+// Public API
+
+Reader::Reader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Reader::Reader(Reader&&) noexcept = default;
+Reader& Reader::operator=(Reader&&) noexcept = default;
+Reader::~Reader() = default;
+
+Result<Reader> Reader::Open(const std::string& path, const ReadOptions& options) {
+  try {
+    L3_ASSIGN_OR_RETURN(auto source, FileSource::Open(path, options.use_mmap));
+    L3_ASSIGN_OR_RETURN(auto impl, Impl::Open(std::move(source), options));
+    return Reader(std::move(impl));
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Result<Reader> Reader::OpenBuffer(const void* data, size_t size, const ReadOptions& options) {
+  try {
+    L3_ASSIGN_OR_RETURN(auto impl, Impl::Open(FileSource::Borrow(data, size), options));
+    return Reader(std::move(impl));
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+const FileInfo& Reader::info() const { return impl_->info; }
+int Reader::num_columns() const { return static_cast<int>(impl_->columns.size()); }
+const ColumnInfo& Reader::column(int column) const { return impl_->columns[column]; }
+
+Result<int> Reader::FindColumn(std::string_view name) const {
+  for (size_t c = 0; c < impl_->columns.size(); ++c) {
+    if (impl_->columns[c].name == name) return static_cast<int>(c);
+  }
+  return Status(StatusCode::kOutOfRange, "no column named '" + std::string(name) + "'");
+}
+
+Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
+    L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
+    const uint32_t value_bytes = static_cast<uint32_t>(PhysicalTypeBytes(view->type));
+    const bool is_signed = PhysicalTypeIsSigned(view->type);
+    std::vector<PartitionInfo> out(view->num_partitions);
+    for (uint32_t p = 0; p < view->num_partitions; ++p) {
+      const internal::Partition part = internal::LoadPartition(*view, p);
+      PartitionInfo& info = out[p];
+      info.first_row = part.first_row;
+      info.num_rows = static_cast<uint32_t>(part.num_rows);
+      info.model = static_cast<ModelType>(part.model);
+      info.bit_width = static_cast<uint8_t>(part.bit_width);
+      info.num_params = static_cast<uint8_t>(internal::ParamCount(part.model, part.bit_width));
+      for (uint32_t i = 0; i < info.num_params; ++i) {
+        info.params[i] = internal::LoadLE64(part.params + 8 * i);
+      }
+      info.payload_offset_bytes = static_cast<uint64_t>(part.payload - view->payload);
+      info.payload_bytes = 8 * part.payload_words;
+      if (internal::IsRunPartition(part)) info.num_runs = info.params[1];
+      if (view->bounds != nullptr) {
+        // spec §7.5: P minima, then P maxima, N / 8 bytes each.
+        uint64_t lo = 0, hi = 0;
+        std::memcpy(&lo, view->bounds + value_bytes * p, value_bytes);
+        std::memcpy(&hi, view->bounds + value_bytes * (view->num_partitions + p), value_bytes);
+        info.has_bounds = true;
+        info.min_value = internal::CanonicalExtend(lo, 8 * value_bytes, is_signed);
+        info.max_value = internal::CanonicalExtend(hi, 8 * value_bytes, is_signed);
+      }
+    }
+    return out;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Status Reader::ReadRows(int column, uint64_t row_begin, uint64_t row_end, void* out,
+                        size_t out_bytes) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckColumn(column));
+    const ColumnInfo& col = impl_->columns[column];
+    if (row_begin > row_end || row_end > col.num_rows) {
+      return Status(StatusCode::kOutOfRange,
+                    "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
+                        ") outside the column's " + std::to_string(col.num_rows) + " rows");
+    }
+    if (!PhysicalTypeIsInteger(col.type)) {
+      return Status(StatusCode::kUnsupportedFeature,
+                    "column " + std::to_string(column) + " has a type this reader cannot decode");
+    }
+    const uint64_t value_bytes = static_cast<uint64_t>(PhysicalTypeBytes(col.type));
+    const uint64_t count = row_end - row_begin;
+    if (count > out_bytes / value_bytes) {
+      return Status(StatusCode::kBufferTooSmall,
+                    "output holds " + std::to_string(out_bytes) + " bytes, " +
+                        std::to_string(count) + " rows need " + std::to_string(count * value_bytes));
+    }
+    if (count == 0) return Status::OK();
+    if (out == nullptr) return Status(StatusCode::kInvalidArgument, "output buffer is null");
+    uint8_t* dst = static_cast<uint8_t*>(out);
+    int chunk = impl_->FindChunk(column, row_begin);
+    uint64_t row = row_begin;
+    while (row < row_end) {
+      L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
+      const uint64_t begin = row - view->first_row;
+      const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
+      L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, begin, end,
+                                                 dst + (row - row_begin) * value_bytes));
+      row = view->first_row + end;
+      ++chunk;
+    }
+    return Status::OK();
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out,
+                    size_t out_bytes) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckColumn(column));
+    const ColumnInfo& col = impl_->columns[column];
+    if (!PhysicalTypeIsInteger(col.type)) {
+      return Status(StatusCode::kUnsupportedFeature,
+                    "column " + std::to_string(column) + " has a type this reader cannot decode");
+    }
+    const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(col.type));
+    if (num_rows > out_bytes / value_bytes) {
+      return Status(StatusCode::kBufferTooSmall,
+                    "output holds " + std::to_string(out_bytes) + " bytes, " +
+                        std::to_string(num_rows) + " values need more");
+    }
+    if (num_rows == 0) return Status::OK();
+    if (rows == nullptr || out == nullptr) {
+      return Status(StatusCode::kInvalidArgument, "rows or output buffer is null");
+    }
+    for (size_t i = 0; i < num_rows; ++i) {
+      if (rows[i] >= col.num_rows) {
+        return Status(StatusCode::kOutOfRange, "row " + std::to_string(rows[i]) +
+                                                   " outside the column's " +
+                                                   std::to_string(col.num_rows) + " rows");
+      }
+    }
+    // Visit the rows in order, so that each chunk is looked up once and
+    // prepared once, whatever order the caller gave.
+    std::vector<size_t> order(num_rows);
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::sort(order.begin(), order.end(),
+              [rows](size_t a, size_t b) { return rows[a] < rows[b]; });
+    uint8_t* dst = static_cast<uint8_t*>(out);
+    const ChunkView* view = nullptr;
+    uint64_t previous_row = 0;
+    uint64_t value = 0;
+    for (size_t i = 0; i < num_rows; ++i) {
+      const uint64_t row = rows[order[i]];
+      const bool repeat = view != nullptr && row == previous_row;
+      if (!repeat) {
+        if (view == nullptr || row >= view->first_row + view->num_rows) {
+          L3_ASSIGN_OR_RETURN(view, impl_->Prepare(column, impl_->FindChunk(column, row)));
+        }
+        L3_RETURN_NOT_OK(internal::DecodeChunkValue(*view, row - view->first_row, &value));
+      }
+      // The value's low N / 8 bytes, little-endian, are the column type's bytes.
+      std::memcpy(dst + order[i] * value_bytes, &value, value_bytes);
+      previous_row = row;
+    }
+    return Status::OK();
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
+    L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
+    return *view;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Status Reader::Validate(ValidationLevel level) const {
+  try {
+    if (level == ValidationLevel::kDeep) L3_RETURN_NOT_OK(impl_->ValidatePadding());
+    for (int c = 0; c < num_columns(); ++c) {
+      const ColumnInfo& col = impl_->columns[c];
+      for (int k = 0; k < static_cast<int>(col.chunks.size()); ++k) {
+        const ChunkInfo& ci = col.chunks[k];
+        const std::string where = ChunkName(c, k);
+        if (!impl_->unsupported[c][k].empty()) {
+          return Status(StatusCode::kUnsupportedFeature, impl_->unsupported[c][k]);
+        }
+        // spec §10.2: checksums are part of structural validation even when
+        // the reader was opened without verify_checksums.
+        const std::pair<const SegmentInfo*, const char*> segments[] = {
+            {&ci.partition_table, " partition_table"}, {&ci.parameters, " parameters"},
+            {&ci.payload, " payload"}, {&ci.bounds, " bounds"}};
+        for (const auto& seg : segments) {
+          if (seg.first->present) {
+            L3_RETURN_NOT_OK(impl_->VerifySegmentChecksum(*seg.first, where + seg.second));
+          }
+        }
+        L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(c, k));
+        if (level == ValidationLevel::kDeep) {
+          Status st = internal::DeepValidateChunk(*view);
+          if (!st.ok()) return Status(st.code(), where + ": " + st.message());
+          L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
+        }
+      }
+    }
+    return Status::OK();
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+}  // namespace l3

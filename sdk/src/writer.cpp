@@ -1,0 +1,467 @@
+// l3::Writer: buffers each column up to one chunk, encodes full chunks
+// (EncodeChunk), places their segments canonically (spec §4.3) as soon as they
+// are ready, and finishes with the footer and postscript (spec §4.2, §6).
+#include <algorithm>
+#include <deque>
+#include <future>
+#include <new>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "codec/encode/encode_chunk.hpp"
+#include "common/output_sink.hpp"
+#include "common/status_macros.hpp"
+#include "common/utf8.hpp"
+#include "common/zstd_codec.hpp"
+#include "format/file_assembler.hpp"
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
+
+namespace l3 {
+namespace {
+
+constexpr uint64_t kMaxChunkRows = (uint64_t{1} << 32) - 1;  // spec §7.2
+constexpr size_t kMaxNameBytes = 65535;                       // spec §6.2
+constexpr const char* kWriterName = "l3-cpp";
+
+Status Invalid(std::string message) {
+  return Status(StatusCode::kInvalidArgument, std::move(message));
+}
+
+Status ValidateSchema(const std::vector<ColumnSpec>& columns) {
+  if (columns.empty()) return Invalid("a file needs at least one column");
+  std::unordered_set<std::string> names;
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const ColumnSpec& col = columns[c];
+    const std::string where = "column " + std::to_string(c) + ": ";
+    if (col.name.empty() || col.name.size() > kMaxNameBytes) {
+      return Invalid(where + "name must have 1..65535 bytes");
+    }
+    if (!internal::IsValidUtf8(col.name)) return Invalid(where + "name is not valid UTF-8");
+    if (!names.insert(col.name).second) return Invalid(where + "name '" + col.name + "' repeats");
+    if (!PhysicalTypeIsInteger(col.type)) {
+      return Invalid(where + "type " + PhysicalTypeName(col.type) +
+                     " is not writable (integer types only)");
+    }
+    if (static_cast<uint16_t>(col.logical.kind) > static_cast<uint16_t>(LogicalKind::kDecimal)) {
+      return Invalid(where + "unknown logical kind");
+    }
+    if (static_cast<uint8_t>(col.logical.time_unit) >
+        static_cast<uint8_t>(TimeUnit::kNanosecond)) {
+      return Invalid(where + "unknown time unit");
+    }
+  }
+  return Status::OK();
+}
+
+Status ValidateOptions(const WriteOptions& o) {
+  if (!internal::IsValidValuesPerLane(o.values_per_lane)) {
+    return Invalid("values_per_lane " + std::to_string(o.values_per_lane) +
+                   " must be a power of two in 1..1024");
+  }
+  if (o.chunk_rows < 1 || o.chunk_rows > kMaxChunkRows) {
+    return Invalid("chunk_rows " + std::to_string(o.chunk_rows) + " must be in 1..2^32-1");
+  }
+  const PartitionerOptions& p = o.partitioner;
+  if (p.analysis_block_rows < 1 || p.initial_partition_rows < 1 || p.max_partition_rows < 1) {
+    return Invalid("partitioner row counts must be >= 1");
+  }
+  // NaN fails both comparisons.
+  if (!(p.min_merge_benefit >= 0 && p.min_merge_benefit < 1)) {
+    return Invalid("partitioner.min_merge_benefit must be in [0, 1)");
+  }
+  if (!(p.poly_min_gain >= 0 && p.poly_min_gain < 1)) {
+    return Invalid("partitioner.poly_min_gain must be in [0, 1)");
+  }
+  if (o.profile != Profile::kHot && o.profile != Profile::kArchive) {
+    return Invalid("unknown profile");
+  }
+  if (o.profile == Profile::kArchive &&
+      (o.zstd_level < internal::ZstdMinLevel() || o.zstd_level > internal::ZstdMaxLevel())) {
+    return Invalid("zstd_level " + std::to_string(o.zstd_level) + " is outside " +
+                   std::to_string(internal::ZstdMinLevel()) + ".." +
+                   std::to_string(internal::ZstdMaxLevel()));
+  }
+  if (o.num_threads < 0) return Invalid("num_threads must be >= 0");
+  return Status::OK();
+}
+
+// One segment ready to be placed: its stored bytes (compressed in the archive
+// profile) and its decoded length.
+struct StoredSegment {
+  bool present = false;
+  std::vector<uint8_t> bytes;
+  uint64_t decoded_bytes = 0;
+  Compression compression = Compression::kNone;
+};
+
+// An encoded chunk waiting for its turn to be written.
+struct ReadyChunk {
+  uint64_t num_rows = 0;
+  uint32_t num_partitions = 0;
+  uint32_t values_per_lane = 0;
+  // In file order (spec §4.3 keeps write order): partition_table,
+  // parameters, payload, bounds.
+  StoredSegment segments[4];
+  ChunkStatistics statistics;
+};
+
+Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOptions& options) {
+  StoredSegment seg;
+  seg.present = true;
+  seg.decoded_bytes = decoded.size();
+  if (options.profile == Profile::kArchive) {
+    // spec §9: one zstd frame per segment.
+    L3_ASSIGN_OR_RETURN(seg.bytes,
+                        internal::ZstdCompress(decoded.data(), decoded.size(), options.zstd_level));
+    seg.compression = Compression::kZstd;
+  } else {
+    seg.bytes = std::move(decoded);
+  }
+  return seg;
+}
+
+// Encodes one chunk and prepares its segments. Runs on a worker thread; owns
+// everything it touches.
+Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values,
+                                  uint64_t num_rows, const WriteOptions& options,
+                                  int encoder_threads) {
+  try {
+    internal::EncoderConfig config;
+    config.type = type;
+    config.values_per_lane = options.values_per_lane;
+    config.partitioner = options.partitioner;
+    config.compute_bounds = options.write_partition_bounds;
+    config.compute_statistics = options.write_statistics;
+    config.num_threads = encoder_threads;
+    L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
+                        internal::EncodeChunk(values.data(), num_rows, config));
+    values.clear();
+    values.shrink_to_fit();
+    if (encoded.num_rows != num_rows) {
+      return Status(StatusCode::kInternal, "encoder returned a chunk of another length");
+    }
+    ReadyChunk ready;
+    ready.num_rows = encoded.num_rows;
+    ready.num_partitions = encoded.num_partitions;
+    ready.values_per_lane = encoded.values_per_lane;
+    L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
+    L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
+    L3_ASSIGN_OR_RETURN(ready.segments[2], StoreSegment(std::move(encoded.payload), options));
+    if (options.write_partition_bounds) {
+      L3_ASSIGN_OR_RETURN(ready.segments[3], StoreSegment(std::move(encoded.bounds), options));
+    }
+    if (options.write_statistics) {
+      ready.statistics.present = true;
+      ready.statistics.has_min_max = encoded.statistics.has_min_max;
+      ready.statistics.min_value = encoded.statistics.min_value;
+      ready.statistics.max_value = encoded.statistics.max_value;
+      ready.statistics.null_count = 0;
+      ready.statistics.distinct_count = encoded.statistics.distinct_count;
+      ready.statistics.distinct_count_exact = encoded.statistics.distinct_count_exact;
+    }
+    return ready;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory while encoding a chunk");
+  }
+}
+
+}  // namespace
+
+struct Writer::Impl {
+  enum class State { kOpen, kClosed, kAborted };
+
+  std::vector<ColumnSpec> specs;
+  WriteOptions options;
+  std::unique_ptr<internal::OutputSink> sink;
+  internal::MemorySink* memory = nullptr;  // when in memory; owned by `sink`
+  std::unique_ptr<internal::FileAssembler> assembler;
+  std::vector<std::vector<uint8_t>> buffers;  // at most one chunk per column
+  std::vector<uint64_t> rows;                 // rows appended per column
+  std::vector<ColumnInfo> written;            // chunks placed so far
+  // Chunks being encoded, written strictly in submission order so that the
+  // bytes never depend on which encode finishes first.
+  struct Pending {
+    int column;
+    std::future<Result<ReadyChunk>> result;
+  };
+  std::deque<Pending> pending;
+  size_t max_in_flight = 1;
+  int encoder_threads = 1;
+  bool asynchronous = false;
+  State state = State::kOpen;
+  std::vector<uint8_t> finished;  // CreateInMemory: the file after Close()
+
+  static Result<std::unique_ptr<Impl>> Make(std::vector<ColumnSpec> columns,
+                                            const WriteOptions& options,
+                                            std::unique_ptr<internal::OutputSink> sink);
+
+  Status Place(int column, ReadyChunk ready);
+  Status Submit(int column);
+  Status DrainOne();
+  /// Caller mistakes, found before anything changes.
+  Status CheckAppend(int column, const void* values, uint64_t num_values) const;
+  Status AppendImpl(int column, const void* values, uint64_t num_values);
+  Status CloseImpl();
+  void AbortImpl() noexcept;
+};
+
+Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
+    std::vector<ColumnSpec> columns, const WriteOptions& options,
+    std::unique_ptr<internal::OutputSink> sink) {
+  auto impl = std::make_unique<Impl>();
+  impl->specs = std::move(columns);
+  impl->options = options;
+  impl->sink = std::move(sink);
+  impl->assembler = std::make_unique<internal::FileAssembler>(impl->sink.get());
+  const size_t n = impl->specs.size();
+  impl->buffers.resize(n);
+  impl->rows.assign(n, 0);
+  impl->written.resize(n);
+  for (size_t c = 0; c < n; ++c) {
+    impl->written[c].name = impl->specs[c].name;
+    impl->written[c].type = impl->specs[c].type;
+    impl->written[c].logical = impl->specs[c].logical;
+  }
+  int threads = options.num_threads;
+  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Different columns' chunks are encoded concurrently; the threads left
+  // over go to the encoder itself. Neither choice changes the bytes.
+  impl->max_in_flight = static_cast<size_t>(std::min<int>(threads, static_cast<int>(n)));
+  impl->encoder_threads = std::max(1, threads / static_cast<int>(impl->max_in_flight));
+  impl->asynchronous = threads > 1;
+  Status st = impl->assembler->Start();
+  if (!st.ok()) {
+    impl->sink->Abandon();
+    return st;
+  }
+  return impl;
+}
+
+Status Writer::Impl::Place(int column, ReadyChunk ready) {
+  ChunkInfo chunk;
+  chunk.first_row = written[column].num_rows;
+  chunk.num_rows = ready.num_rows;
+  chunk.encoding = 1;  // spec §7.2 L3Integer
+  chunk.values_per_lane = ready.values_per_lane;
+  chunk.num_partitions = ready.num_partitions;
+  SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
+                          &chunk.bounds};
+  for (int i = 0; i < 4; ++i) {
+    const StoredSegment& seg = ready.segments[i];
+    if (!seg.present) continue;
+    L3_ASSIGN_OR_RETURN(*refs[i], assembler->AppendSegment(seg.bytes.data(), seg.bytes.size(),
+                                                           seg.decoded_bytes, seg.compression));
+    chunk.stored_bytes += seg.bytes.size();
+  }
+  chunk.statistics = ready.statistics;
+  written[column].num_rows += chunk.num_rows;
+  written[column].stored_bytes += chunk.stored_bytes;
+  written[column].chunks.push_back(std::move(chunk));
+  return Status::OK();
+}
+
+Status Writer::Impl::DrainOne() {
+  Pending next = std::move(pending.front());
+  pending.pop_front();
+  Result<ReadyChunk> ready = next.result.get();
+  if (!ready.ok()) return ready.status();
+  return Place(next.column, std::move(ready).value());
+}
+
+Status Writer::Impl::Submit(int column) {
+  std::vector<uint8_t> values = std::move(buffers[column]);
+  buffers[column] = std::vector<uint8_t>();
+  const PhysicalType type = specs[column].type;
+  const uint64_t num_rows = values.size() / static_cast<size_t>(PhysicalTypeBytes(type));
+  if (!asynchronous) {
+    L3_ASSIGN_OR_RETURN(ReadyChunk ready,
+                        EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads));
+    return Place(column, std::move(ready));
+  }
+  while (pending.size() >= max_in_flight) L3_RETURN_NOT_OK(DrainOne());
+  Pending p;
+  p.column = column;
+  try {
+    p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
+                          options, encoder_threads);
+  } catch (const std::system_error& e) {
+    // The system refused a thread; the chunk's values may already have moved
+    // into the failed task, so the write cannot go on.
+    return Status(StatusCode::kOutOfMemory, std::string("cannot start an encoder thread: ") + e.what());
+  }
+  pending.push_back(std::move(p));
+  return Status::OK();
+}
+
+Status Writer::Impl::CheckAppend(int column, const void* values, uint64_t num_values) const {
+  if (state != State::kOpen) return Invalid("Append after Close or Abort");
+  if (column < 0 || column >= static_cast<int>(specs.size())) {
+    return Invalid("column " + std::to_string(column) + " does not exist");
+  }
+  if (num_values > 0 && values == nullptr) return Invalid("values is null");
+  if (num_values > UINT64_MAX - rows[column]) return Invalid("row count overflows 64 bits");
+  return Status::OK();
+}
+
+Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_values) {
+  const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(specs[column].type));
+  const uint8_t* src = static_cast<const uint8_t*>(values);
+  std::vector<uint8_t>& buffer = buffers[column];
+  while (num_values > 0) {
+    const uint64_t buffered = buffer.size() / value_bytes;
+    const uint64_t take = std::min(num_values, options.chunk_rows - buffered);
+    const size_t bytes = static_cast<size_t>(take) * value_bytes;
+    if (buffer.capacity() < buffer.size() + bytes) {
+      // Grow geometrically, but never past one chunk.
+      const size_t chunk_bytes = static_cast<size_t>(options.chunk_rows) * value_bytes;
+      buffer.reserve(std::min(chunk_bytes, std::max(2 * buffer.capacity(), buffer.size() + bytes)));
+    }
+    buffer.insert(buffer.end(), src, src + bytes);
+    src += bytes;
+    num_values -= take;
+    rows[column] += take;
+    // A full chunk leaves the buffer at once: at most one chunk per column.
+    if (buffered + take == options.chunk_rows) L3_RETURN_NOT_OK(Submit(column));
+  }
+  return Status::OK();
+}
+
+Status Writer::Impl::CloseImpl() {
+  if (state != State::kOpen) return Invalid("Close after Close or Abort");
+  for (size_t c = 1; c < rows.size(); ++c) {
+    if (rows[c] != rows[0]) {
+      return Invalid("columns have different row counts: column 0 has " +
+                     std::to_string(rows[0]) + ", column " + std::to_string(c) + " has " +
+                     std::to_string(rows[c]));
+    }
+  }
+  // The partial chunks, in column order.
+  for (size_t c = 0; c < buffers.size(); ++c) {
+    if (!buffers[c].empty()) L3_RETURN_NOT_OK(Submit(static_cast<int>(c)));
+  }
+  while (!pending.empty()) L3_RETURN_NOT_OK(DrainOne());
+  FileInfo info;
+  info.num_rows = rows[0];
+  info.writer_name = kWriterName;
+  info.writer_version = LibraryVersion();
+  info.metadata = options.metadata;
+  L3_RETURN_NOT_OK(assembler->Finish(info, written));
+  L3_RETURN_NOT_OK(sink->Commit());
+  if (memory != nullptr) finished = memory->Take();
+  state = State::kClosed;
+  return Status::OK();
+}
+
+void Writer::Impl::AbortImpl() noexcept {
+  // Encodes in flight own their inputs; wait for them so no thread outlives
+  // the writer, and drop their results.
+  for (Pending& p : pending) {
+    if (p.result.valid()) p.result.wait();
+  }
+  pending.clear();
+  if (sink) sink->Abandon();
+  for (auto& b : buffers) {
+    b.clear();
+    b.shrink_to_fit();
+  }
+  if (state == State::kOpen) state = State::kAborted;
+}
+
+// ---------------------------------------------------------------------------
+// Public API
+
+Writer::Writer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Writer::Writer(Writer&&) noexcept = default;
+Writer& Writer::operator=(Writer&& other) noexcept {
+  if (this != &other) {
+    Abort();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+Writer::~Writer() { Abort(); }
+
+Result<Writer> Writer::Create(const std::string& path, std::vector<ColumnSpec> columns,
+                              const WriteOptions& options) {
+  try {
+    L3_RETURN_NOT_OK(ValidateSchema(columns));
+    L3_RETURN_NOT_OK(ValidateOptions(options));
+    L3_ASSIGN_OR_RETURN(auto sink, internal::AtomicFileSink::Create(path));
+    L3_ASSIGN_OR_RETURN(auto impl, Impl::Make(std::move(columns), options, std::move(sink)));
+    return Writer(std::move(impl));
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory");
+  }
+}
+
+Result<Writer> Writer::CreateInMemory(std::vector<ColumnSpec> columns,
+                                      const WriteOptions& options) {
+  try {
+    L3_RETURN_NOT_OK(ValidateSchema(columns));
+    L3_RETURN_NOT_OK(ValidateOptions(options));
+    auto sink = std::make_unique<internal::MemorySink>();
+    internal::MemorySink* memory = sink.get();
+    L3_ASSIGN_OR_RETURN(auto impl, Impl::Make(std::move(columns), options, std::move(sink)));
+    impl->memory = memory;
+    return Writer(std::move(impl));
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory");
+  }
+}
+
+Status Writer::Append(int column, const void* values, uint64_t num_values) {
+  if (!impl_) return Invalid("moved-from Writer");
+  // Caller mistakes leave the writer usable.
+  L3_RETURN_NOT_OK(impl_->CheckAppend(column, values, num_values));
+  Status st;
+  try {
+    st = impl_->AppendImpl(column, values, num_values);
+  } catch (const std::bad_alloc&) {
+    st = Status(StatusCode::kOutOfMemory, "out of memory while buffering values");
+  }
+  // Anything else (I/O, encoding, memory) has left a partial file behind, so
+  // the write is abandoned.
+  if (!st.ok()) impl_->AbortImpl();
+  return st;
+}
+
+Status Writer::Close() {
+  if (!impl_) return Invalid("moved-from Writer");
+  Status st;
+  try {
+    st = impl_->CloseImpl();
+  } catch (const std::bad_alloc&) {
+    st = Status(StatusCode::kOutOfMemory, "out of memory while closing");
+  }
+  if (!st.ok()) impl_->AbortImpl();
+  return st;
+}
+
+void Writer::Abort() noexcept {
+  if (impl_ && impl_->state != Impl::State::kClosed) impl_->AbortImpl();
+}
+
+std::vector<uint8_t> Writer::TakeBuffer() {
+  if (!impl_) return {};
+  return std::move(impl_->finished);
+}
+
+int Writer::num_columns() const { return impl_ ? static_cast<int>(impl_->specs.size()) : 0; }
+
+uint64_t Writer::rows_appended(int column) const {
+  if (!impl_ || column < 0 || column >= num_columns()) return 0;
+  return impl_->rows[column];
+}
+
+namespace detail {
+PhysicalType WriterColumnType(const Writer& writer, int column, bool* ok) {
+  *ok = writer.impl_ && column >= 0 && column < static_cast<int>(writer.impl_->specs.size());
+  return *ok ? writer.impl_->specs[column].type : PhysicalType::kInt64;
+}
+}  // namespace detail
+
+}  // namespace l3

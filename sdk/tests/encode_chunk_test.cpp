@@ -1,0 +1,1231 @@
+// Tests of the chunk encoder (spec §7.3–§8.8).
+//
+// The encoder's output is checked by a small reference decoder written here
+// from the spec alone (layout.hpp, bits.hpp and predictor.hpp are the shared
+// definitions of the byte layout and of the canonical predictor). It verifies
+// every structural rule, every writer rule of §8.8 that the bytes can show,
+// the bounds and the statistics, and that every row decodes to its input.
+#include <doctest/doctest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <dirent.h>
+#include <limits>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/minimax_line.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "codec/predictor.hpp"
+#include "common/bits.hpp"
+#include "format/layout.hpp"
+
+using namespace l3;
+using namespace l3::internal;
+
+namespace {
+
+constexpr PhysicalType kAllTypes[] = {PhysicalType::kInt8,   PhysicalType::kInt16,
+                                      PhysicalType::kInt32,  PhysicalType::kInt64,
+                                      PhysicalType::kUInt8,  PhysicalType::kUInt16,
+                                      PhysicalType::kUInt32, PhysicalType::kUInt64};
+
+struct TypeInfo {
+  PhysicalType type;
+  uint32_t bits;
+  bool is_signed;
+};
+
+TypeInfo Info(PhysicalType type) {
+  return {type, 8u * static_cast<uint32_t>(PhysicalTypeBytes(type)), PhysicalTypeIsSigned(type)};
+}
+
+// Values are handled as canonical extensions (spec §8.2) so one code path
+// serves every type.
+uint64_t Canon(const TypeInfo& t, uint64_t bits) { return CanonicalExtend(bits, t.bits, t.is_signed); }
+
+bool Less(const TypeInfo& t, uint64_t a, uint64_t b) {
+  return t.is_signed ? static_cast<int64_t>(a) < static_cast<int64_t>(b) : a < b;
+}
+
+uint64_t TypeMin(const TypeInfo& t) { return t.is_signed ? Canon(t, uint64_t{1} << (t.bits - 1)) : 0; }
+
+std::vector<uint8_t> Pack(const TypeInfo& t, const std::vector<uint64_t>& values) {
+  const size_t bytes = t.bits / 8;
+  std::vector<uint8_t> out(values.size() * bytes);
+  for (size_t i = 0; i < values.size(); ++i) std::memcpy(out.data() + i * bytes, &values[i], bytes);
+  return out;
+}
+
+// spec §8.8 rule 3 as a predicate on one value.
+bool WithinDoubleRange(const TypeInfo& t, uint64_t v) {
+  if (t.bits < 64) return true;
+  const uint64_t limit = uint64_t{1} << 53;
+  if (t.is_signed) {
+    const auto s = static_cast<int64_t>(v);
+    return s >= -static_cast<int64_t>(limit) && s <= static_cast<int64_t>(limit);
+  }
+  return v <= limit;
+}
+
+double WordAsDouble(uint64_t w) {
+  double d;
+  std::memcpy(&d, &w, sizeof d);
+  return d;
+}
+
+// Zero bits from stream bit `from` to the end of word `words` (spec §8.5, §8.7).
+bool TailBitsZero(const uint8_t* stream, uint64_t from, uint64_t words) {
+  for (uint64_t bit = from; bit < 64 * words; ++bit) {
+    if ((stream[bit / 8] >> (bit % 8)) & 1) return false;
+  }
+  return true;
+}
+
+struct PartitionView {
+  uint64_t first_row = 0;
+  uint64_t rows = 0;
+  uint8_t model = 0;
+  uint8_t width = 0;
+  uint64_t runs = 0;
+};
+
+// Decodes and checks one chunk; returns the partitions it found. `expect` are
+// the input values (canonical). Every failure is a doctest CHECK.
+std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
+                                      const std::vector<uint64_t>& expect,
+                                      const EncoderConfig& config) {
+  std::vector<PartitionView> parts;
+  const uint64_t n_rows = expect.size();
+  const uint64_t P = c.num_partitions;
+  const uint32_t V = c.values_per_lane;
+  REQUIRE(c.num_rows == n_rows);
+  REQUIRE(V == config.values_per_lane);
+  REQUIRE(P >= 1);
+  REQUIRE(P <= n_rows);
+  // spec §7.3: P + 1 records of 16 bytes.
+  REQUIRE(c.partition_table.size() == (P + 1) * kPartitionRecordBytes);
+  const PartitionRecord first = LoadPartitionRecord(c.partition_table.data(), 0);
+  CHECK(first.first_row == 0);
+  CHECK(first.param_offset == 0);
+  CHECK(first.payload_offset == 0);
+  const PartitionRecord sentinel = LoadPartitionRecord(c.partition_table.data(), P);
+  CHECK(sentinel.first_row == n_rows);
+  CHECK(sentinel.model_type == 0);
+  CHECK(sentinel.bit_width == 0);
+  CHECK(sentinel.reserved == 0);
+  REQUIRE(8 * uint64_t{sentinel.param_offset} == c.parameters.size());
+  // spec §8.6: the payloads, then exactly 32 zero bytes.
+  REQUIRE(c.payload.size() == 8 * uint64_t{sentinel.payload_offset} + kPayloadPaddingBytes);
+  for (size_t i = c.payload.size() - kPayloadPaddingBytes; i < c.payload.size(); ++i) {
+    CHECK(c.payload[i] == 0);
+  }
+
+  std::vector<uint64_t> decoded(n_rows, 0);
+  const uint64_t mask = LowMask(t.bits);
+  for (uint64_t p = 0; p < P; ++p) {
+    const PartitionRecord r = LoadPartitionRecord(c.partition_table.data(), p);
+    const PartitionRecord next = LoadPartitionRecord(c.partition_table.data(), p + 1);
+    REQUIRE(next.first_row > r.first_row);  // strictly increasing
+    const uint64_t n = next.first_row - r.first_row;
+    const uint32_t w = r.bit_width;
+    PartitionView view{r.first_row, n, r.model_type, r.bit_width, 0};
+    CHECK(r.reserved == 0);
+    REQUIRE(r.model_type < kNumModels);
+    REQUIRE(w <= t.bits);
+    REQUIRE(next.param_offset - r.param_offset == ParamCount(r.model_type, w));
+    const uint8_t* params = c.parameters.data() + 8 * uint64_t{r.param_offset};
+    const uint8_t* stream = c.payload.data() + 8 * uint64_t{r.payload_offset};
+    const uint64_t words = next.payload_offset - r.payload_offset;
+    uint64_t* out = decoded.data() + r.first_row;
+
+    if (r.model_type == static_cast<uint8_t>(Model::kConstant) ||
+        r.model_type == static_cast<uint8_t>(Model::kFor)) {
+      // spec §8.2: integer words hold canonical extensions.
+      const uint64_t base = LoadLE64(params);
+      CHECK(base == Canon(t, base));
+      if (r.model_type == static_cast<uint8_t>(Model::kConstant) && w == 0) {
+        CHECK(words == 0);
+        for (uint64_t x = 0; x < n; ++x) out[x] = base;
+      } else if (r.model_type == static_cast<uint8_t>(Model::kConstant)) {
+        // spec §8.7 runs.
+        const uint64_t runs = LoadLE64(params + 8);
+        view.runs = runs;
+        REQUIRE(runs >= 1);
+        REQUIRE(runs <= n);
+        const uint32_t pb = RunStartBits(n);
+        REQUIRE(words == (runs * w + (runs - 1) * pb + 63) / 64);
+        CHECK(TailBitsZero(stream, runs * w + (runs - 1) * pb, words));
+        std::vector<uint64_t> starts(runs, 0);
+        uint64_t max_field = 0;
+        bool has_zero = false;
+        for (uint64_t i = 0; i < runs; ++i) {
+          const uint64_t field = ReadField(stream, i * w, w);
+          max_field = std::max(max_field, field);
+          has_zero |= field == 0;
+          if (i > 0) {
+            starts[i] = ReadField(stream, runs * w + (i - 1) * pb, pb);
+            REQUIRE(starts[i] > starts[i - 1]);
+            REQUIRE(starts[i] <= n - 1);
+            // spec §8.8 rule 5: adjacent runs differ.
+            CHECK(field != ReadField(stream, (i - 1) * w, w));
+          }
+        }
+        // spec §8.8 rule 2: Base is the minimum run value; minimal width.
+        CHECK(has_zero);
+        CHECK(BitLength(max_field) == w);
+        for (uint64_t i = 0; i < runs; ++i) {
+          const uint64_t end = i + 1 < runs ? starts[i + 1] : n;
+          const uint64_t value = Canon(t, (base + ReadField(stream, i * w, w)) & mask);
+          for (uint64_t x = starts[i]; x < end; ++x) out[x] = value;
+        }
+      } else {
+        // spec §8.3 FOR_BITPACK over the SLAP layout of §8.5.
+        REQUIRE(words == SlapPayloadWords(n, w));
+        CHECK(TailBitsZero(stream, n * w, words));
+        uint64_t max_field = 0;
+        bool has_zero = false;
+        for (uint64_t x = 0; x < n; ++x) {
+          const uint64_t field = ReadField(stream, SlapFieldBitOffset(n, w, V, x), w);
+          max_field = std::max(max_field, field);
+          has_zero |= field == 0;
+          out[x] = Canon(t, (base + field) & mask);
+        }
+        // spec §8.8 rule 2: Base = min, Bit_Width = bitlen(max - min).
+        CHECK(has_zero);
+        CHECK(BitLength(max_field) == w);
+      }
+    } else {
+      // spec §8.2: float words are finite; §8.4 canonical predictor per lane,
+      // restarted at X0 = t * S + L for every tile.
+      double theta[4] = {0, 0, 0, 0};
+      for (uint32_t k = 0; k < ParamCount(r.model_type, w); ++k) {
+        theta[k] = WordAsDouble(LoadLE64(params + 8 * k));
+        CHECK(std::isfinite(theta[k]));
+      }
+      REQUIRE(words == SlapPayloadWords(n, w));
+      CHECK(TailBitsZero(stream, n * w, words));
+      uint32_t widest = 0;
+      const uint64_t tile_rows = uint64_t{kLanes} * V;
+      for (uint64_t tile = 0; tile * tile_rows < n; ++tile) {
+        for (uint32_t lane = 0; lane < kLanes; ++lane) {
+          const uint32_t steps = SlapLaneRows(n, V, tile, lane);
+          const uint64_t lane_bits = SlapLaneBitOffset(n, w, V, tile, lane);
+          const double x0 = static_cast<double>(tile * tile_rows + lane);
+          double y = 0;
+          LanePredictor<2> linear;
+          LanePredictor<3> poly2;
+          LanePredictor<4> poly3;
+          if (r.model_type == 2) linear.Start(theta, x0);
+          if (r.model_type == 3) poly2.Start(theta, x0);
+          if (r.model_type == 4) poly3.Start(theta, x0);
+          for (uint32_t k = 0; k < steps; ++k) {
+            y = r.model_type == 2 ? linear.value() : r.model_type == 3 ? poly2.value() : poly3.value();
+            const int64_t residual = SignExtend(ReadField(stream, lane_bits + uint64_t{k} * w, w), w);
+            widest = std::max(widest, SignedWidth(residual));
+            const uint64_t x = tile * tile_rows + lane + uint64_t{kLanes} * k;
+            out[x] = Canon(t, (static_cast<uint64_t>(PredictionToInt(y)) +
+                               static_cast<uint64_t>(residual)) & mask);
+            linear.Advance();
+            poly2.Advance();
+            poly3.Advance();
+          }
+        }
+      }
+      // spec §8.8 rule 1: the smallest width that holds every residual.
+      CHECK(widest == w);
+    }
+
+    // Every row of the partition decodes to its input.
+    bool all_equal = true;
+    uint64_t lo = out[0], hi = out[0];
+    for (uint64_t x = 0; x < n; ++x) {
+      all_equal &= out[x] == expect[r.first_row + x];
+      if (Less(t, out[x], lo)) lo = out[x];
+      if (Less(t, hi, out[x])) hi = out[x];
+    }
+    CHECK_MESSAGE(all_equal, "partition " << p << " model " << int(r.model_type) << " width "
+                                          << w << " rows " << n << " V " << V);
+    // spec §8.8 rule 3.
+    if (IsPredictedModel(r.model_type)) {
+      CHECK(WithinDoubleRange(t, lo));
+      CHECK(WithinDoubleRange(t, hi));
+    }
+    // spec §7.5 bounds: P minima then P maxima, N / 8 bytes each.
+    if (config.compute_bounds) {
+      const size_t bytes = t.bits / 8;
+      REQUIRE(c.bounds.size() == 2 * P * bytes);
+      uint64_t min_bits = 0, max_bits = 0;
+      std::memcpy(&min_bits, c.bounds.data() + p * bytes, bytes);
+      std::memcpy(&max_bits, c.bounds.data() + (P + p) * bytes, bytes);
+      CHECK(Canon(t, min_bits) == lo);
+      CHECK(Canon(t, max_bits) == hi);
+    }
+    parts.push_back(view);
+  }
+  if (!config.compute_bounds) CHECK(c.bounds.empty());
+
+  // spec §7.6 statistics.
+  if (config.compute_statistics) {
+    const ChunkStatisticsData& s = c.statistics;
+    CHECK(s.has_min_max);
+    uint64_t lo = expect[0], hi = expect[0];
+    for (uint64_t v : expect) {
+      if (Less(t, v, lo)) lo = v;
+      if (Less(t, hi, v)) hi = v;
+    }
+    CHECK(s.min_value == lo);
+    CHECK(s.max_value == hi);
+    std::vector<uint64_t> sorted = expect;
+    std::sort(sorted.begin(), sorted.end());
+    const uint64_t distinct =
+        static_cast<uint64_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+    if (s.distinct_count_exact) {
+      CHECK(s.distinct_count == distinct);
+    } else {
+      CHECK(std::fabs(double(s.distinct_count) - double(distinct)) <= 0.05 * double(distinct));
+    }
+  }
+  return parts;
+}
+
+EncoderConfig Config(PhysicalType type, uint32_t values_per_lane = 64) {
+  EncoderConfig config;
+  config.type = type;
+  config.values_per_lane = values_per_lane;
+  return config;
+}
+
+std::vector<PartitionView> EncodeAndCheck(const TypeInfo& t, const std::vector<uint64_t>& values,
+                                          const EncoderConfig& config,
+                                          EncodedChunk* chunk_out = nullptr) {
+  const std::vector<uint8_t> packed = Pack(t, values);
+  Result<EncodedChunk> chunk = EncodeChunk(packed.data(), values.size(), config);
+  REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+  std::vector<PartitionView> parts = CheckChunk(*chunk, t, values, config);
+  if (chunk_out != nullptr) *chunk_out = std::move(*chunk);
+  return parts;
+}
+
+// ---------------------------------------------------------------------------
+// Crafted partitions for explicit models
+
+uint64_t RandomBelow(std::mt19937_64& rng, uint64_t bound_inclusive) {
+  if (bound_inclusive == ~uint64_t{0}) return rng();
+  return std::uniform_int_distribution<uint64_t>(0, bound_inclusive)(rng);
+}
+
+struct Crafted {
+  std::vector<uint64_t> values;
+  std::optional<std::array<double, 4>> theta;
+};
+
+// Values of `n` rows for which `model` needs Bit_Width `w` (when n allows).
+Crafted CraftPartition(const TypeInfo& t, Model model, uint32_t w, uint32_t n, uint32_t V,
+                       std::mt19937_64& rng) {
+  Crafted c;
+  c.values.resize(n);
+  const uint64_t mask = LowMask(t.bits);
+  const uint64_t top = LowMask(w);  // largest w-bit offset
+  if (model == Model::kFor) {
+    // Base + offsets in [0, 2^w - 1], both ends present; no wrap-around.
+    const uint64_t room = LowMask(t.bits) - top;
+    const uint64_t base = (TypeMin(t) + RandomBelow(rng, room)) & mask;
+    for (uint32_t x = 0; x < n; ++x) {
+      const uint64_t u = x == 0 ? 0 : x == n - 1 ? top : RandomBelow(rng, top);
+      c.values[x] = Canon(t, (base + u) & mask);
+    }
+  } else if (model == Model::kConstant) {
+    const uint64_t room = LowMask(t.bits) - top;
+    const uint64_t base = (TypeMin(t) + RandomBelow(rng, room)) & mask;
+    uint64_t previous = ~uint64_t{0};
+    uint32_t run_index = 0;
+    for (uint32_t x = 0; x < n;) {
+      uint64_t u = run_index == 0 ? 0 : run_index == 1 ? top : RandomBelow(rng, top);
+      if (w > 0 && u == previous) u = u == 0 ? 1 : u - 1;
+      const uint32_t len = std::min<uint32_t>(n - x, 1 + static_cast<uint32_t>(rng() % 5));
+      for (uint32_t i = 0; i < len; ++i) c.values[x + i] = Canon(t, (base + u) & mask);
+      previous = u;
+      x += len;
+      ++run_index;
+    }
+  } else {
+    // Residuals in [-2^(w-1), 2^(w-1) - 1] around a smooth prediction, the
+    // low end present. 64-bit values stay within |v| <= 2^53 (rule 3), which
+    // for wide residuals needs a large Theta_0.
+    std::array<double, 4> theta = {100.25, 0.3, 0, 0};
+    if (model != Model::kLinear) theta[2] = 1e-5;
+    if (model == Model::kPoly3) theta[3] = -1e-9;
+    const bool wide_type = t.bits == 64;
+    if (wide_type && w > 0) theta[0] += std::ldexp(1.0, static_cast<int>(w) - 1);
+    c.theta = theta;
+    const __int128 low_value = !wide_type ? 0 : t.is_signed ? -(__int128{1} << 53) : 0;
+    const __int128 high_value = __int128{1} << 53;
+    for (uint32_t x = 0; x < n; ++x) {
+      const int64_t pred = PredictRow(static_cast<uint8_t>(model), theta.data(), x, V);
+      __int128 r = 0;
+      if (w > 0) {
+        const __int128 lowest = -(__int128{1} << (w - 1));
+        r = x == 0 ? lowest : lowest + static_cast<__int128>(RandomBelow(rng, top));
+      }
+      __int128 v = static_cast<__int128>(pred) + r;
+      if (wide_type) v = std::clamp(v, low_value, high_value);
+      c.values[x] = Canon(t, static_cast<uint64_t>(v) & mask);
+    }
+  }
+  return c;
+}
+
+// The width spec §8.8 prescribes for `values` under the model (and theta).
+uint32_t ExpectedWidth(const TypeInfo& t, Model model, const Crafted& c, uint32_t V) {
+  const auto& v = c.values;
+  if (model == Model::kFor || model == Model::kConstant) {
+    uint64_t lo = v[0], hi = v[0];
+    for (uint64_t x : v) {
+      if (Less(t, x, lo)) lo = x;
+      if (Less(t, hi, x)) hi = x;
+    }
+    return BitLength((hi - lo) & LowMask(t.bits));
+  }
+  uint32_t widest = 0;
+  for (uint32_t x = 0; x < v.size(); ++x) {
+    const int64_t pred = PredictRow(static_cast<uint8_t>(model), c.theta->data(), x, V);
+    const uint64_t diff = (v[x] - static_cast<uint64_t>(pred)) & LowMask(t.bits);
+    widest = std::max(widest, SignedWidth(SignExtend(diff, t.bits)));
+  }
+  return widest;
+}
+
+const char* ModelName(Model m) {
+  static const char* names[] = {"CONSTANT", "FOR", "LINEAR", "POLY2", "POLY3"};
+  return names[static_cast<int>(m)];
+}
+
+}  // namespace
+
+TEST_CASE("FastPredictionToInt equals the spec's ToInt") {
+  std::vector<double> inputs = {0.0,  -0.0, 0.5,  1.5,  2.5,   -0.5,  -1.5,  -2.5, 0.49999999999999994,
+                                1e300, -1e300, std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN(), 0x1p51, -0x1p51,
+                                0x1p51 - 0.5, -0x1p51 + 0.5, 0x1p52 + 1, 0x1p63, -0x1p63,
+                                0x1p63 - 1024, 4503599627370495.5, -4503599627370495.5};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const int exponent = static_cast<int>(rng() % 70) - 4;
+    const double mantissa = std::uniform_real_distribution<double>(-1, 1)(rng);
+    inputs.push_back(std::ldexp(mantissa, exponent));
+    inputs.push_back(std::ldexp(std::round(std::ldexp(mantissa, 20)), -1) );  // exact halves
+  }
+  for (double y : inputs) CHECK(FastPredictionToInt(y) == PredictionToInt(y));
+}
+
+TEST_CASE("explicit models reach every bit width for every type") {
+  std::mt19937_64 rng(42);
+  const uint32_t sizes[] = {1, 31, 32, 33, 70, 100, 257};
+  const uint32_t V = 8;
+  for (PhysicalType type : kAllTypes) {
+    const TypeInfo t = Info(type);
+    for (Model model : {Model::kConstant, Model::kFor, Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+      CAPTURE(PhysicalTypeName(type));
+      CAPTURE(ModelName(model));
+      std::vector<uint64_t> values;
+      std::vector<PartitionChoice> choices;
+      std::vector<uint32_t> expected;
+      for (uint32_t w = 0; w <= t.bits; ++w) {
+        // A one-row partition has a single value; give each width a size
+        // that can show it.
+        const uint32_t n = sizes[1 + w % 6];
+        const Crafted c = CraftPartition(t, model, w, n, V, rng);
+        values.insert(values.end(), c.values.begin(), c.values.end());
+        choices.push_back(PartitionChoice{n, model, c.theta});
+        expected.push_back(ExpectedWidth(t, model, c, V));
+        const Crafted one = CraftPartition(t, model, w, 1, V, rng);
+        values.insert(values.end(), one.values.begin(), one.values.end());
+        choices.push_back(PartitionChoice{1, model, one.theta});
+        expected.push_back(ExpectedWidth(t, model, one, V));
+      }
+      EncoderConfig config = Config(type, V);
+      const std::vector<uint8_t> packed = Pack(t, values);
+      Result<EncodedChunk> chunk = EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+      REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+      const std::vector<PartitionView> parts = CheckChunk(*chunk, t, values, config);
+      REQUIRE(parts.size() == choices.size());
+      std::set<uint32_t> widths;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        CHECK(parts[i].rows == choices[i].num_rows);
+        CHECK(parts[i].width == expected[i]);
+        const bool single = parts[i].model == 0 && parts[i].width == 0;
+        if (model == Model::kConstant) {
+          CHECK(parts[i].model == 0);
+        } else {
+          CHECK(parts[i].model == static_cast<uint8_t>(model));
+        }
+        if (!single || model != Model::kConstant) widths.insert(parts[i].width);
+      }
+      // Every width 0..N is reached (runs start at 1: width 0 is CONSTANT).
+      for (uint32_t w = model == Model::kConstant ? 1 : 0; w <= t.bits; ++w) {
+        CHECK_MESSAGE(widths.count(w) == 1, "width " << w << " not reached");
+      }
+    }
+  }
+}
+
+TEST_CASE("partition sizes around tile boundaries, for V in {1, 8, 64, 1024}") {
+  std::mt19937_64 rng(5);
+  for (uint32_t V : {1u, 8u, 64u, 1024u}) {
+    const uint32_t T = 32 * V;
+    const uint32_t sizes[] = {1, 31, 32, 33, T - 1, T, T + 1, 255, 256, 257, 8191, 8192, 8193};
+    for (PhysicalType type : {PhysicalType::kUInt8, PhysicalType::kInt32, PhysicalType::kUInt64}) {
+      const TypeInfo t = Info(type);
+      for (Model model : {Model::kConstant, Model::kFor, Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+        CAPTURE(V);
+        CAPTURE(PhysicalTypeName(type));
+        CAPTURE(ModelName(model));
+        std::vector<uint64_t> values;
+        std::vector<PartitionChoice> choices;
+        std::vector<uint32_t> expected;
+        uint32_t i = 0;
+        for (uint32_t n : sizes) {
+          const uint32_t w = static_cast<uint32_t>(rng() % (t.bits + 1));
+          // Every other partition lets the encoder fit theta itself.
+          Crafted c = CraftPartition(t, model, w, n, V, rng);
+          const bool fitted = (i++ % 2) == 1;
+          values.insert(values.end(), c.values.begin(), c.values.end());
+          choices.push_back(PartitionChoice{n, model, fitted ? std::nullopt : c.theta});
+          expected.push_back(fitted && c.theta ? ~0u : ExpectedWidth(t, model, c, V));
+        }
+        EncoderConfig config = Config(type, V);
+        config.num_threads = 2;
+        const std::vector<uint8_t> packed = Pack(t, values);
+        Result<EncodedChunk> chunk =
+            EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+        REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+        const std::vector<PartitionView> parts = CheckChunk(*chunk, t, values, config);
+        REQUIRE(parts.size() == choices.size());
+        for (size_t p = 0; p < parts.size(); ++p) {
+          if (expected[p] != ~0u) CHECK(parts[p].width == expected[p]);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("fitted theta: least squares plus centring comes close to the crafted theta") {
+  // Residuals crafted uniformly in [-2^(w-1), 2^(w-1) - 1] around a known
+  // polynomial: least squares lands close to it and centring Theta_0 keeps
+  // the width within one bit of the crafted one.
+  std::mt19937_64 rng(11);
+  const TypeInfo t = Info(PhysicalType::kInt32);
+  for (Model model : {Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+    for (uint32_t w : {0u, 1u, 2u, 3u, 7u, 12u}) {
+      const uint32_t n = 2000;
+      const Crafted c = CraftPartition(t, model, w, n, 64, rng);
+      const std::vector<uint8_t> packed = Pack(t, c.values);
+      EncoderConfig config = Config(PhysicalType::kInt32);
+      Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+          packed.data(), n, config, {PartitionChoice{n, model, std::nullopt}});
+      REQUIRE(chunk.ok());
+      const auto parts = CheckChunk(*chunk, t, c.values, config);
+      CAPTURE(ModelName(model));
+      CAPTURE(w);
+      CHECK(parts[0].width <= ExpectedWidth(t, model, c, 64) + 1);
+    }
+  }
+}
+
+TEST_CASE("explicit theta whose predictions overflow to infinity or NaN") {
+  // spec §8.4 defines ToInt for every binary64 value; residuals against
+  // saturated and NaN predictions must still round trip with minimal width.
+  const std::array<double, 4> thetas[] = {
+      {1e308, 1e308, 0, 0},   {-1e308, -1e308, 0, 0}, {1e308, -1e308, 1e308, 0},
+      {0, 1e300, -1e300, 0},  {1e308, 1e308, -1e308, 1e308},
+      {0, 0, 0, -1e300},      {-5e307, 1e307, 1e307, 1e307}};
+  std::mt19937_64 rng(13);
+  for (PhysicalType type : {PhysicalType::kInt8, PhysicalType::kUInt32, PhysicalType::kInt64,
+                            PhysicalType::kUInt64}) {
+    const TypeInfo t = Info(type);
+    for (Model model : {Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+      for (const auto& theta : thetas) {
+        for (uint32_t V : {1u, 64u}) {
+          const uint32_t n = 700;
+          Crafted c;
+          c.theta = theta;
+          c.values.resize(n);
+          for (auto& v : c.values) {
+            v = t.bits == 64 ? Canon(t, rng() % (uint64_t{1} << 53)) : Canon(t, rng() & LowMask(t.bits));
+          }
+          const std::vector<uint8_t> packed = Pack(t, c.values);
+          EncoderConfig config = Config(type, V);
+          Result<EncodedChunk> chunk =
+              EncodeChunkWithPartitions(packed.data(), n, config, {{n, model, theta}});
+          REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+          const auto parts = CheckChunk(*chunk, t, c.values, config);
+          CHECK(parts[0].width == ExpectedWidth(t, model, c, V));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("NaN predictions after the first step carry the widest residuals") {
+  // Theta_1 * 32 overflows to -inf and (Theta_2 * 32) * 32 to +inf, so the
+  // first finite difference is NaN: in tile 0 only step 0 has a finite
+  // prediction, every later row predicts ToInt(NaN) = 0 (spec §8.4). Those
+  // rows get the large values, so the width depends on them.
+  const std::array<double, 4> theta = {0, -5.7e306, 1.8e305, 0};
+  const uint32_t V = 64, n = 2 * 32 * V + 32;
+  for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt32, PhysicalType::kInt64}) {
+    const TypeInfo t = Info(type);
+    for (Model model : {Model::kPoly2, Model::kPoly3}) {
+      Crafted c;
+      c.theta = theta;
+      c.values.resize(n);
+      for (uint32_t x = 0; x < n; ++x) {
+        const bool first_step = (x % (32 * V)) < 32;
+        c.values[x] = Canon(t, first_step ? x % 3 : 9000 + x % 7);
+      }
+      const std::vector<uint8_t> packed = Pack(t, c.values);
+      EncoderConfig config = Config(type, V);
+      Result<EncodedChunk> chunk =
+          EncodeChunkWithPartitions(packed.data(), n, config, {{n, model, theta}});
+      REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+      const auto parts = CheckChunk(*chunk, t, c.values, config);
+      CHECK(parts[0].width == ExpectedWidth(t, model, c, V));
+    }
+  }
+}
+
+TEST_CASE("runs at the boundaries: one run and one run per row") {
+  const TypeInfo t = Info(PhysicalType::kInt16);
+  EncoderConfig config = Config(PhysicalType::kInt16);
+  // R = 1: a single value is CONSTANT with Bit_Width 0 and no payload.
+  std::vector<uint64_t> same(300, Canon(t, static_cast<uint64_t>(-7)));
+  std::vector<uint8_t> packed = Pack(t, same);
+  Result<EncodedChunk> one =
+      EncodeChunkWithPartitions(packed.data(), same.size(), config, {{300, Model::kConstant, {}}});
+  REQUIRE(one.ok());
+  auto parts = CheckChunk(*one, t, same, config);
+  CHECK(parts[0].model == 0);
+  CHECK(parts[0].width == 0);
+  CHECK(one->payload.size() == kPayloadPaddingBytes);
+  // R = n: every row its own run.
+  std::vector<uint64_t> distinct(300);
+  for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = Canon(t, (i * 37) % 1000);
+  packed = Pack(t, distinct);
+  Result<EncodedChunk> all =
+      EncodeChunkWithPartitions(packed.data(), distinct.size(), config, {{300, Model::kConstant, {}}});
+  REQUIRE(all.ok());
+  parts = CheckChunk(*all, t, distinct, config);
+  CHECK(parts[0].runs == 300);
+  CHECK(parts[0].width == BitLength(999));
+}
+
+TEST_CASE("spec §8.8 rule 3: no predicted model for 64-bit values beyond 2^53") {
+  for (PhysicalType type : {PhysicalType::kInt64, PhysicalType::kUInt64}) {
+    const TypeInfo t = Info(type);
+    const uint64_t limit = uint64_t{1} << 53;
+    // Exactly 2^53 (and -2^53) is allowed.
+    std::vector<uint64_t> edge(64);
+    for (size_t i = 0; i < edge.size(); ++i) {
+      edge[i] = i % 2 ? limit : (t.is_signed ? static_cast<uint64_t>(-static_cast<int64_t>(limit)) : 0);
+    }
+    std::vector<uint8_t> packed = Pack(t, edge);
+    EncoderConfig config = Config(type);
+    Result<EncodedChunk> ok =
+        EncodeChunkWithPartitions(packed.data(), edge.size(), config, {{64, Model::kLinear, {}}});
+    REQUIRE(ok.ok());
+    CheckChunk(*ok, t, edge, config);
+    // One step beyond is refused, with and without theta.
+    std::vector<uint64_t> beyond = edge;
+    beyond[10] = limit + 1;
+    packed = Pack(t, beyond);
+    for (Model m : {Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+      for (bool with_theta : {false, true}) {
+        std::optional<std::array<double, 4>> theta;
+        if (with_theta) theta = std::array<double, 4>{0, 1, 0, 0};
+        Result<EncodedChunk> bad =
+            EncodeChunkWithPartitions(packed.data(), beyond.size(), config, {{64, m, theta}});
+        CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+      }
+    }
+    // The automatic choice keeps such partitions on FOR or CONSTANT, even for
+    // data a line would fit perfectly.
+    std::vector<uint64_t> ramp(20000);
+    for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = limit - 10000 + 3 * i;
+    const auto parts = EncodeAndCheck(t, ramp, config);
+    bool saw_predicted_below = false;
+    for (const auto& p : parts) {
+      if (IsPredictedModel(p.model)) saw_predicted_below = true;
+    }
+    // The first rows (below 2^53) may use a line; CheckChunk verified that no
+    // predicted partition holds a value beyond 2^53.
+    CHECK(saw_predicted_below);
+  }
+}
+
+TEST_CASE("invalid arguments") {
+  std::vector<uint32_t> values(100, 5);
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  CHECK(EncodeChunk(values.data(), 0, config).status().code() == StatusCode::kInvalidArgument);
+  CHECK(EncodeChunk(values.data(), uint64_t{1} << 32, config).status().code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(EncodeChunk(nullptr, 10, config).status().code() == StatusCode::kInvalidArgument);
+  for (uint32_t bad_v : {0u, 3u, 96u, 2048u}) {
+    EncoderConfig c = config;
+    c.values_per_lane = bad_v;
+    CHECK(EncodeChunk(values.data(), values.size(), c).status().code() ==
+          StatusCode::kInvalidArgument);
+  }
+  EncoderConfig f = config;
+  f.type = PhysicalType::kFloat32;
+  CHECK(EncodeChunk(values.data(), values.size(), f).status().code() ==
+        StatusCode::kInvalidArgument);
+  EncoderConfig zero_rows = config;
+  zero_rows.partitioner.max_partition_rows = 0;
+  CHECK(EncodeChunk(values.data(), values.size(), zero_rows).status().code() ==
+        StatusCode::kInvalidArgument);
+  EncoderConfig bad_gain = config;
+  bad_gain.partitioner.poly_min_gain = 1.5;
+  CHECK(EncodeChunk(values.data(), values.size(), bad_gain).status().code() ==
+        StatusCode::kInvalidArgument);
+  CHECK(EncodeChunkWithPartitions(values.data(), 100, config, {{60, Model::kFor, {}}})
+            .status()
+            .code() == StatusCode::kInvalidArgument);
+  CHECK(EncodeChunkWithPartitions(values.data(), 100, config,
+                                  {{100, Model::kFor, {}}, {0, Model::kFor, {}}})
+            .status()
+            .code() == StatusCode::kInvalidArgument);
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(EncodeChunkWithPartitions(values.data(), 100, config,
+                                  {{100, Model::kLinear, std::array<double, 4>{0, inf, 0, 0}}})
+            .status()
+            .code() == StatusCode::kInvalidArgument);
+  CHECK(EncodeChunkWithPartitions(values.data(), 100, config,
+                                  {{100, static_cast<Model>(7), {}}})
+            .status()
+            .code() == StatusCode::kInvalidArgument);
+}
+
+// ---------------------------------------------------------------------------
+// The automatic partitioner
+
+namespace {
+
+// Synthetic columns of `n` rows whose values fit `t`.
+std::vector<uint64_t> Synthetic(const TypeInfo& t, const std::string& kind, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> v(n);
+  const uint64_t mask = LowMask(t.bits);
+  const double span = std::ldexp(1.0, static_cast<int>(std::min<uint32_t>(t.bits, 52)) - 1);
+  const double offset = t.is_signed ? -span / 2 : span / 4;
+  auto put = [&](size_t i, double y) {
+    v[i] = Canon(t, static_cast<uint64_t>(static_cast<int64_t>(std::llround(y))) & mask);
+  };
+  if (kind == "constant") {
+    const uint64_t value = Canon(t, rng() & mask);
+    std::fill(v.begin(), v.end(), value);
+  } else if (kind == "random") {
+    for (auto& x : v) x = Canon(t, rng() & mask);
+  } else if (kind == "small_random") {
+    const uint64_t base = Canon(t, rng() & mask);
+    for (auto& x : v) x = Canon(t, (base + rng() % 13) & mask);
+  } else if (kind == "ramp") {
+    const double slope = span / double(n) * 0.7317;
+    for (size_t i = 0; i < n; ++i) put(i, offset + slope * double(i));
+  } else if (kind == "sorted") {
+    for (auto& x : v) x = Canon(t, rng() & mask);
+    std::sort(v.begin(), v.end(), [&](uint64_t a, uint64_t b) { return Less(t, a, b); });
+  } else if (kind == "sine") {
+    std::normal_distribution<double> noise(0, span / 1e4);
+    for (size_t i = 0; i < n; ++i) {
+      put(i, offset + span / 4 * (1 + std::sin(double(i) / 700.0)) + noise(rng));
+    }
+  } else if (kind == "steps") {
+    uint64_t value = Canon(t, rng() & mask);
+    for (size_t i = 0; i < n; ++i) {
+      if (rng() % 40 == 0) value = Canon(t, (value + 1 + rng() % 1000) & mask);
+      v[i] = value;
+    }
+  } else if (kind == "mixed") {
+    const char* parts[] = {"ramp", "random", "constant", "sine", "steps", "small_random"};
+    size_t at = 0;
+    for (int k = 0; at < n; ++k) {
+      const size_t len = std::min(n - at, size_t{1500} + rng() % 9000);
+      const std::vector<uint64_t> piece = Synthetic(t, parts[k % 6], len, seed + 17 * k);
+      std::copy(piece.begin(), piece.end(), v.begin() + at);
+      at += len;
+    }
+  }
+  return v;
+}
+
+uint64_t SegmentBytes(const EncodedChunk& c) {
+  return c.partition_table.size() + c.parameters.size() + c.payload.size();
+}
+
+uint64_t PartitionBytes(const EncodedChunk& c, uint32_t p) {
+  const PartitionRecord r = LoadPartitionRecord(c.partition_table.data(), p);
+  const PartitionRecord next = LoadPartitionRecord(c.partition_table.data(), p + 1);
+  return kPartitionRecordBytes + 8 * uint64_t{next.param_offset - r.param_offset} +
+         8 * uint64_t{next.payload_offset - r.payload_offset};
+}
+
+}  // namespace
+
+TEST_CASE("automatic encoding round trips for every type and data shape") {
+  const char* kinds[] = {"constant", "random", "small_random", "ramp", "sorted", "sine", "steps", "mixed"};
+  const uint32_t lanes[] = {1, 64, 1024};
+  int variant = 0;
+  for (PhysicalType type : kAllTypes) {
+    const TypeInfo t = Info(type);
+    for (const char* kind : kinds) {
+      CAPTURE(PhysicalTypeName(type));
+      CAPTURE(kind);
+      const size_t n = 3000 + (variant * 7919) % 30000;
+      const std::vector<uint64_t> values = Synthetic(t, kind, n, 100 + variant);
+      EncoderConfig config = Config(type, lanes[variant % 3]);
+      config.num_threads = 1 + variant % 2;
+      ++variant;
+      EncodeAndCheck(t, values, config);
+    }
+  }
+}
+
+TEST_CASE("tiny chunks") {
+  for (PhysicalType type : kAllTypes) {
+    const TypeInfo t = Info(type);
+    for (size_t n : {1, 2, 3, 31, 32, 33}) {
+      const std::vector<uint64_t> values = Synthetic(t, "random", n, n);
+      const auto parts = EncodeAndCheck(t, values, Config(type));
+      if (n == 1) CHECK(parts[0].model == 0);
+    }
+  }
+}
+
+TEST_CASE("output does not depend on the thread count") {
+  const TypeInfo t = Info(PhysicalType::kInt64);
+  std::vector<uint64_t> values = Synthetic(t, "mixed", 150000, 3);
+  // Enough distinct values to exercise the distinct-count estimate too.
+  const std::vector<uint64_t> tail = Synthetic(t, "random", 80000, 4);
+  values.insert(values.end(), tail.begin(), tail.end());
+  const std::vector<uint8_t> packed = Pack(t, values);
+  EncoderConfig config = Config(PhysicalType::kInt64);
+  std::optional<EncodedChunk> reference;
+  for (int threads : {1, 2, 3, 8}) {
+    config.num_threads = threads;
+    Result<EncodedChunk> chunk = EncodeChunk(packed.data(), values.size(), config);
+    REQUIRE(chunk.ok());
+    if (!reference) {
+      CheckChunk(*chunk, t, values, config);
+      CHECK_FALSE(chunk->statistics.distinct_count_exact);
+      reference = std::move(*chunk);
+      continue;
+    }
+    CHECK(chunk->partition_table == reference->partition_table);
+    CHECK(chunk->parameters == reference->parameters);
+    CHECK(chunk->payload == reference->payload);
+    CHECK(chunk->bounds == reference->bounds);
+    CHECK(chunk->statistics.distinct_count == reference->statistics.distinct_count);
+    CHECK(chunk->statistics.distinct_count_exact == reference->statistics.distinct_count_exact);
+  }
+}
+
+TEST_CASE("a single value stays one CONSTANT partition beyond max_partition_rows") {
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  std::vector<uint64_t> values = Synthetic(t, "random", 1000, 1);
+  values.insert(values.end(), 40000, 123456);
+  const std::vector<uint64_t> tail = Synthetic(t, "random", 1000, 2);
+  values.insert(values.end(), tail.begin(), tail.end());
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  const auto parts = EncodeAndCheck(t, values, config);
+  uint64_t longest = 0;
+  for (const auto& p : parts) {
+    if (p.rows > config.partitioner.max_partition_rows) {
+      CHECK(p.model == 0);
+      CHECK(p.width == 0);
+    }
+    longest = std::max(longest, p.rows);
+  }
+  // Most of the run is one partition; the rest joins partitions that mix it
+  // with the random rows around it (those are capped at 8192 rows).
+  CHECK(longest >= 40000 - 2 * config.partitioner.max_partition_rows);
+  CHECK(parts.size() <= 12);
+}
+
+TEST_CASE("split refinement, for several minimum sizes") {
+  // Short segment tails (analysis blocks of 1000 rows are no multiple of 32)
+  // and data where halves pay off (jumps, noise with bends).
+  for (PhysicalType type : {PhysicalType::kUInt8, PhysicalType::kInt32, PhysicalType::kUInt64}) {
+    const TypeInfo t = Info(type);
+    const std::vector<uint64_t> values = Synthetic(t, "mixed", 30000, 31);
+    uint64_t previous_bytes = 0;
+    for (uint32_t min_rows : {0u, 1u, 32u, 33u, 64u, 100u, 4096u}) {
+      EncoderConfig config = Config(type);
+      config.partitioner.analysis_block_rows = 1000;
+      config.partitioner.breakpoint_tau = 1;
+      config.partitioner.max_merge_rounds = 0;
+      config.split_min_rows = min_rows;
+      EncodedChunk chunk;
+      const auto parts = EncodeAndCheck(t, values, config, &chunk);
+      CAPTURE(PhysicalTypeName(type));
+      CAPTURE(min_rows);
+      for (size_t i = 0; i < parts.size(); ++i) {
+        // Pieces of a split are at least min_rows long and start on the
+        // 32-row grid of their initial partition.
+        if (min_rows > 0 && parts[i].rows < 256 && i + 1 < parts.size() &&
+            parts[i + 1].first_row % 1000 != 0) {
+          CHECK(parts[i].rows >= std::min<uint32_t>(min_rows, 32));
+        }
+      }
+      // Splitting never makes the unmerged chunk larger than not splitting.
+      if (min_rows == 0) previous_bytes = SegmentBytes(chunk);
+      CHECK(SegmentBytes(chunk) <= previous_bytes);
+    }
+  }
+}
+
+TEST_CASE("partitions respect max_partition_rows") {
+  const TypeInfo t = Info(PhysicalType::kInt32);
+  const std::vector<uint64_t> values = Synthetic(t, "ramp", 50000, 9);
+  EncoderConfig config = Config(PhysicalType::kInt32);
+  config.partitioner.max_partition_rows = 1000;
+  const auto parts = EncodeAndCheck(t, values, config);
+  for (const auto& p : parts) CHECK(p.rows <= 1000);
+  CHECK(parts.size() >= 50);
+}
+
+TEST_CASE("initial partitions are rounded up to 32 rows and cut at breakpoints") {
+  const TypeInfo t = Info(PhysicalType::kInt32);
+  EncoderConfig config = Config(PhysicalType::kInt32);
+  config.partitioner.max_merge_rounds = 0;
+  config.partitioner.initial_partition_rows = 100;  // becomes 128
+  config.partitioner.breakpoint_tau = 64;           // never
+  std::vector<uint64_t> values = Synthetic(t, "sine", 5000, 2);
+  auto parts = EncodeAndCheck(t, values, config);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    CHECK(parts[i].first_row == 128 * i);
+    if (i + 1 < parts.size()) CHECK(parts[i].rows == 128);
+  }
+  // Noise, then a perfect line from row 3000: with 1000-row analysis blocks
+  // the residual width drops by more than tau at block 3, which starts a
+  // segment, so a partition starts at row 3000 although 3000 is no multiple
+  // of 256.
+  std::mt19937_64 rng(1);
+  values.assign(6000, 0);
+  for (size_t i = 0; i < values.size(); ++i) {
+    values[i] = i < 3000 ? Canon(t, rng() % 100000) : Canon(t, 7 * i);
+  }
+  config.partitioner.initial_partition_rows = 256;
+  config.partitioner.analysis_block_rows = 1000;
+  config.partitioner.breakpoint_tau = 2;
+  parts = EncodeAndCheck(t, values, config);
+  bool starts_at_3000 = false;
+  for (const auto& p : parts) {
+    starts_at_3000 |= p.first_row == 3000;
+    CHECK(p.rows <= 256);
+  }
+  CHECK(starts_at_3000);
+}
+
+TEST_CASE("merging only ever makes the chunk smaller") {
+  for (PhysicalType type : {PhysicalType::kUInt16, PhysicalType::kInt32, PhysicalType::kUInt64}) {
+    const TypeInfo t = Info(type);
+    for (const char* kind : {"mixed", "sine", "ramp", "random"}) {
+      const std::vector<uint64_t> values = Synthetic(t, kind, 40000, 77);
+      EncoderConfig config = Config(type);
+      EncodedChunk merged, unmerged;
+      EncodeAndCheck(t, values, config, &merged);
+      config.partitioner.max_merge_rounds = 0;
+      EncodeAndCheck(t, values, config, &unmerged);
+      CAPTURE(PhysicalTypeName(type));
+      CAPTURE(kind);
+      CHECK(SegmentBytes(merged) <= SegmentBytes(unmerged));
+      CHECK(merged.num_partitions <= unmerged.num_partitions);
+    }
+  }
+}
+
+TEST_CASE("model switches are respected") {
+  const TypeInfo t = Info(PhysicalType::kInt32);
+  const std::vector<uint64_t> smooth = Synthetic(t, "sine", 30000, 5);
+  const std::vector<uint64_t> steps = Synthetic(t, "steps", 30000, 6);
+  EncoderConfig config = Config(PhysicalType::kInt32);
+
+  auto models = [&](const std::vector<uint64_t>& values, const EncoderConfig& c) {
+    std::set<std::pair<int, bool>> seen;  // (Model_Type, runs)
+    for (const auto& p : EncodeAndCheck(t, values, c)) seen.insert({p.model, p.model == 0 && p.width > 0});
+    return seen;
+  };
+  auto seen = models(smooth, config);
+  CHECK((seen.count({3, false}) + seen.count({4, false})) > 0);  // polynomials win on a sine
+  CHECK(models(steps, config).count({0, true}) == 1);             // runs win on steps
+
+  EncoderConfig no_poly = config;
+  no_poly.partitioner.enable_poly2 = false;
+  no_poly.partitioner.enable_poly3 = false;
+  seen = models(smooth, no_poly);
+  CHECK(seen.count({3, false}) == 0);
+  CHECK(seen.count({4, false}) == 0);
+  CHECK(seen.count({2, false}) == 1);
+
+  EncoderConfig high_gain = config;
+  high_gain.partitioner.poly_min_gain = 0.95;
+  seen = models(smooth, high_gain);
+  CHECK(seen.count({3, false}) == 0);
+  CHECK(seen.count({4, false}) == 0);
+
+  EncoderConfig no_predicted = no_poly;
+  no_predicted.partitioner.enable_linear = false;
+  for (const auto& [model, runs] : models(smooth, no_predicted)) CHECK(model <= 1);
+
+  EncoderConfig no_rle = config;
+  no_rle.partitioner.enable_rle = false;
+  CHECK(models(steps, no_rle).count({0, true}) == 0);
+}
+
+TEST_CASE("each partition gets its cheapest model") {
+  // Refit every partition the partitioner chose with each model on its own;
+  // none may be cheaper than the choice (polynomials by poly_min_gain).
+  const TypeInfo t = Info(PhysicalType::kInt32);
+  const std::vector<uint64_t> values = Synthetic(t, "mixed", 60000, 21);
+  const std::vector<uint8_t> packed = Pack(t, values);
+  EncoderConfig config = Config(PhysicalType::kInt32);
+  EncodedChunk chunk;
+  const auto parts = EncodeAndCheck(t, values, config, &chunk);
+  const double keep = 1 - config.partitioner.poly_min_gain;
+  for (uint32_t p = 0; p < parts.size(); ++p) {
+    const uint64_t chosen = PartitionBytes(chunk, p);
+    uint64_t best_simple = ~uint64_t{0};
+    for (Model m : {Model::kConstant, Model::kFor, Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+      const auto rows = static_cast<uint32_t>(parts[p].rows);
+      Result<EncodedChunk> alone = EncodeChunkWithPartitions(
+          packed.data() + 4 * parts[p].first_row, rows, config, {{rows, m, std::nullopt}});
+      REQUIRE(alone.ok());
+      const uint64_t cost = PartitionBytes(*alone, 0);
+      CAPTURE(p);
+      CAPTURE(ModelName(m));
+      if (m == Model::kPoly2 || m == Model::kPoly3) {
+        if (rows >= 32 && !IsPredictedModel(parts[p].model)) CHECK(!(cost < best_simple * keep));
+        CHECK(!(cost < chosen * keep));
+      } else {
+        CHECK(chosen <= cost);
+      }
+      if (m != Model::kPoly2 && m != Model::kPoly3) best_simple = std::min(best_simple, cost);
+    }
+  }
+}
+
+TEST_CASE("distinct counts") {
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  std::mt19937_64 rng(3);
+  // Unsorted with few values: exact.
+  std::vector<uint64_t> few(50000);
+  for (auto& v : few) v = 1000 + rng() % 100;
+  EncodedChunk chunk;
+  EncodeAndCheck(t, few, config, &chunk);
+  CHECK(chunk.statistics.distinct_count_exact);
+  CHECK(chunk.statistics.distinct_count == 100);
+  // Sorted descending with many values: exact.
+  std::vector<uint64_t> sorted(300000);
+  for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = 4000000000u - 3 * (i / 2);
+  EncodeAndCheck(t, sorted, config, &chunk);
+  CHECK(chunk.statistics.distinct_count_exact);
+  CHECK(chunk.statistics.distinct_count == 150000);
+  // Unsorted with many values: an estimate (CheckChunk allows 5%).
+  std::vector<uint64_t> many(300000);
+  for (auto& v : many) v = rng() % 200000;
+  EncodeAndCheck(t, many, config, &chunk);
+  CHECK_FALSE(chunk.statistics.distinct_count_exact);
+  // 16-bit values are always exact.
+  const TypeInfo t16 = Info(PhysicalType::kInt16);
+  std::vector<uint64_t> shorts(200000);
+  for (auto& v : shorts) v = Canon(t16, rng() & 0xFFFF);
+  EncodeAndCheck(t16, shorts, Config(PhysicalType::kInt16), &chunk);
+  CHECK(chunk.statistics.distinct_count_exact);
+}
+
+TEST_CASE("bounds and statistics can be turned off") {
+  const TypeInfo t = Info(PhysicalType::kInt8);
+  EncoderConfig config = Config(PhysicalType::kInt8);
+  config.compute_bounds = false;
+  config.compute_statistics = false;
+  EncodedChunk chunk;
+  EncodeAndCheck(t, Synthetic(t, "mixed", 20000, 8), config, &chunk);
+  CHECK(chunk.bounds.empty());
+  CHECK_FALSE(chunk.statistics.has_min_max);
+}
+
+// ---------------------------------------------------------------------------
+// Minimax lines
+
+namespace {
+
+// The narrowest vertical strip by brute force: the optimal slope is the slope
+// of some pair of points; strip heights compared exactly as fractions.
+template <typename T>
+long double BruteForceSpread(const std::vector<T>& v) {
+  const size_t n = v.size();
+  long double best = std::numeric_limits<long double>::infinity();
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      const __int128 dy = static_cast<__int128>(v[j]) - static_cast<__int128>(v[i]);
+      const __int128 dx = static_cast<__int128>(j - i);
+      __int128 top = 0, bottom = 0;
+      for (size_t x = 0; x < n; ++x) {
+        const __int128 w = dx * static_cast<__int128>(v[x]) - dy * static_cast<__int128>(x);
+        if (x == 0 || w > top) top = w;
+        if (x == 0 || w < bottom) bottom = w;
+      }
+      best = std::min(best, static_cast<long double>(top - bottom) / static_cast<long double>(dx));
+    }
+  }
+  return best;
+}
+
+template <typename T>
+void CheckMinimaxLine(std::mt19937_64& rng, uint64_t span, bool noisy_line) {
+  for (int trial = 0; trial < 200; ++trial) {
+    const size_t n = 2 + rng() % 40;
+    std::vector<T> v(n);
+    const double slope = std::uniform_real_distribution<double>(-3, 3)(rng);
+    for (size_t x = 0; x < n; ++x) {
+      const uint64_t noise = rng() % span;
+      const double base = noisy_line ? slope * static_cast<double>(x) : 0.0;
+      v[x] = static_cast<T>(static_cast<T>(noise) + static_cast<T>(base));
+    }
+    const T lo = *std::min_element(v.begin(), v.end());
+    const T hi = *std::max_element(v.begin(), v.end());
+    const MinimaxLine line = FitMinimaxLine(v.data(), static_cast<uint32_t>(n),
+                                            static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+    const long double expected = BruteForceSpread(v);
+    const long double tolerance = 1e-12L * (1 + std::fabs(static_cast<long double>(hi)));
+    CHECK(std::fabs(line.spread - expected) <= tolerance);
+    // Every point lies in the strip around slope * x + intercept (up to the
+    // rounding of the slope to binary64).
+    for (size_t x = 0; x < n; ++x) {
+      const long double e = static_cast<long double>(v[x]) - (line.slope * static_cast<long double>(x) + line.intercept);
+      CHECK(std::fabs(e) <= line.spread / 2 + tolerance + std::fabs(line.slope) * 1e-15L * n);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("minimax line equals the brute-force narrowest strip") {
+  std::mt19937_64 rng(17);
+  CheckMinimaxLine<int8_t>(rng, 50, false);
+  CheckMinimaxLine<uint16_t>(rng, 1000, true);
+  CheckMinimaxLine<int32_t>(rng, 7, true);
+  CheckMinimaxLine<int64_t>(rng, uint64_t{1} << 40, true);
+  // Values near 2^62 need 128-bit products.
+  CheckMinimaxLine<uint64_t>(rng, uint64_t{1} << 62, false);
+}
+
+TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  const uint32_t n = 8192;
+  std::vector<uint64_t> values(n);
+  for (uint32_t x = 0; x < n; ++x) {
+    values[x] = static_cast<uint64_t>(std::floor(1000.37 + 21.4748364821 * x));
+  }
+  const std::vector<uint8_t> packed = Pack(t, values);
+  uint32_t widths[2];
+  for (bool minimax : {false, true}) {
+    EncoderConfig config = Config(PhysicalType::kUInt32);
+    config.minimax_lines = minimax;
+    Result<EncodedChunk> chunk =
+        EncodeChunkWithPartitions(packed.data(), n, config, {{n, Model::kLinear, std::nullopt}});
+    REQUIRE(chunk.ok());
+    widths[minimax] = CheckChunk(*chunk, t, values, config)[0].width;
+  }
+  CHECK(widths[1] == 0);
+  CHECK(widths[1] <= widths[0]);
+
+  // The automatic choice then covers a long quantised line with few
+  // zero-width partitions, and round trips everything else too.
+  std::vector<uint64_t> line(100000);
+  for (size_t x = 0; x < line.size(); ++x) line[x] = static_cast<uint64_t>(std::floor(0.5 + 3.3333337 * x));
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  config.minimax_lines = true;
+  const auto parts = EncodeAndCheck(t, line, config);
+  for (const auto& p : parts) CHECK(p.width == 0);
+  CHECK(parts.size() <= 2 * line.size() / config.partitioner.max_partition_rows + 2);
+  for (PhysicalType type : {PhysicalType::kInt16, PhysicalType::kUInt64}) {
+    const TypeInfo tt = Info(type);
+    EncoderConfig c = Config(type);
+    c.minimax_lines = true;
+    for (const char* kind : {"mixed", "ramp", "sine"}) EncodeAndCheck(tt, Synthetic(tt, kind, 30000, 5), c);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Real data (/work/shared/data/real, README there)
+
+namespace {
+
+bool ReadGzip(const std::string& path, std::vector<uint8_t>* out) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::vector<uint8_t> buffer(1 << 20);
+  int got;
+  while ((got = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    out->insert(out->end(), buffer.begin(), buffer.begin() + got);
+  }
+  gzclose(f);
+  return got == 0;
+}
+
+}  // namespace
+
+TEST_CASE("real integer arrays round trip") {
+  const std::string dir = L3_REAL_DATA_DIR;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    MESSAGE("skipped: no real data at " << dir);
+    return;
+  }
+  std::vector<std::string> files;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() > 7 && name.compare(name.size() - 7, 7, ".bin.gz") == 0) files.push_back(name);
+  }
+  closedir(d);
+  std::sort(files.begin(), files.end());
+  int tested = 0;
+  for (const std::string& name : files) {
+    const std::string suffix = name.substr(0, name.size() - 7);
+    const std::string type_name = suffix.substr(suffix.rfind('_') + 1);
+    Result<PhysicalType> type = ParsePhysicalType(type_name);
+    if (!type.ok() || !PhysicalTypeIsInteger(*type)) continue;
+    std::vector<uint8_t> bytes;
+    REQUIRE_MESSAGE(ReadGzip(dir + "/" + name, &bytes), name);
+    const TypeInfo t = Info(*type);
+    const size_t width = t.bits / 8;
+    std::vector<uint64_t> values(bytes.size() / width);
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint64_t raw = 0;
+      std::memcpy(&raw, bytes.data() + i * width, width);
+      values[i] = Canon(t, raw);
+    }
+    CAPTURE(name);
+    EncoderConfig config = Config(*type);
+    config.num_threads = 2;
+    EncodedChunk chunk;
+    const auto parts = EncodeAndCheck(t, values, config, &chunk);
+    const uint64_t stored = AlignUp64(chunk.partition_table.size()) + AlignUp64(chunk.parameters.size()) +
+                            AlignUp64(chunk.payload.size()) + AlignUp64(chunk.bounds.size());
+    MESSAGE(name << ": " << values.size() << " values, " << parts.size() << " partitions, ratio "
+                 << double(bytes.size()) / double(stored));
+    ++tested;
+  }
+  CHECK(tested >= 1);
+}

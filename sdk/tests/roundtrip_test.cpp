@@ -1,0 +1,211 @@
+// Writer -> Reader round trips through the real chunk encoder: every type,
+// sizes around lane (32), partition (256), tile (2048 for V = 64) and
+// partition-cap (8192) boundaries, several chunks per column, both profiles,
+// and the real integer arrays of /work/shared/data/real.
+#include <doctest/doctest.h>
+
+#include <zlib.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "container_test_util.hpp"
+
+using namespace l3;
+using namespace l3::testing;
+
+namespace {
+
+// Data shapes that steer the encoder into each model.
+template <typename T>
+std::vector<T> Shape(int shape, size_t n, uint64_t seed) {
+  switch (shape) {
+    case 0: return LinearValues<T>(n, seed, 3.0, 2);        // LINEAR
+    case 1: return RunValues<T>(n, seed, 200);              // runs / CONSTANT
+    case 2: return RandomValues<T>(n, seed);                // FOR, full width
+    case 3: {                                               // POLY2-like
+      std::vector<T> v(n);
+      for (size_t i = 0; i < n; ++i) {
+        const double x = static_cast<double>(i);
+        v[i] = static_cast<T>(static_cast<int64_t>(0.002 * x * x - 3 * x) + static_cast<int64_t>(i % 3));
+      }
+      return v;
+    }
+    default: return std::vector<T>(n, static_cast<T>(-7));  // one constant
+  }
+}
+
+template <typename T>
+std::vector<uint8_t> WriteColumn(const std::vector<T>& values, const WriteOptions& options) {
+  auto writer = Writer::CreateInMemory({{"v", TypeOf<T>(), {}}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, values.data(), values.size()).ok());
+  const Status st = writer->Close();
+  REQUIRE_MESSAGE(st.ok(), st.ToString());
+  return writer->TakeBuffer();
+}
+
+template <typename T>
+void CheckFile(const std::vector<uint8_t>& file, const std::vector<T>& values, uint64_t seed) {
+  auto r = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE_MESSAGE(r.ok(), r.status().ToString());
+  REQUIRE(r->info().num_rows == values.size());
+  std::vector<T> out(values.size());
+  REQUIRE(r->ReadRows(0, 0, values.size(), out.data(), out.size() * sizeof(T)).ok());
+  CHECK(out == values);
+  const Status deep = r->Validate(ValidationLevel::kDeep);
+  CHECK_MESSAGE(deep.ok(), deep.ToString());
+  // A few ranges and point lookups.
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < 8 && !values.empty(); ++i) {
+    uint64_t a = rng() % values.size(), b = rng() % (values.size() + 1);
+    if (a > b) std::swap(a, b);
+    std::vector<T> part(b - a);
+    REQUIRE(r->ReadRows(0, a, b, part.data(), part.size() * sizeof(T)).ok());
+    CHECK(std::equal(part.begin(), part.end(), values.begin() + static_cast<ptrdiff_t>(a)));
+  }
+  std::vector<uint64_t> rows(64);
+  for (auto& row : rows) row = values.empty() ? 0 : rng() % values.size();
+  if (!values.empty()) {
+    std::vector<T> taken(rows.size());
+    REQUIRE(r->Take(0, rows.data(), rows.size(), taken.data(), taken.size() * sizeof(T)).ok());
+    for (size_t i = 0; i < rows.size(); ++i) CHECK(taken[i] == values[rows[i]]);
+  }
+}
+
+// Reads a gzip-compressed little-endian array of T.
+template <typename T>
+bool LoadReal(const std::string& name, std::vector<T>* out) {
+  const std::string path = std::string(L3_REAL_DATA_DIR) + "/" + name;
+  gzFile gz = gzopen(path.c_str(), "rb");
+  if (gz == nullptr) return false;
+  std::vector<uint8_t> bytes;
+  uint8_t buf[1 << 16];
+  int n;
+  while ((n = gzread(gz, buf, sizeof(buf))) > 0) bytes.insert(bytes.end(), buf, buf + n);
+  gzclose(gz);
+  if (n < 0 || bytes.size() % sizeof(T) != 0) return false;
+  out->resize(bytes.size() / sizeof(T));
+  std::memcpy(out->data(), bytes.data(), bytes.size());
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("round trip of every type at boundary sizes", T, int8_t, int16_t, int32_t,
+                   int64_t, uint8_t, uint16_t, uint32_t, uint64_t) {
+  const size_t sizes[] = {1, 2, 31, 32, 33, 255, 256, 257, 2047, 2048, 2049, 8191, 8192, 8193};
+  WriteOptions options;
+  options.num_threads = 1;
+  for (size_t n : sizes) {
+    for (int shape = 0; shape < 5; ++shape) {
+      CAPTURE(n);
+      CAPTURE(shape);
+      const auto values = Shape<T>(shape, n, n + 100 * shape);
+      CheckFile(WriteColumn(values, options), values, n);
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("round trip over several chunks, both profiles and several V", T, int16_t,
+                   uint32_t, int64_t) {
+  for (uint32_t v : {1u, 8u, 64u, 1024u}) {
+    for (Profile profile : {Profile::kHot, Profile::kArchive}) {
+      CAPTURE(v);
+      CAPTURE(static_cast<int>(profile));
+      WriteOptions options;
+      options.values_per_lane = v;
+      options.chunk_rows = 3001;
+      options.profile = profile;
+      options.zstd_level = 3;
+      options.num_threads = 2;
+      std::vector<T> values = Shape<T>(0, 4000, v);
+      const auto runs = Shape<T>(1, 3500, v + 1);
+      const auto noise = Shape<T>(2, 3000, v + 2);
+      values.insert(values.end(), runs.begin(), runs.end());
+      values.insert(values.end(), noise.begin(), noise.end());
+      const auto file = WriteColumn(values, options);
+      auto r = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(r.ok());
+      CHECK(r->column(0).chunks.size() == 4);
+      CHECK(r->column(0).chunks[0].values_per_lane == v);
+      CheckFile(file, values, v);
+    }
+  }
+}
+
+TEST_CASE("round trip of the real integer arrays") {
+  struct Case {
+    const char* file;
+    PhysicalType type;
+  };
+  const Case cases[] = {
+      {"osm_andorra_node_ids_u64.bin.gz", PhysicalType::kUInt64},
+      {"osm_andorra_node_lat_i32.bin.gz", PhysicalType::kInt32},
+      {"osm_andorra_node_lon_i32.bin.gz", PhysicalType::kInt32},
+      {"osm_andorra_node_timestamp_u32.bin.gz", PhysicalType::kUInt32},
+      {"osm_andorra_way_node_refs_u64.bin.gz", PhysicalType::kUInt64},
+      {"ecg_mitbih208_u16.bin.gz", PhysicalType::kUInt16},
+  };
+  WriteOptions options;
+  options.chunk_rows = 1 << 17;  // several chunks per array
+  options.num_threads = 2;
+  for (const Case& c : cases) {
+    const std::string name = c.file;
+    CAPTURE(name);
+    bool loaded = false;
+    size_t raw_bytes = 0, file_bytes = 0;
+    auto run = [&](auto tag) {
+      using T = decltype(tag);
+      std::vector<T> values;
+      loaded = LoadReal(c.file, &values);
+      if (!loaded) return;
+      REQUIRE(TypeOf<T>() == c.type);
+      const auto file = WriteColumn(values, options);
+      raw_bytes = values.size() * sizeof(T);
+      file_bytes = file.size();
+      CheckFile(file, values, values.size());
+    };
+    switch (c.type) {
+      case PhysicalType::kUInt64: run(uint64_t{}); break;
+      case PhysicalType::kInt32: run(int32_t{}); break;
+      case PhysicalType::kUInt32: run(uint32_t{}); break;
+      default: run(uint16_t{}); break;
+    }
+    if (!loaded) {
+      MESSAGE("skipped: real data not found under " L3_REAL_DATA_DIR);
+      continue;
+    }
+    MESSAGE(name << ": " << raw_bytes << " -> " << file_bytes << " bytes");
+  }
+}
+
+TEST_CASE("round trip through a file on disk, mapped and read") {
+  const auto values = Shape<int32_t>(3, 50000, 1);
+  char tmpl[] = "/tmp/l3_roundtrip_XXXXXX";
+  REQUIRE(::mkdtemp(tmpl) != nullptr);
+  const std::string path = std::string(tmpl) + "/r.l3";
+  WriteOptions options;
+  options.chunk_rows = 20000;
+  auto writer = Writer::Create(path, {{"v", PhysicalType::kInt32, {}}}, options);
+  REQUIRE(writer.ok());
+  for (size_t row = 0; row < values.size(); row += 7777) {
+    const size_t n = std::min<size_t>(7777, values.size() - row);
+    REQUIRE(writer->AppendTyped(0, values.data() + row, n).ok());
+  }
+  REQUIRE(writer->Close().ok());
+  for (bool mmap : {true, false}) {
+    ReadOptions ro;
+    ro.use_mmap = mmap;
+    auto r = Reader::Open(path, ro);
+    REQUIRE(r.ok());
+    std::vector<int32_t> out(values.size());
+    REQUIRE(r->ReadRows(0, 0, values.size(), out.data(), out.size() * 4).ok());
+    CHECK(out == values);
+    CHECK(r->Validate(ValidationLevel::kDeep).ok());
+  }
+  std::remove(path.c_str());
+  ::rmdir(tmpl);
+}

@@ -124,6 +124,9 @@ Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOpti
   return seg;
 }
 
+// PartitionerOptions::split_min_rows of the archive profile when unset.
+constexpr uint32_t kArchiveSplitMinRows = 64;
+
 // Encodes one chunk and prepares its segments. Runs on a worker thread; owns
 // everything it touches.
 Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values,
@@ -134,6 +137,13 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.type = type;
     config.values_per_lane = options.values_per_lane;
     config.partitioner = options.partitioner;
+    if (!config.partitioner.split_min_rows) {
+      // The profile's choice (PartitionerOptions::split_min_rows): the hot
+      // profile keeps partitions large for the GPU, the archive profile
+      // favours size.
+      config.partitioner.split_min_rows =
+          options.profile == Profile::kArchive ? kArchiveSplitMinRows : 0u;
+    }
     config.compute_bounds = options.write_partition_bounds;
     config.compute_statistics = options.write_statistics;
     config.num_threads = encoder_threads;

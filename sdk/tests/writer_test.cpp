@@ -451,3 +451,40 @@ TEST_CASE("Writer: optional parts and feature bits follow the options") {
   CHECK(internal::LoadLE64(empty_file.data() + empty_file.size() - 64) == 64);
   CHECK(er->ReadRows(0, 0, 0, nullptr, 0).ok());
 }
+
+TEST_CASE("Writer: split_min_rows follows the profile unless set (PartitionerOptions)") {
+  // A noisy curve: splitting initial partitions pays for it, so the archive
+  // profile ends with more, smaller partitions than the hot profile.
+  std::vector<int32_t> values(20000);
+  std::mt19937_64 rng(5);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double x = static_cast<double>(i);
+    values[i] = static_cast<int32_t>(std::lround(1e6 * std::sin(x / 188.5) + (rng() % 400)));
+  }
+  auto partitions = [&](WriteOptions options) {
+    options.num_threads = 1;
+    options.zstd_level = 1;
+    auto writer = Writer::CreateInMemory({{"v", PhysicalType::kInt32, {}}}, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->AppendTyped(0, values.data(), values.size()).ok());
+    REQUIRE(writer->Close().ok());
+    const auto file = writer->TakeBuffer();
+    auto r = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(r.ok());
+    auto parts = r->Partitions(0, 0);
+    REQUIRE(parts.ok());
+    uint32_t smallest = UINT32_MAX;
+    for (size_t p = 0; p + 1 < parts->size(); ++p) smallest = std::min(smallest, (*parts)[p].num_rows);
+    return std::make_pair(parts->size(), smallest);
+  };
+  WriteOptions hot;
+  WriteOptions archive;
+  archive.profile = Profile::kArchive;
+  WriteOptions hot_split = hot;
+  hot_split.partitioner.split_min_rows = 64;
+  const auto h = partitions(hot), a = partitions(archive), hs = partitions(hot_split);
+  CHECK(h.second >= hot.partitioner.initial_partition_rows);  // never split below 256
+  CHECK(a.first > h.first);
+  CHECK(a.second < hot.partitioner.initial_partition_rows);
+  CHECK(hs == a);  // the same partitioning as the archive profile's default
+}

@@ -68,7 +68,7 @@ ArgParser MakeParser() {
       .Option("tau", "N", "breakpoint threshold in bits (default 2)")
       .Option("merge-rounds", "N", "odd-even merge rounds, 0 = no merging (default 16)")
       .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
-              "                            0 = never (default 64)")
+              "                            0 = never (default: 0 for hot, 64 for archive)")
       .Option("disable", "LIST", "models not to use: rle, linear, poly2, poly3 (comma-separated)")
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,10 +108,12 @@ struct PartitionerOptions {
   double min_merge_benefit = 0.0;
   /// Before merging, an initial partition is halved (at a multiple of 32
   /// rows) while both halves keep at least this many rows and cost less than
-  /// the whole. 0 keeps the initial partitions as cut (the L3 paper's
-  /// behaviour). Smaller partitions compress noisy curves better but give the
-  /// GPU decoder less work per partition.
-  uint32_t split_min_rows = 64;
+  /// the whole; 0 keeps the initial partitions as cut (the L3 paper's
+  /// behaviour). Smaller partitions compress noisy curves better (cosmos:
+  /// 1.99x -> 2.26x) but give the GPU decoder less work per partition
+  /// (cosmos on an H100: 1465 -> 1152 GB/s; docs/results/gpu.md). Unset means
+  /// the profile's choice: 0 for Profile::kHot, 64 for Profile::kArchive.
+  std::optional<uint32_t> split_min_rows;
   /// LINEAR partitions with narrow least-squares residuals use the minimax
   /// (Chebyshev) line instead, so a quantised line costs 0 bits at any length.
   /// Slows encoding of near-linear data by up to 2x.

@@ -132,7 +132,8 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
   PartitionPlanOptions options;
   options.partitioner = config.partitioner;
   options.values_per_lane = config.values_per_lane;
-  options.split_min_rows = config.partitioner.split_min_rows;
+  // Unset means no splitting here; the Writer resolves the profile default.
+  options.split_min_rows = config.partitioner.split_min_rows.value_or(0);
   options.minimax_lines = config.partitioner.minimax_lines;
   options.num_threads = ClampThreads(config.num_threads);
   return Assemble(v, n, config, PlanPartitions(v, n, options));

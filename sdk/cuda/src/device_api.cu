@@ -9,6 +9,7 @@
 
 #include "codec/decode/decode_chunk.hpp"
 #include "cuda_status.hpp"
+#include "describe_chunk.hpp"
 #include "format/layout.hpp"
 #include "kernels/decode_kernels.cuh"
 #include "l3/cuda.hpp"
@@ -250,17 +251,8 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
     // spec §10.2: the partition-table and parameter checks, before any
     // kernel sees the chunk.
     L3_CUDA_RETURN_NOT_OK(internal::ValidateChunkMetadata(view));
-    DeviceChunk c;
-    c.type = view.type;
-    c.first_row = view.first_row;
-    c.num_rows = view.num_rows;
-    c.values_per_lane = view.values_per_lane;
-    c.num_partitions = view.num_partitions;
-    c.partition_table = d_partition_table;
-    c.parameters = d_parameters;
-    c.parameters_bytes = view.parameters_bytes;
-    c.payload = d_payload;
-    c.payload_bytes = view.payload_bytes;
+    const DeviceChunk c =
+        detail::DescribeChunk(view, d_partition_table, d_parameters, d_payload);
     L3_CUDA_RETURN_NOT_OK(CheckDescriptor(c));
     return c;
   } catch (const std::bad_alloc&) {

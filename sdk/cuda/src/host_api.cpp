@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda_status.hpp"
+#include "describe_chunk.hpp"
 #include "l3/cuda.hpp"
 
 namespace l3::cuda {
@@ -48,18 +49,7 @@ void Stage(const ChunkView& view, const ChunkLayout& l, uint8_t* dst) {
 /// A descriptor of a view the Reader has already validated (GetChunkView
 /// runs the spec §10.2 checks), without repeating the O(P) checks.
 DeviceChunk DescribeValidated(const ChunkView& view, const ChunkLayout& l, const uint8_t* base) {
-  DeviceChunk c;
-  c.type = view.type;
-  c.first_row = view.first_row;
-  c.num_rows = view.num_rows;
-  c.values_per_lane = view.values_per_lane;
-  c.num_partitions = view.num_partitions;
-  c.partition_table = base;
-  c.parameters = base + l.params_offset;
-  c.parameters_bytes = view.parameters_bytes;
-  c.payload = base + l.payload_offset;
-  c.payload_bytes = view.payload_bytes;
-  return c;
+  return detail::DescribeChunk(view, base, base + l.params_offset, base + l.payload_offset);
 }
 
 Status CheckColumn(const Reader& reader, int column) {

@@ -43,6 +43,16 @@
 
 namespace {
 
+// A path as the report shows it: relative to the working directory (the
+// repository root when run by scripts/ratio_report.sh), so the report names
+// no machine-specific location.
+std::string DisplayPath(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path rel =
+      std::filesystem::path(path).lexically_proximate(std::filesystem::current_path(ec));
+  return ec || rel.empty() ? path : rel.string();
+}
+
 namespace dg = l3::datagen;
 using json = nlohmann::ordered_json;
 
@@ -502,7 +512,7 @@ void WriteMarkdown(const std::string& path, const RunInfo& run,
      << "- L3 settings: default `WriteOptions` (hot profile); archive = `profile = kArchive` "
         "(zstd level 19 per segment)\n"
      << "- Generated datasets: " << (run.quick ? "`--quick`, 10M rows each" : "paper sizes where listed")
-     << "; real arrays from `" << run.real_dir << "`"
+     << "; real arrays from `" << DisplayPath(run.real_dir) << "` (`L3_REAL_DATA_DIR`)"
      << (run.real_status.empty() ? "" : " (not loaded: " + run.real_status + ")") << "\n\n";
 
   md << "## Ratios\n\n"

@@ -100,7 +100,7 @@ if [[ " $steps " == *" ncu "* ]]; then
   grep -E "TakeKernel|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|L1/TEX Hit|L2 Hit" \
     "$out/ncu-take.txt" | head -8
 fi
-# The device tool returns at most 8 files: keep the report, pack the logs.
+# Optionally keep OUT_DIR to a few files: the reports plus one archive of the logs.
 if [ -n "${L3_PACK_LOGS:-}" ]; then
   (cd "$out" && tar czf logs.tar.gz ./*.txt ./*.log && rm -f ./*.txt ./*.log)
 fi

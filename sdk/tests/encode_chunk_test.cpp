@@ -1168,7 +1168,7 @@ TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
 }
 
 // ---------------------------------------------------------------------------
-// Real data (/work/shared/data/real, README there)
+// Real data (the real integer arrays of L3_REAL_DATA_DIR)
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Writer -> Reader round trips through the real chunk encoder: every type,
 // sizes around lane (32), partition (256), tile (2048 for V = 64) and
 // partition-cap (8192) boundaries, several chunks per column, both profiles,
-// and the real integer arrays of /work/shared/data/real.
+// and the real integer arrays of L3_REAL_DATA_DIR.
 #include <doctest/doctest.h>
 
 #include <zlib.h>

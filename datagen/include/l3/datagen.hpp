@@ -185,7 +185,7 @@ const DatasetInfo* FindDataset(std::string_view name);
 Result<Column> Generate(std::string_view name, uint64_t rows, uint64_t seed = kDefaultSeed);
 
 // ---------------------------------------------------------------------------
-// Real data (/work/shared/data/real, see its README.md)
+// Real data (the directory of real arrays, L3_REAL_DATA_DIR; see its README.md)
 
 /// The real-data directory: $L3_REAL_DATA_DIR when set and non-empty,
 /// otherwise the directory configured at build time (CMake cache variable

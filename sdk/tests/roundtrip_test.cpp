@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "container_test_util.hpp"
+#include "l3/datagen.hpp"
 
 using namespace l3;
 using namespace l3::testing;
@@ -213,4 +214,36 @@ TEST_CASE("round trip through a file on disk, mapped and read") {
   }
   std::remove(path.c_str());
   ::rmdir(tmpl);
+}
+
+TEST_CASE("round trip of every generator at a test size (datagen)") {
+  // The paper's generators (linear, normal, poisson, cosmos, polylog, exp,
+  // poly, uniform40) and the test shapes, at 60k rows in chunks of 25k, in
+  // both profiles.
+  for (const datagen::DatasetInfo& info : datagen::Datasets()) {
+    const std::string name = info.name;
+    CAPTURE(name);
+    auto column = datagen::Generate(info.name, 60000, 7);
+    REQUIRE_MESSAGE(column.ok(), column.status().ToString());
+    for (Profile profile : {Profile::kHot, Profile::kArchive}) {
+      WriteOptions options;
+      options.chunk_rows = 25000;
+      options.profile = profile;
+      options.zstd_level = 3;
+      options.num_threads = 2;
+      auto writer = Writer::CreateInMemory({{name, column->type(), {}}}, options);
+      REQUIRE(writer.ok());
+      REQUIRE(writer->Append(0, column->data(), column->size()).ok());
+      REQUIRE(writer->Close().ok());
+      const auto file = writer->TakeBuffer();
+      KeepTestFile("datagen_" + name + (profile == Profile::kHot ? "_hot" : "_archive"), file);
+      auto r = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(r.ok());
+      REQUIRE(r->column(0).chunks.size() == 3);
+      std::vector<uint8_t> out(column->size_bytes());
+      REQUIRE(r->ReadRows(0, 0, column->size(), out.data(), out.size()).ok());
+      CHECK(std::memcmp(out.data(), column->data(), out.size()) == 0);
+      CHECK(r->Validate(ValidationLevel::kDeep).ok());
+    }
+  }
 }

@@ -198,7 +198,19 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
       }
     } else {
-      for (uint32_t k = 0; k < steps; k += G) {
+      // Every lane has the first q steps of a partial tile (V of a full
+      // one): whole groups of those need no per-step checks, which the
+      // sub-tile partitions of high-entropy data (a few steps per lane) pay
+      // on every value otherwise.
+      const uint32_t common = (full ? V : q) / G * G;
+      uint32_t k = 0;
+      for (; k < common; k += G) {
+        uint64_t f[G];
+        ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+        for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
+      }
+      for (; k < steps; k += G) {
         uint64_t f[G];
         ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll

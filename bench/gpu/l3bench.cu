@@ -11,7 +11,8 @@
 //
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
-//           [--span-rows N] [--max-blocks N] [--block-threads N] [--no-prefetch] [--sweep]
+//           [--span-rows N] [--max-blocks N] [--block-threads N] [--no-prefetch]
+//           [--wide-staging auto|off|on] [--sweep]
 //           [--split-min-rows N]
 //           [--json FILE] [--md FILE] [--commit REV]
 #include <cuda_runtime.h>
@@ -55,6 +56,11 @@ void Ok(const l3::Status& s, const char* what) {
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
+}
+
+const char* StagingName(l3::cuda::LaunchConfig::WideTileStaging s) {
+  using Staging = l3::cuda::LaunchConfig::WideTileStaging;
+  return s == Staging::kOff ? "off" : s == Staging::kOn ? "on" : "auto";
 }
 
 double Median(std::vector<double> v) {
@@ -238,24 +244,43 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   r["roofline_efficiency"] = roof_ms / med;
   r["decode_equals_cpu"] = decode_ok;
 
+  bool sweep_ok = true;
   if (opt.sweep) {
     // A few launch shapes around the default (docs/results/gpu-notes.md).
+    using Staging = l3::cuda::LaunchConfig::WideTileStaging;
     struct Shape {
       uint32_t span_rows, block_threads, max_blocks;
       bool prefetch;
+      Staging staging;
     };
     json sweep = json::array();
-    for (const Shape& sh : {Shape{0, 0, 0, false}, Shape{0, 0, 0, true}, Shape{0, 256, 0, false},
-                            Shape{4096, 0, 0, false}, Shape{0, 0, 132 * 16, false}}) {
+    for (const Shape& sh :
+         {Shape{0, 0, 0, false, Staging::kAuto}, Shape{0, 0, 0, true, Staging::kAuto},
+          Shape{0, 256, 0, false, Staging::kAuto}, Shape{4096, 0, 0, false, Staging::kAuto},
+          Shape{0, 0, 132 * 16, false, Staging::kAuto}, Shape{0, 0, 0, true, Staging::kOff},
+          Shape{0, 0, 0, true, Staging::kOn}, Shape{0, 64, 0, true, Staging::kOn},
+          Shape{0, 256, 0, true, Staging::kOn}, Shape{4096, 0, 0, true, Staging::kOn}}) {
       l3::cuda::LaunchConfig cfg;
       cfg.span_rows = sh.span_rows;
       cfg.block_threads = sh.block_threads;
       cfg.max_blocks = sh.max_blocks;
       cfg.prefetch_payload = sh.prefetch;
+      cfg.wide_tile_staging = sh.staging;
       const double m = Median(TimeMs([&] { decode(cfg); }, 2, opt.reps, stream));
+      const std::vector<uint8_t> got = [&] {
+        std::vector<uint8_t> h(raw);
+        Cuda(cudaMemcpy(h.data(), out.p, raw, cudaMemcpyDeviceToHost), "copy sweep output");
+        return h;
+      }();
+      const bool exact = std::memcmp(got.data(), cpu.data(), raw) == 0;
+      sweep_ok = sweep_ok && exact;
       sweep.push_back({{"span_rows", sh.span_rows}, {"block_threads", sh.block_threads},
                        {"max_blocks", sh.max_blocks}, {"prefetch_payload", sh.prefetch},
-                       {"median_ms", m}, {"gbps", raw / (m * 1e-3) / 1e9}});
+                       {"wide_tile_staging", StagingName(sh.staging)}, {"median_ms", m},
+                       {"gbps", raw / (m * 1e-3) / 1e9}, {"exact", exact}});
+      std::printf("  sweep span %u threads %u blocks %u prefetch %d staging %s: %.1f GB/s%s\n",
+                  sh.span_rows, sh.block_threads, sh.max_blocks, sh.prefetch ? 1 : 0,
+                  StagingName(sh.staging), raw / (m * 1e-3) / 1e9, exact ? "" : " WRONG");
     }
     r["launch_sweep"] = sweep;
   }
@@ -341,7 +366,7 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   r["host_path_gbps"] = raw / Median(host_s) / 1e9;
   r["host_path_equals_cpu"] = loader_ok;
 
-  const bool ok = cpu_ok && decode_ok && wrong == 0 && ranges_ok && loader_ok;
+  const bool ok = cpu_ok && decode_ok && sweep_ok && wrong == 0 && ranges_ok && loader_ok;
   r["all_checks_passed"] = ok;
   *all_ok = *all_ok && ok;
   std::printf("   ratio %.2f  decode %.3f ms = %.0f GB/s (roofline %.0f%%)  take %.2f Gq/s (%" PRIu64
@@ -432,6 +457,19 @@ Options Parse(int argc, char** argv) {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--no-prefetch") {
       o.config.prefetch_payload = false;
+    } else if (a == "--wide-staging") {
+      const std::string v = value(i);
+      using Staging = l3::cuda::LaunchConfig::WideTileStaging;
+      if (v == "auto") {
+        o.config.wide_tile_staging = Staging::kAuto;
+      } else if (v == "off") {
+        o.config.wide_tile_staging = Staging::kOff;
+      } else if (v == "on") {
+        o.config.wide_tile_staging = Staging::kOn;
+      } else {
+        std::fprintf(stderr, "l3bench: --wide-staging takes auto, off or on\n");
+        std::exit(2);
+      }
     } else if (a == "--split-min-rows") {
       o.split_min_rows = std::stoll(value(i));
     } else if (a == "--sweep") {
@@ -482,7 +520,8 @@ int main(int argc, char** argv) {
   report["launch_config"] = {{"span_rows", opt.config.span_rows},
                              {"max_blocks", opt.config.max_blocks},
                              {"block_threads", opt.config.block_threads},
-                             {"prefetch_payload", opt.config.prefetch_payload}};
+                             {"prefetch_payload", opt.config.prefetch_payload},
+                             {"wide_tile_staging", StagingName(opt.config.wide_tile_staging)}};
   std::printf("l3bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   report["copy_bandwidth"] = MeasureCopyBandwidth(stream, opt.reps);
   const double copy_bps = report["copy_bandwidth"]["bytes_per_s"];

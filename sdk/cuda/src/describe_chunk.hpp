@@ -3,6 +3,9 @@
 // layer (whose views the Reader has already validated).
 #pragma once
 
+#include <algorithm>
+
+#include "format/layout.hpp"
 #include "l3/cuda.hpp"
 
 namespace l3::cuda::detail {
@@ -20,6 +23,18 @@ inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_
   c.parameters_bytes = view.parameters_bytes;
   c.payload = d_payload;
   c.payload_bytes = view.payload_bytes;
+  // Launch hints (DeviceChunk): rows in full SLAP tiles of fields wider
+  // than 32 bits. The kernels check every width against what a launch
+  // allocated, so a stale hint cannot make them leave their buffers.
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * view.values_per_lane;
+  for (uint32_t p = 0; p < view.num_partitions && tile_rows != 0; ++p) {
+    const internal::PartitionRecord rec = internal::LoadPartitionRecord(view.partition_table, p);
+    if (!internal::IsSlapModel(rec.model_type) || rec.bit_width <= 32) continue;
+    const uint32_t next_first = internal::LoadPartitionRecord(view.partition_table, p + 1).first_row;
+    const uint64_t rows = next_first > rec.first_row ? next_first - rec.first_row : 0;
+    c.wide_full_tile_rows += rows / tile_rows * tile_rows;
+    c.max_wide_bit_width = std::max<uint32_t>(c.max_wide_bit_width, rec.bit_width);
+  }
   return c;
 }
 

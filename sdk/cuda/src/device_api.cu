@@ -100,20 +100,34 @@ int SmCount() {
   return sms;
 }
 
-template <typename U, int kV>
+template <typename U, int kV, bool kStageWide>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
                     cudaStream_t stream) {
-  detail::DecodeRowsKernel<U, kV><<<blocks, threads, 0, stream>>>(args);
+  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide>;
+  size_t stage_bytes = 0;
+  if constexpr (kStageWide) {
+    stage_bytes = size_t{threads / 32} * args.stage_rows * detail::kStagePitch * sizeof(uint64_t);
+    const cudaError_t error = cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes));
+    if (error != cudaSuccess) {
+      cudaGetLastError();  // not sticky: later calls must not be blamed for it
+      return CudaStatus(error, "cudaFuncSetAttribute (wide tile stage)");
+    }
+  }
+  kernel<<<blocks, threads, stage_bytes, stream>>>(args);
   return CheckLaunch("DecodeRowsKernel");
 }
 
 template <typename U>
-Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, uint32_t blocks,
-                       uint32_t threads, cudaStream_t stream) {
+Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_wide,
+                       uint32_t blocks, uint32_t threads, cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
-  // tile geometry of layout.hpp folds into shifts.
-  if (all_v64) return LaunchDecode<U, 64>(args, blocks, threads, stream);
-  return LaunchDecode<U, 0>(args, blocks, threads, stream);
+  // tile geometry of layout.hpp folds into shifts; only it stages wide tiles.
+  if (all_v64) {
+    if (stage_wide) return LaunchDecode<U, 64, true>(args, blocks, threads, stream);
+    return LaunchDecode<U, 64, false>(args, blocks, threads, stream);
+  }
+  return LaunchDecode<U, 0, false>(args, blocks, threads, stream);
 }
 
 template <typename U>
@@ -153,11 +167,21 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     size_t last = first;
     bool all_v64 = true;
     uint32_t max_v = 1;
+    uint64_t launch_rows = 0;
+    uint64_t wide_rows = 0;
+    uint32_t max_wide_width = 0;
     while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
       all_v64 = all_v64 && chunks[last].values_per_lane == 64;
       max_v = std::max(max_v, chunks[last].values_per_lane);
+      launch_rows += chunks[last].num_rows;
+      wide_rows += chunks[last].wide_full_tile_rows;
+      max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
       ++last;
     }
+    using Staging = LaunchConfig::WideTileStaging;
+    const bool stage_wide =
+        all_v64 && config.wide_tile_staging != Staging::kOff &&
+        (config.wide_tile_staging == Staging::kOn || (max_wide_width > 32 && 2 * wide_rows >= launch_rows));
     detail::DecodeArgs args{};
     args.chunks = MakeChunkSet(chunks, first, last);
     args.row_begin = std::max(row_begin, chunks[first].first_row);
@@ -170,6 +194,9 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
     args.span_rows = static_cast<uint32_t>(span_rows);
     args.prefetch_payload = config.prefetch_payload;
+    // Stage rows for the widest field of the launch (the kernel checks each
+    // tile's width against it); hints above 64 bits are not trusted.
+    args.stage_rows = stage_wide ? std::min<uint32_t>(std::max<uint32_t>(max_wide_width, 33), 64) + 2 : 0;
     const uint64_t block_rows = span_rows * warps_per_block;
     args.num_block_spans = (args.row_end - args.row_begin + block_rows - 1) / block_rows;
     args.out = static_cast<uint8_t*>(d_out) + (args.row_begin - row_begin) * value_bytes;
@@ -179,10 +206,10 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const uint32_t grid = static_cast<uint32_t>(blocks);
     Status launched;
     switch (value_bytes) {
-      case 1: launched = LaunchDecodeByV<uint8_t>(args, all_v64, grid, threads, stream); break;
-      case 2: launched = LaunchDecodeByV<uint16_t>(args, all_v64, grid, threads, stream); break;
-      case 4: launched = LaunchDecodeByV<uint32_t>(args, all_v64, grid, threads, stream); break;
-      default: launched = LaunchDecodeByV<uint64_t>(args, all_v64, grid, threads, stream); break;
+      case 1: launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, grid, threads, stream); break;
+      case 2: launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, grid, threads, stream); break;
+      case 4: launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, grid, threads, stream); break;
+      default: launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, grid, threads, stream); break;
     }
     L3_CUDA_RETURN_NOT_OK(launched);
     first = last;

@@ -260,6 +260,23 @@ TEST_CASE("every model, bit width and type decodes on the GPU as on the CPU") {
       const uint64_t n = plan.values.size();
       const int vb = PhysicalTypeBytes(type);
       CHECK(GpuDecode(col.chunks, 0, n) == col.cpu);
+
+      // Full tiles of wide fields through the shared-memory stage, also with
+      // a launch hint that understates the widest field (tiles wider than
+      // the stage then read from global memory) and within row ranges.
+      uint64_t wide_rows = 0;
+      for (const DeviceChunk& c : col.chunks) wide_rows += c.wide_full_tile_rows;
+      if (TypeBits(type) == 64 && v == 64) CHECK(wide_rows > 0);
+      LaunchConfig staged;
+      staged.wide_tile_staging = LaunchConfig::WideTileStaging::kOn;
+      CHECK(GpuDecode(col.chunks, 0, n, staged) == col.cpu);
+      std::vector<DeviceChunk> understated = col.chunks;
+      for (DeviceChunk& c : understated) c.max_wide_bit_width = std::min(c.max_wide_bit_width, 40u);
+      CHECK(GpuDecode(understated, 0, n, staged) == col.cpu);
+      CHECK(GpuDecode(col.chunks, n / 3, n - n / 5, staged) == Slice(col.cpu, n / 3, n - n / 5, vb));
+      staged.block_threads = 256;
+      CHECK(GpuDecode(col.chunks, 0, n, staged) == col.cpu);
+
       LaunchConfig persistent;
       persistent.max_blocks = 2;
       persistent.block_threads = 32;
@@ -354,7 +371,10 @@ TEST_CASE("device-layer argument errors are reported on the host") {
 
 TEST_CASE("corrupt device data never makes a kernel leave its buffers") {
   // Run under compute-sanitizer memcheck: the values are garbage, but no
-  // access may fall outside the segments or the output.
+  // access may fall outside the segments or the output (nor the stage of
+  // wide tiles, whatever widths the records claim).
+  LaunchConfig staged;
+  staged.wide_tile_staging = LaunchConfig::WideTileStaging::kOn;
   for (PhysicalType type : {PhysicalType::kUInt8, PhysicalType::kInt32, PhysicalType::kUInt64}) {
     Plan plan = MakeCoveragePlan(type, 64, 77);
     EncodedColumn col = EncodePlan(plan, 1);
@@ -367,6 +387,7 @@ TEST_CASE("corrupt device data never makes a kernel leave its buffers") {
     DeviceChunk chunk = col.chunks[0];
     chunk.payload = d_payload.data();
     GpuDecode({chunk}, 0, n);
+    GpuDecode({chunk}, 0, n, staged);
     std::vector<uint64_t> rows(5000);
     for (uint64_t& r : rows) r = rng() % n;
     GpuTake({chunk}, rows);
@@ -383,6 +404,9 @@ TEST_CASE("corrupt device data never makes a kernel leave its buffers") {
     chunk.partition_table = d_table.data();
     GpuDecode({chunk}, 0, n);
     GpuDecode({chunk}, n / 3, n / 2);
+    GpuDecode({chunk}, 0, n, staged);
+    chunk.max_wide_bit_width = 33;  // a stage smaller than the widest field
+    GpuDecode({chunk}, 0, n, staged);
     GpuTake({chunk}, rows);
     CHECK(cudaGetLastError() == cudaSuccess);
   }

@@ -152,6 +152,10 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
   persistent.max_blocks = 3;
   persistent.block_threads = 64;
   CHECK(GpuDecode(chunks, 0, n, persistent) == cpu);
+  // Wide full tiles through the shared-memory stage (whatever the hints say).
+  LaunchConfig staged;
+  staged.wide_tile_staging = LaunchConfig::WideTileStaging::kOn;
+  CHECK(GpuDecode(chunks, 0, n, staged) == cpu);
 
   std::mt19937_64 rng(seed);
   auto slice = [&](uint64_t a, uint64_t b) {
@@ -166,7 +170,7 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
     const uint64_t a = rng() % (n - std::min(len, n) + 1);
     const uint64_t b = std::min(n, a + len);
     INFO("rows [" << a << ", " << b << ")");
-    CHECK(GpuDecode(chunks, a, b) == slice(a, b));
+    CHECK(GpuDecode(chunks, a, b, i % 2 == 0 ? staged : LaunchConfig{}) == slice(a, b));
     if (i % 4 == 0) {
       const size_t bytes = (b - a) * vb;
       DeviceBuffer out(bytes);

@@ -52,6 +52,12 @@ struct DeviceChunk {
   uint64_t parameters_bytes = 0;
   const void* payload = nullptr;  ///< device; payload_bytes, incl. the 32 bytes of padding
   uint64_t payload_bytes = 0;
+  /// Launch hints from the host's pass over the partition table; decoded
+  /// values never depend on them (a wrong hint only costs speed).
+  /// Rows in full tiles of FOR/LINEAR/POLY2/POLY3 partitions whose Bit_Width
+  /// is above 32, and the largest such Bit_Width (0 when none).
+  uint64_t wide_full_tile_rows = 0;
+  uint32_t max_wide_bit_width = 0;
 };
 
 /// Validates `view` on the host (spec §7.3, §8.2) and describes its device
@@ -79,6 +85,12 @@ struct LaunchConfig {
   /// While a block stages its partitions' metadata, prefetch the payload of
   /// the partitions smaller than a tile into L1.
   bool prefetch_payload = true;
+  /// Full tiles of fields wider than 32 bits (V = 64 only) can be copied to
+  /// shared memory with coalesced loads before the lanes read them, instead
+  /// of each warp load touching 32 cache lines. kAuto does so when at least
+  /// half of a launch's rows lie in such tiles (DeviceChunk hints).
+  enum class WideTileStaging : uint8_t { kAuto = 0, kOff = 1, kOn = 2 };
+  WideTileStaging wide_tile_staging = WideTileStaging::kAuto;
 };
 
 // ---------------------------------------------------------------------------

@@ -30,6 +30,7 @@ struct DecodeArgs {
   uint64_t num_block_spans;  // units of (warps per block) * span_rows rows
   uint32_t span_rows;
   bool prefetch_payload;  // staging threads prefetch small partitions' payload into L1
+  uint32_t stage_rows;    // kStageWide launches: rows of each warp's tile stage
   void* out;
 };
 
@@ -115,16 +116,72 @@ __device__ __forceinline__ U PredictionBits(double y) {
   return static_cast<U>(internal::PredictionToInt(y));
 }
 
+/// The per-warp tile stage of kStageWide launches: word k of lane L's run at
+/// stage[k * kStagePitch + L]. The pitch is odd, so the copy's 64-bit
+/// stores (consecutive k across lanes) are conflict-free, and the lanes'
+/// reads (one k, consecutive L) are too.
+inline constexpr uint32_t kStagePitch = 33;
+
+/// Words of one warp's stage for fields of up to `max_width` bits: a lane
+/// reader loads two words past the lane's last field.
+__host__ __device__ constexpr uint32_t StageWordsPerWarp(uint32_t max_width) {
+  return (max_width + 2) * kStagePitch;
+}
+
+/// Copies a full V = 64 tile of w-bit fields (32 < w <= 64) into the warp's
+/// stage. Such a tile is 32 w words, lane L's run the w words from L w
+/// (spec §8.5 with V * w a multiple of 64), so the warp reads it in w fully
+/// coalesced steps of 32 consecutive words (cp.async, no registers) and
+/// scatters each word to its lane's column of the stage.
+__device__ __forceinline__ void StageWideTile(const uint64_t* tile_words, uint32_t w,
+                                              uint64_t* stage, uint32_t lane) {
+  __syncwarp();  // the previous tile's readers are done with the stage
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const uint32_t stage_base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
+  uint32_t run = 0;   // word lane + 32 j of the tile is word k of lane `run`
+  uint32_t k = lane;  // (w > 32: at most one lane boundary per step)
+  for (uint32_t j = 0; j < w; ++j) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
+                     stage_base + 8 * (k * kStagePitch + run)),
+                 "l"(tile_words + lane + 32 * j));
+    k += 32;
+    if (k >= w) {
+      k -= w;
+      ++run;
+    }
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#else
+  uint32_t run = 0;
+  uint32_t k = lane;
+  for (uint32_t j = 0; j < w; ++j) {
+    stage[k * kStagePitch + run] = __ldg(tile_words + lane + 32 * j);
+    k += 32;
+    if (k >= w) {
+      k -= w;
+      ++run;
+    }
+  }
+#endif
+  __syncwarp();  // every lane's copies are visible to the whole warp
+}
+
 /// One SLAP tile (FOR_BITPACK, LINEAR, POLY2, POLY3; spec §8.3–§8.5).
 /// `tile_out` is the output index of the tile's row 0 (negative or past the
 /// range at the edges of a range decode). Not inlined: each tile loop then
 /// gets its own register allocation instead of sharing one with the span
 /// loop and every other model, which spilled inside the loops when inlined
 /// (ptxas -v).
-template <typename U, uint8_t kModel, int kWidthClass, int kV>
+///
+/// kStaged (wide fields, full tiles, V = 64 only): the lanes read their runs
+/// from the warp's shared-memory `stage` (StageWideTile) instead of from
+/// global memory.
+template <typename U, uint8_t kModel, int kWidthClass, int kV, bool kStaged = false>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
                                             uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                            U* __restrict__ out, uint32_t lane) {
+                                            U* __restrict__ out, uint32_t lane,
+                                            uint64_t* stage = nullptr) {
+  static_assert(!kStaged || (kWidthClass == kWide && kV == 64), "staged: wide fields, V = 64");
   const DevicePartition& d = sp.d;
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
@@ -135,14 +192,17 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   // partition's T, q and r staged): a full tile gives every lane V rows at
   // t*S*w + L*V*w; the partial tile gives lane L q + (L < r) rows at
   // T*S*w + w*(L*q + min(L, r)).
-  const bool full = tile < sp.full_tiles;
+  const bool full = kStaged || tile < sp.full_tiles;
   const uint32_t q = sp.partial_q;
   const uint32_t r = sp.partial_r;
   const uint32_t steps = full ? V : q + (r != 0 ? 1u : 0u);
   const uint32_t lane_rows = full ? V : q + (lane < r ? 1u : 0u);
 
-  LaneBitReader<1> reader;
-  if constexpr (kWidthClass != kZeroWidth) {
+  LaneBitReader<kStaged ? kStagePitch : 1> reader;
+  if constexpr (kStaged) {
+    StageWideTile(c.payload + d.word_offset + tile_first * w / 64, w, stage, lane);
+    reader.Init(stage + lane, 0);
+  } else if constexpr (kWidthClass != kZeroWidth) {
     const uint64_t lane_first = full ? uint64_t{lane} * V : uint64_t{lane} * q + min(lane, r);
     const uint64_t bit = (tile_first + lane_first) * w;
     reader.Init(c.payload + d.word_offset + (bit >> 6), static_cast<uint32_t>(bit & 63));
@@ -302,11 +362,12 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   }
 }
 
-template <typename U, uint8_t kModel, int kV>
+template <typename U, uint8_t kModel, int kV, bool kStageWide>
 __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
                                               uint32_t tile, int64_t tile_out,
                                               uint64_t range_len, U* __restrict__ out,
-                                              uint32_t lane) {
+                                              uint32_t lane, uint64_t* stage,
+                                              uint32_t stage_rows) {
   switch (WidthClassOf(d.d.width)) {
     case kZeroWidth:
       DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
@@ -320,31 +381,45 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
                                                          lane);
       break;
     default:
+      if constexpr (kStageWide && kV == 64) {
+        // The stage was sized for the launch's widest field (a hint): wider
+        // fields, and partial tiles, read from global memory.
+        if (tile < d.full_tiles && d.d.width + 2u <= stage_rows) {
+          DecodeSlapTile<U, kModel, kWide, kV, true>(c, d, tile, tile_out, range_len, out, lane,
+                                                     stage);
+          break;
+        }
+      }
       DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
   }
 }
 
-template <typename U, int kV>
+template <typename U, int kV, bool kStageWide>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                           U* __restrict__ out, uint32_t lane) {
+                                           U* __restrict__ out, uint32_t lane, uint64_t* stage,
+                                           uint32_t stage_rows) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
   constexpr uint8_t kLinear = static_cast<uint8_t>(internal::Model::kLinear);
   constexpr uint8_t kPoly2 = static_cast<uint8_t>(internal::Model::kPoly2);
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kFor, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+                                            stage_rows);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kLinear, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+                                            stage_rows);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kPoly2, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+                                            stage_rows);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DispatchWidth<U, kPoly3, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+                                            stage_rows);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -370,10 +445,13 @@ inline constexpr uint32_t kStageBatch = 128;
 /// payload into L2; then each warp decodes its tiles from the staged copies.
 /// Small partitions thus cost their warp no dependent metadata loads.
 /// Blocks loop over block spans when the grid is smaller (persistent).
-template <typename U, int kV>
+/// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
+/// dynamic shared memory per warp for StageWideTile.
+template <typename U, int kV, bool kStageWide>
 __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];
+  extern __shared__ uint64_t wide_stage[];
   __shared__ uint32_t first_partition;
   __shared__ bool more_partitions;
   const uint32_t lane = threadIdx.x & 31;
@@ -381,6 +459,8 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
   const uint64_t range_len = args.row_end - args.row_begin;
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
+  uint64_t* const warp_stage =
+      kStageWide ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch : nullptr;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;
@@ -476,8 +556,8 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
-                                          range_len, out, lane);
+              DecodeTile<U, kV, kStageWide>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+                                            range_len, out, lane, warp_stage, args.stage_rows);
             }
           }
         }

@@ -43,16 +43,6 @@
 
 namespace {
 
-// A path as the report shows it: relative to the working directory (the
-// repository root when run by scripts/ratio_report.sh), so the report names
-// no machine-specific location.
-std::string DisplayPath(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path rel =
-      std::filesystem::path(path).lexically_proximate(std::filesystem::current_path(ec));
-  return ec || rel.empty() ? path : rel.string();
-}
-
 namespace dg = l3::datagen;
 using json = nlohmann::ordered_json;
 
@@ -512,7 +502,7 @@ void WriteMarkdown(const std::string& path, const RunInfo& run,
      << "- L3 settings: default `WriteOptions` (hot profile); archive = `profile = kArchive` "
         "(zstd level 19 per segment)\n"
      << "- Generated datasets: " << (run.quick ? "`--quick`, 10M rows each" : "paper sizes where listed")
-     << "; real arrays from `" << DisplayPath(run.real_dir) << "` (`L3_REAL_DATA_DIR`)"
+     << "; real arrays from the directory `L3_REAL_DATA_DIR` names"
      << (run.real_status.empty() ? "" : " (not loaded: " + run.real_status + ")") << "\n\n";
 
   md << "## Ratios\n\n"
@@ -633,7 +623,6 @@ void WriteJson(const std::string& path, const RunInfo& run,
   j["zstd_version"] = ZSTD_versionString();
   j["zstd_workers"] = run.zstd_workers;
   j["quick"] = run.quick;
-  j["real_data_dir"] = run.real_dir;
   if (!run.real_status.empty()) j["real_data_status"] = run.real_status;
   j["datasets"] = json::array();
   for (const DatasetResult& r : results) j["datasets"].push_back(ResultJson(r));

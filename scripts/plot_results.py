@@ -82,7 +82,7 @@ def plot_ratios(ratios, out_path):
         ("Parquet delta+zstd (quoted)",
          lambda d: (d.get("reference") or {}).get("parquet_delta_zstd"), "#d69e2e"),
     ]
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig, ax = plt.subplots(figsize=(11.5, 4.5))
     width = 0.8 / len(series)
     for k, (label, get, color) in enumerate(series):
         xs, ys = [], []

@@ -11,7 +11,7 @@
 //
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
-//           [--span-rows N] [--max-blocks N] [--block-threads N] [--no-prefetch]
+//           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch auto|off|on]
 //           [--wide-staging auto|off|on] [--sweep]
 //           [--split-min-rows N]
 //           [--json FILE] [--md FILE] [--commit REV]
@@ -58,9 +58,13 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-const char* StagingName(l3::cuda::LaunchConfig::WideTileStaging s) {
-  using Staging = l3::cuda::LaunchConfig::WideTileStaging;
-  return s == Staging::kOff ? "off" : s == Staging::kOn ? "on" : "auto";
+/// "auto", "off" or "on" for the tri-state LaunchConfig options (both enums
+/// number kAuto, kOff, kOn as 0, 1, 2).
+template <typename Mode>
+const char* ModeName(Mode m) {
+  static const char* const kNames[] = {"auto", "off", "on"};
+  const unsigned i = static_cast<unsigned>(m);
+  return i < 3 ? kNames[i] : "?";
 }
 
 double Median(std::vector<double> v) {
@@ -248,23 +252,25 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   if (opt.sweep) {
     // A few launch shapes around the default (docs/results/gpu-notes.md).
     using Staging = l3::cuda::LaunchConfig::WideTileStaging;
+    using Prefetch = l3::cuda::LaunchConfig::PayloadPrefetch;
     struct Shape {
       uint32_t span_rows, block_threads, max_blocks;
-      bool prefetch;
+      Prefetch prefetch;
       Staging staging;
     };
     json sweep = json::array();
     for (const Shape& sh :
-         {Shape{0, 0, 0, false, Staging::kAuto}, Shape{0, 0, 0, true, Staging::kAuto},
-          Shape{0, 256, 0, false, Staging::kAuto}, Shape{4096, 0, 0, false, Staging::kAuto},
-          Shape{0, 0, 132 * 16, false, Staging::kAuto}, Shape{0, 0, 0, true, Staging::kOff},
-          Shape{0, 0, 0, true, Staging::kOn}, Shape{0, 64, 0, true, Staging::kOn},
-          Shape{0, 256, 0, true, Staging::kOn}, Shape{4096, 0, 0, true, Staging::kOn}}) {
+         {Shape{0, 0, 0, Prefetch::kAuto, Staging::kAuto}, Shape{0, 0, 0, Prefetch::kOff, Staging::kAuto},
+          Shape{0, 0, 0, Prefetch::kOn, Staging::kAuto}, Shape{0, 256, 0, Prefetch::kAuto, Staging::kAuto},
+          Shape{4096, 0, 0, Prefetch::kAuto, Staging::kAuto},
+          Shape{0, 0, 132 * 16, Prefetch::kAuto, Staging::kAuto},
+          Shape{0, 0, 0, Prefetch::kAuto, Staging::kOff}, Shape{0, 0, 0, Prefetch::kAuto, Staging::kOn},
+          Shape{0, 256, 0, Prefetch::kAuto, Staging::kOn}}) {
       l3::cuda::LaunchConfig cfg;
       cfg.span_rows = sh.span_rows;
       cfg.block_threads = sh.block_threads;
       cfg.max_blocks = sh.max_blocks;
-      cfg.prefetch_payload = sh.prefetch;
+      cfg.payload_prefetch = sh.prefetch;
       cfg.wide_tile_staging = sh.staging;
       const double m = Median(TimeMs([&] { decode(cfg); }, 2, opt.reps, stream));
       const std::vector<uint8_t> got = [&] {
@@ -275,12 +281,12 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
       const bool exact = std::memcmp(got.data(), cpu.data(), raw) == 0;
       sweep_ok = sweep_ok && exact;
       sweep.push_back({{"span_rows", sh.span_rows}, {"block_threads", sh.block_threads},
-                       {"max_blocks", sh.max_blocks}, {"prefetch_payload", sh.prefetch},
-                       {"wide_tile_staging", StagingName(sh.staging)}, {"median_ms", m},
+                       {"max_blocks", sh.max_blocks}, {"payload_prefetch", ModeName(sh.prefetch)},
+                       {"wide_tile_staging", ModeName(sh.staging)}, {"median_ms", m},
                        {"gbps", raw / (m * 1e-3) / 1e9}, {"exact", exact}});
-      std::printf("  sweep span %u threads %u blocks %u prefetch %d staging %s: %.1f GB/s%s\n",
-                  sh.span_rows, sh.block_threads, sh.max_blocks, sh.prefetch ? 1 : 0,
-                  StagingName(sh.staging), raw / (m * 1e-3) / 1e9, exact ? "" : " WRONG");
+      std::printf("  sweep span %u threads %u blocks %u prefetch %s staging %s: %.1f GB/s%s\n",
+                  sh.span_rows, sh.block_threads, sh.max_blocks, ModeName(sh.prefetch),
+                  ModeName(sh.staging), raw / (m * 1e-3) / 1e9, exact ? "" : " WRONG");
     }
     r["launch_sweep"] = sweep;
   }
@@ -455,8 +461,19 @@ Options Parse(int argc, char** argv) {
       o.config.max_blocks = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--block-threads") {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
-    } else if (a == "--no-prefetch") {
-      o.config.prefetch_payload = false;
+    } else if (a == "--prefetch") {
+      const std::string v = value(i);
+      using Prefetch = l3::cuda::LaunchConfig::PayloadPrefetch;
+      if (v == "auto") {
+        o.config.payload_prefetch = Prefetch::kAuto;
+      } else if (v == "off") {
+        o.config.payload_prefetch = Prefetch::kOff;
+      } else if (v == "on") {
+        o.config.payload_prefetch = Prefetch::kOn;
+      } else {
+        std::fprintf(stderr, "l3bench: --prefetch takes auto, off or on\n");
+        std::exit(2);
+      }
     } else if (a == "--wide-staging") {
       const std::string v = value(i);
       using Staging = l3::cuda::LaunchConfig::WideTileStaging;
@@ -520,8 +537,8 @@ int main(int argc, char** argv) {
   report["launch_config"] = {{"span_rows", opt.config.span_rows},
                              {"max_blocks", opt.config.max_blocks},
                              {"block_threads", opt.config.block_threads},
-                             {"prefetch_payload", opt.config.prefetch_payload},
-                             {"wide_tile_staging", StagingName(opt.config.wide_tile_staging)}};
+                             {"payload_prefetch", ModeName(opt.config.payload_prefetch)},
+                             {"wide_tile_staging", ModeName(opt.config.wide_tile_staging)}};
   std::printf("l3bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   report["copy_bandwidth"] = MeasureCopyBandwidth(stream, opt.reps);
   const double copy_bps = report["copy_bandwidth"]["bytes_per_s"];

@@ -144,7 +144,7 @@ struct GpuChecker {
       l3::cuda::LaunchConfig narrow;  // one warp per block, few blocks, no prefetch
       narrow.block_threads = 32;
       narrow.max_blocks = 2;
-      narrow.prefetch_payload = false;
+      narrow.payload_prefetch = l3::cuda::LaunchConfig::PayloadPrefetch::kOff;
       l3::cuda::LaunchConfig short_spans;
       short_spans.span_rows = 1;
       if (!CheckRange(id, *column, 0, rows, want, width, defaults, "default launch")) continue;

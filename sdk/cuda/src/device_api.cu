@@ -168,12 +168,14 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     bool all_v64 = true;
     uint32_t max_v = 1;
     uint64_t launch_rows = 0;
+    uint64_t launch_payload_bytes = 0;
     uint64_t wide_rows = 0;
     uint32_t max_wide_width = 0;
     while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
       all_v64 = all_v64 && chunks[last].values_per_lane == 64;
       max_v = std::max(max_v, chunks[last].values_per_lane);
       launch_rows += chunks[last].num_rows;
+      launch_payload_bytes += chunks[last].payload_bytes;
       wide_rows += chunks[last].wide_full_tile_rows;
       max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
       ++last;
@@ -193,7 +195,10 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const uint64_t span_rows = (wanted + tile_rows - 1) / tile_rows * tile_rows;
     if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
     args.span_rows = static_cast<uint32_t>(span_rows);
-    args.prefetch_payload = config.prefetch_payload;
+    using Prefetch = LaunchConfig::PayloadPrefetch;
+    args.prefetch_payload =
+        config.payload_prefetch == Prefetch::kOn ||
+        (config.payload_prefetch == Prefetch::kAuto && launch_payload_bytes * 8 <= 16 * launch_rows);
     // Stage rows for the widest field of the launch (the kernel checks each
     // tile's width against it); hints above 64 bits are not trusted.
     args.stage_rows = stage_wide ? std::min<uint32_t>(std::max<uint32_t>(max_wide_width, 33), 64) + 2 : 0;

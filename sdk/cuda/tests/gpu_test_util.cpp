@@ -156,6 +156,12 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
   LaunchConfig staged;
   staged.wide_tile_staging = LaunchConfig::WideTileStaging::kOn;
   CHECK(GpuDecode(chunks, 0, n, staged) == cpu);
+  // The L1 payload prefetch forced on and off (kAuto picks by payload size).
+  for (auto prefetch : {LaunchConfig::PayloadPrefetch::kOn, LaunchConfig::PayloadPrefetch::kOff}) {
+    LaunchConfig config;
+    config.payload_prefetch = prefetch;
+    CHECK(GpuDecode(chunks, 0, n, config) == cpu);
+  }
 
   std::mt19937_64 rng(seed);
   auto slice = [&](uint64_t a, uint64_t b) {

@@ -82,9 +82,13 @@ struct LaunchConfig {
   uint32_t max_blocks = 0;
   /// Threads per block, a multiple of 32 in [32, 256]; 0 = default.
   uint32_t block_threads = 0;
-  /// While a block stages its partitions' metadata, prefetch the payload of
-  /// the partitions smaller than a tile into L1.
-  bool prefetch_payload = true;
+  /// While a block stages its partitions' metadata, it can prefetch into L1
+  /// the payload of the partitions smaller than a tile, so that the warps'
+  /// first loads hit. That pays while the bytes prefetched by an SM's
+  /// resident blocks fit in L1 and thrashes it otherwise: kAuto prefetches
+  /// when a launch's payload is at most 16 bits per row.
+  enum class PayloadPrefetch : uint8_t { kAuto = 0, kOff = 1, kOn = 2 };
+  PayloadPrefetch payload_prefetch = PayloadPrefetch::kAuto;
   /// Full tiles of fields wider than 32 bits (V = 64 only) can be copied to
   /// shared memory with coalesced loads before the lanes read them, instead
   /// of each warp load touching 32 cache lines. kAuto does so when at least

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "file_io.hpp"
 #include "l3/l3.hpp"
 #include "sha256.hpp"
 
@@ -24,12 +25,7 @@ namespace {
 using Json = nlohmann::json;
 using Bytes = std::vector<uint8_t>;
 
-bool ReadFile(const std::string& path, Bytes* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
+using l3::conformance::ReadFile;
 
 bool WriteFile(const std::string& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -10,10 +10,10 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "file_io.hpp"
 #include "l3/cuda.hpp"
 #include "l3/l3.hpp"
 
@@ -22,12 +22,7 @@ namespace {
 using Json = nlohmann::json;
 using Bytes = std::vector<uint8_t>;
 
-bool ReadFile(const std::string& path, Bytes* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
+using l3::conformance::ReadFile;
 
 // Device memory freed on scope exit.
 struct DeviceBuffer {

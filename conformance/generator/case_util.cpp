@@ -54,6 +54,22 @@ std::vector<uint64_t> PredictedValues(Ty t, Model m, uint32_t V, uint32_t n, uin
   return FromResiduals(t, m, *theta, V, r);
 }
 
+ColumnSpec ForLinearRunsColumn(uint32_t rows_per_partition, uint64_t seed) {
+  const uint32_t n = rows_per_partition;
+  Rng rng(seed);
+  std::vector<uint64_t> v = ForValues(Ty::kI32, Canon(Ty::kI32, static_cast<uint64_t>(-10)), 5, n, rng);
+  PartSpec lin;
+  std::vector<uint64_t> l = PredictedValues(Ty::kI32, kLinear, 64, n, 4, rng, &lin.theta);
+  lin.n = n;
+  lin.model = kLinear;
+  v.insert(v.end(), l.begin(), l.end());
+  std::vector<uint64_t> r = RunValues(Ty::kI32, 100, 3, n, 5, rng);
+  v.insert(v.end(), r.begin(), r.end());
+  ColumnSpec col = Column("v", Ty::kI32, v, {Part(n, kFor), lin, Part(n, kConstant)});
+  ExpectWidths(col, {5, 4, 3});
+  return col;
+}
+
 std::vector<uint64_t> RunValues(Ty t, uint64_t base, uint32_t w, uint32_t n, uint32_t runs, Rng& rng) {
   if (w == 0 || runs < 2 || runs > n) Fail("RunValues: need w > 0 and 2 <= runs <= n");
   const uint64_t mask = w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;

@@ -37,6 +37,11 @@ std::vector<uint64_t> PredictedValues(Ty t, Model m, uint32_t V, uint32_t n, uin
 /// adjacent runs different.
 std::vector<uint64_t> RunValues(Ty t, uint64_t base, uint32_t w, uint32_t n, uint32_t runs, Rng& rng);
 
+/// The small i32 column the deep and invalid cases start from: FOR
+/// (Bit_Width 5, Base -10), LINEAR (Bit_Width 4) and runs (5 runs,
+/// Bit_Width 3), `rows_per_partition` rows each, values drawn from `seed`.
+ColumnSpec ForLinearRunsColumn(uint32_t rows_per_partition, uint64_t seed);
+
 /// The Bit_Width the encoder chose for partition p.
 inline uint32_t WidthOf(const EncodedChunk& chunk, uint32_t p) { return chunk.partition_table[16 * p + 13]; }
 

@@ -23,20 +23,7 @@ struct Deep {
 };
 
 // i32, 300 rows: FOR (Bit_Width 5), LINEAR (Bit_Width 4), runs (Bit_Width 3).
-ColumnSpec Base() {
-  Rng rng(4242);
-  std::vector<uint64_t> v = ForValues(Ty::kI32, Canon(Ty::kI32, static_cast<uint64_t>(-10)), 5, 100, rng);
-  PartSpec lin;
-  std::vector<uint64_t> l = PredictedValues(Ty::kI32, kLinear, 64, 100, 4, rng, &lin.theta);
-  lin.n = 100;
-  lin.model = kLinear;
-  v.insert(v.end(), l.begin(), l.end());
-  std::vector<uint64_t> r = RunValues(Ty::kI32, 100, 3, 100, 5, rng);
-  v.insert(v.end(), r.begin(), r.end());
-  ColumnSpec col = Column("v", Ty::kI32, v, {Part(100, kFor), lin, Part(100, kConstant)});
-  ExpectWidths(col, {5, 4, 3});
-  return col;
-}
+ColumnSpec Base() { return ForLinearRunsColumn(100, 4242); }
 
 // Sets bit `bit` of partition p's payload stream.
 void SetPayloadBit(EncodedChunk& chunk, uint32_t p, uint64_t bit) {

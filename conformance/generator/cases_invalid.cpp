@@ -35,20 +35,7 @@ struct Inv {
 
 // i32, 600 rows: FOR (200 rows, Bit_Width 5), LINEAR (200 rows, Bit_Width 4),
 // runs (200 rows, 5 runs, Bit_Width 3, 8-bit starts). Bounds and statistics.
-ColumnSpec Base() {
-  Rng rng(777);
-  std::vector<uint64_t> v = ForValues(Ty::kI32, Canon(Ty::kI32, static_cast<uint64_t>(-10)), 5, 200, rng);
-  PartSpec lin;
-  std::vector<uint64_t> l = PredictedValues(Ty::kI32, kLinear, 64, 200, 4, rng, &lin.theta);
-  lin.n = 200;
-  lin.model = kLinear;
-  v.insert(v.end(), l.begin(), l.end());
-  std::vector<uint64_t> r = RunValues(Ty::kI32, 100, 3, 200, 5, rng);
-  v.insert(v.end(), r.begin(), r.end());
-  ColumnSpec col = Column("v", Ty::kI32, v, {Part(200, kFor), lin, Part(200, kConstant)});
-  ExpectWidths(col, {5, 4, 3});
-  return col;
-}
+ColumnSpec Base() { return ForLinearRunsColumn(200, 777); }
 
 Bytes File(const std::vector<ColumnSpec>& cols, const BuildOptions& opt = {}) {
   return BuildTable(cols, opt).file;

@@ -136,32 +136,26 @@ __host__ __device__ constexpr uint32_t StageWordsPerWarp(uint32_t max_width) {
 __device__ __forceinline__ void StageWideTile(const uint64_t* tile_words, uint32_t w,
                                               uint64_t* stage, uint32_t lane) {
   __syncwarp();  // the previous tile's readers are done with the stage
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const uint32_t stage_base = static_cast<uint32_t>(__cvta_generic_to_shared(stage));
   uint32_t run = 0;   // word lane + 32 j of the tile is word k of lane `run`
   uint32_t k = lane;  // (w > 32: at most one lane boundary per step)
   for (uint32_t j = 0; j < w; ++j) {
+    uint64_t* const to = stage + k * kStagePitch + run;
+    const uint64_t* const from = tile_words + lane + 32 * j;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
-                     stage_base + 8 * (k * kStagePitch + run)),
-                 "l"(tile_words + lane + 32 * j));
-    k += 32;
-    if (k >= w) {
-      k -= w;
-      ++run;
-    }
-  }
-  asm volatile("cp.async.wait_all;" ::: "memory");
+                     static_cast<uint32_t>(__cvta_generic_to_shared(to))),
+                 "l"(from));
 #else
-  uint32_t run = 0;
-  uint32_t k = lane;
-  for (uint32_t j = 0; j < w; ++j) {
-    stage[k * kStagePitch + run] = __ldg(tile_words + lane + 32 * j);
+    *to = __ldg(from);
+#endif
     k += 32;
     if (k >= w) {
       k -= w;
       ++run;
     }
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
   __syncwarp();  // every lane's copies are visible to the whole warp
 }

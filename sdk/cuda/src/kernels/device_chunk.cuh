@@ -194,41 +194,37 @@ struct LaneBitReader {
     return f;
   }
 
+  /// The 64 stream bits from `pos`: three 32-bit words of the 128-bit
+  /// window, cut with two funnel shifts.
+  __device__ __forceinline__ uint64_t Window64() const {
+    const uint32_t c_lo = static_cast<uint32_t>(cur);
+    const uint32_t c_hi = static_cast<uint32_t>(cur >> 32);
+    const uint32_t n_lo = static_cast<uint32_t>(nxt);
+    const uint32_t n_hi = static_cast<uint32_t>(nxt >> 32);
+    const bool upper = pos >= 32;
+    const uint32_t a = upper ? c_hi : c_lo;
+    const uint32_t b = upper ? n_lo : c_hi;
+    const uint32_t d = upper ? n_hi : n_lo;
+    const uint32_t lo = __funnelshift_r(a, b, pos);
+    const uint32_t hi = __funnelshift_r(b, d, pos);
+    return (uint64_t{hi} << 32) | lo;
+  }
+
   /// G consecutive fields of w <= 64 / G bits each (G = 2 or 4): the 64 bits
   /// from `pos` are cut out once and the fields shifted out of them, so the
   /// refill check runs once per G fields.
   template <int G>
   __device__ __forceinline__ void TakeGroup(uint32_t w, uint32_t mask, uint32_t (&f)[G]) {
-    const uint32_t c_lo = static_cast<uint32_t>(cur);
-    const uint32_t c_hi = static_cast<uint32_t>(cur >> 32);
-    const uint32_t n_lo = static_cast<uint32_t>(nxt);
-    const uint32_t n_hi = static_cast<uint32_t>(nxt >> 32);
-    const bool upper = pos >= 32;
-    const uint32_t a = upper ? c_hi : c_lo;
-    const uint32_t b = upper ? n_lo : c_hi;
-    const uint32_t d = upper ? n_hi : n_lo;
-    const uint32_t lo = __funnelshift_r(a, b, pos);
-    const uint32_t hi = __funnelshift_r(b, d, pos);
-    const uint64_t window = (uint64_t{hi} << 32) | lo;
-    f[0] = lo & mask;
+    const uint64_t window = Window64();
+    f[0] = static_cast<uint32_t>(window) & mask;
 #pragma unroll
     for (int i = 1; i < G; ++i) f[i] = static_cast<uint32_t>(window >> (i * w)) & mask;
     Advance(G * w);
   }
 
-  /// A field of w <= 64 bits: three 32-bit words of the 128-bit window.
+  /// A field of w <= 64 bits, from the 128-bit window.
   __device__ __forceinline__ uint64_t Take64(uint32_t w, uint64_t mask) {
-    const uint32_t c_lo = static_cast<uint32_t>(cur);
-    const uint32_t c_hi = static_cast<uint32_t>(cur >> 32);
-    const uint32_t n_lo = static_cast<uint32_t>(nxt);
-    const uint32_t n_hi = static_cast<uint32_t>(nxt >> 32);
-    const bool upper = pos >= 32;
-    const uint32_t a = upper ? c_hi : c_lo;
-    const uint32_t b = upper ? n_lo : c_hi;
-    const uint32_t d = upper ? n_hi : n_lo;
-    const uint32_t lo = __funnelshift_r(a, b, pos);
-    const uint32_t hi = __funnelshift_r(b, d, pos);
-    const uint64_t f = ((uint64_t{hi} << 32) | lo) & mask;
+    const uint64_t f = Window64() & mask;
     Advance(w);
     return f;
   }

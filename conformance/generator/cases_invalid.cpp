@@ -561,7 +561,7 @@ void ChunkCases(const Inv& add) {
           c.payload.insert(c.payload.begin() + at, 8, 0);
           for (uint32_t p = 1; p <= 3; ++p) SetRec(c, p, kPayloadOffset, GetRec(c, p, kPayloadOffset) + 1);
         });
-  chunk("model_type_5", {"7.3", "8.1"}, "Partition 1 has Model_Type 5 (undefined).", "CORRUPT_METADATA",
+  chunk("model_type_5", {"7.3", "8.1"}, "Partition 1 has Model_Type 5 (DELTA, format 1.1) in a file without the DELTA_MODEL feature bit.", "CORRUPT_METADATA",
         [](EncodedChunk& c) { SetRec(c, 1, kModelType, 5); });
   chunk("model_type_255", {"7.3", "8.1"}, "Partition 1 has Model_Type 255.", "CORRUPT_METADATA",
         [](EncodedChunk& c) { SetRec(c, 1, kModelType, 255); });

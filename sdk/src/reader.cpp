@@ -202,6 +202,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
   view.payload_bytes = ci.payload.decoded_bytes;
   view.bounds = bounds;
   view.bounds_bytes = ci.bounds.present ? ci.bounds.decoded_bytes : 0;
+  view.required_features = ps.required_features;
   Status st = internal::ValidateChunkMetadata(view);
   if (st.ok()) st = internal::ValidateRunStarts(view);
   if (!st.ok()) {
@@ -554,6 +555,7 @@ Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
 Status Reader::Validate(ValidationLevel level) const {
   try {
     if (level == ValidationLevel::kDeep) L3_RETURN_NOT_OK(impl_->ValidatePadding());
+    bool uses_delta = false;  // spec §4.4: DELTA_MODEL set iff a partition is DELTA
     for (int c = 0; c < num_columns(); ++c) {
       const ColumnInfo& col = impl_->columns[c];
       for (int k = 0; k < static_cast<int>(col.chunks.size()); ++k) {
@@ -577,8 +579,17 @@ Status Reader::Validate(ValidationLevel level) const {
           Status st = internal::DeepValidateChunk(*view);
           if (!st.ok()) return Status(st.code(), where + ": " + st.message());
           L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
+          for (uint32_t p = 0; p < view->num_partitions && !uses_delta; ++p) {
+            uses_delta = internal::LoadPartitionRecord(view->partition_table, p).model_type ==
+                         static_cast<uint8_t>(internal::Model::kDelta);
+          }
         }
       }
+    }
+    if (level == ValidationLevel::kDeep && !uses_delta &&
+        (impl_->ps.required_features & kRequiredDeltaModel) != 0) {
+      return Status(StatusCode::kCorruptMetadata,
+                    "Required_Features sets DELTA_MODEL but no partition uses DELTA");
     }
     return Status::OK();
   } catch (const std::bad_alloc&) {

@@ -76,6 +76,11 @@ Status ValidateOptions(const WriteOptions& o) {
   if (!(p.poly_min_gain >= 0 && p.poly_min_gain < 1)) {
     return Invalid("partitioner.poly_min_gain must be in [0, 1)");
   }
+  if (o.format_minor > kFormatMinor) {
+    return Invalid("format_minor " + std::to_string(o.format_minor) + " is newer than " +
+                   std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor) +
+                   ", the newest format this library writes");
+  }
   if (o.profile != Profile::kHot && o.profile != Profile::kArchive) {
     return Invalid("unknown profile");
   }
@@ -103,6 +108,7 @@ struct ReadyChunk {
   uint64_t num_rows = 0;
   uint32_t num_partitions = 0;
   uint32_t values_per_lane = 0;
+  bool uses_delta = false;
   // In file order (spec §4.3 keeps write order): partition_table,
   // parameters, payload, bounds.
   StoredSegment segments[4];
@@ -114,10 +120,16 @@ Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOpti
   seg.present = true;
   seg.decoded_bytes = decoded.size();
   if (options.profile == Profile::kArchive) {
-    // spec §9: one zstd frame per segment.
-    L3_ASSIGN_OR_RETURN(seg.bytes,
+    // spec §9: one zstd frame per segment, kept only where it is smaller
+    // than the segment itself (a segment MAY be compressed).
+    L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
                         internal::ZstdCompress(decoded.data(), decoded.size(), options.zstd_level));
-    seg.compression = Compression::kZstd;
+    if (frame.size() < decoded.size()) {
+      seg.bytes = std::move(frame);
+      seg.compression = Compression::kZstd;
+    } else {
+      seg.bytes = std::move(decoded);
+    }
   } else {
     seg.bytes = std::move(decoded);
   }
@@ -137,6 +149,8 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.type = type;
     config.values_per_lane = options.values_per_lane;
     config.partitioner = options.partitioner;
+    // Format 1.0 has no DELTA model (spec §8.9 is new in 1.1).
+    if (options.format_minor < 1) config.partitioner.enable_delta = false;
     if (!config.partitioner.split_min_rows) {
       // The profile's choice (PartitionerOptions::split_min_rows): the hot
       // profile keeps partitions large for the GPU, the archive profile
@@ -158,6 +172,7 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     ready.num_rows = encoded.num_rows;
     ready.num_partitions = encoded.num_partitions;
     ready.values_per_lane = encoded.values_per_lane;
+    ready.uses_delta = encoded.uses_delta;
     L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
     L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
     L3_ASSIGN_OR_RETURN(ready.segments[2], StoreSegment(std::move(encoded.payload), options));
@@ -226,7 +241,8 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
   impl->specs = std::move(columns);
   impl->options = options;
   impl->sink = std::move(sink);
-  impl->assembler = std::make_unique<internal::FileAssembler>(impl->sink.get());
+  impl->assembler =
+      std::make_unique<internal::FileAssembler>(impl->sink.get(), options.format_minor);
   const size_t n = impl->specs.size();
   impl->buffers.resize(n);
   impl->rows.assign(n, 0);
@@ -258,6 +274,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   chunk.encoding = 1;  // spec §7.2 L3Integer
   chunk.values_per_lane = ready.values_per_lane;
   chunk.num_partitions = ready.num_partitions;
+  chunk.uses_delta = ready.uses_delta;
   SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                           &chunk.bounds};
   for (int i = 0; i < 4; ++i) {

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "codec/decode/decode_chunk.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
@@ -146,7 +147,47 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
     const uint64_t words = next.payload_offset - r.payload_offset;
     uint64_t* out = decoded.data() + r.first_row;
 
-    if (r.model_type == static_cast<uint8_t>(Model::kConstant) ||
+    if (r.model_type == static_cast<uint8_t>(Model::kDelta)) {
+      // spec §8.9 DELTA, read from the spec text: Delta_Base (integer word),
+      // the Exceptions word, one Seed word per tile, the SLAP fields, then
+      // the exception rows and high parts.
+      const uint64_t delta_base = LoadLE64(params);
+      CHECK(delta_base == Canon(t, delta_base));
+      const uint64_t exceptions_word = LoadLE64(params + 8);
+      const uint64_t num_exc = exceptions_word & 0xFFFFFFFFull;
+      const uint32_t exc_width = static_cast<uint32_t>((exceptions_word >> 32) & 0xFF);
+      CHECK((exceptions_word >> 40) == 0);
+      REQUIRE(num_exc <= n);
+      CHECK((num_exc == 0) == (exc_width == 0));
+      const uint64_t tile_rows = uint64_t{kLanes} * V;
+      const uint64_t seeds = (n + tile_rows - 1) / tile_rows;
+      const uint32_t pb = RunStartBits(n);
+      const uint64_t stream_bits = n * w + num_exc * (pb + exc_width);
+      REQUIRE(words == seeds + (stream_bits + 63) / 64);
+      const uint8_t* bits = stream + 8 * seeds;
+      CHECK(TailBitsZero(bits, stream_bits, words - seeds));
+      std::vector<uint64_t> u(n, 0);
+      for (uint64_t x = 0; x < n; ++x) u[x] = ReadField(bits, SlapFieldBitOffset(n, w, V, x), w);
+      for (uint64_t i = 0; i < num_exc; ++i) {
+        const uint64_t row = ReadField(bits, n * w + i * pb, pb);
+        REQUIRE(row < n);
+        if (i > 0) CHECK(row > ReadField(bits, n * w + (i - 1) * pb, pb));
+        const uint64_t high = ReadField(bits, n * w + num_exc * pb + i * exc_width, exc_width);
+        CHECK(high != 0);
+        u[row] += high << w;
+      }
+      CHECK(u[0] == 0);
+      // v(x) = Seed[t] + sum over the tile's rows j <= x of (Delta_Base + u(j)).
+      uint64_t value = 0;
+      for (uint64_t x = 0; x < n; ++x) {
+        if (x % tile_rows == 0) {
+          value = LoadLE64(stream + 8 * (x / tile_rows));
+          CHECK(value == Canon(t, value));
+        }
+        value += delta_base + u[x];
+        out[x] = Canon(t, value & mask);
+      }
+    } else if (r.model_type == static_cast<uint8_t>(Model::kConstant) ||
         r.model_type == static_cast<uint8_t>(Model::kFor)) {
       // spec §8.2: integer words hold canonical extensions.
       const uint64_t base = LoadLE64(params);
@@ -404,7 +445,7 @@ uint32_t ExpectedWidth(const TypeInfo& t, Model model, const Crafted& c, uint32_
 }
 
 const char* ModelName(Model m) {
-  static const char* names[] = {"CONSTANT", "FOR", "LINEAR", "POLY2", "POLY3"};
+  static const char* names[] = {"CONSTANT", "FOR", "LINEAR", "POLY2", "POLY3", "DELTA"};
   return names[static_cast<int>(m)];
 }
 
@@ -660,7 +701,10 @@ TEST_CASE("spec §8.8 rule 3: no predicted model for 64-bit values beyond 2^53")
     // data a line would fit perfectly.
     std::vector<uint64_t> ramp(20000);
     for (size_t i = 0; i < ramp.size(); ++i) ramp[i] = limit - 10000 + 3 * i;
-    const auto parts = EncodeAndCheck(t, ramp, config);
+    // (DELTA, which rule 3 does not restrict, would take the whole ramp.)
+    EncoderConfig no_delta = config;
+    no_delta.partitioner.enable_delta = false;
+    const auto parts = EncodeAndCheck(t, ramp, no_delta);
     bool saw_predicted_below = false;
     for (const auto& p : parts) {
       if (IsPredictedModel(p.model)) saw_predicted_below = true;
@@ -753,6 +797,13 @@ std::vector<uint64_t> Synthetic(const TypeInfo& t, const std::string& kind, size
     for (size_t i = 0; i < n; ++i) {
       if (rng() % 40 == 0) value = Canon(t, (value + 1 + rng() % 1000) & mask);
       v[i] = value;
+    }
+  } else if (kind == "walk") {
+    // A random walk with small steps: deltas are narrow, lines are not.
+    int64_t value = static_cast<int64_t>(offset);
+    for (size_t i = 0; i < n; ++i) {
+      value += static_cast<int64_t>(rng() % 7) - 3;
+      put(i, static_cast<double>(value));
     }
   } else if (kind == "mixed") {
     const char* parts[] = {"ramp", "random", "constant", "sine", "steps", "small_random"};
@@ -957,7 +1008,9 @@ TEST_CASE("model switches are respected") {
   const TypeInfo t = Info(PhysicalType::kInt32);
   const std::vector<uint64_t> smooth = Synthetic(t, "sine", 30000, 5);
   const std::vector<uint64_t> steps = Synthetic(t, "steps", 30000, 6);
+  // The format 1.0 models; DELTA's switch is checked at the end.
   EncoderConfig config = Config(PhysicalType::kInt32);
+  config.partitioner.enable_delta = false;
 
   auto models = [&](const std::vector<uint64_t>& values, const EncoderConfig& c) {
     std::set<std::pair<int, bool>> seen;  // (Model_Type, runs)
@@ -989,6 +1042,15 @@ TEST_CASE("model switches are respected") {
   EncoderConfig no_rle = config;
   no_rle.partitioner.enable_rle = false;
   CHECK(models(steps, no_rle).count({0, true}) == 0);
+
+  // A random walk takes DELTA when it is enabled, and never when it is not.
+  const std::vector<uint64_t> walk = Synthetic(t, "walk", 30000, 7);
+  EncoderConfig with_delta = config;
+  with_delta.partitioner.enable_delta = true;
+  bool any_delta = false;
+  for (const auto& [model, runs] : models(walk, with_delta)) any_delta |= model == 5;
+  CHECK(any_delta);
+  for (const auto& [model, runs] : models(walk, config)) CHECK(model != 5);
 }
 
 TEST_CASE("each partition gets its cheapest model") {
@@ -1004,7 +1066,8 @@ TEST_CASE("each partition gets its cheapest model") {
   for (uint32_t p = 0; p < parts.size(); ++p) {
     const uint64_t chosen = PartitionBytes(chunk, p);
     uint64_t best_simple = ~uint64_t{0};
-    for (Model m : {Model::kConstant, Model::kFor, Model::kLinear, Model::kPoly2, Model::kPoly3}) {
+    for (Model m : {Model::kConstant, Model::kFor, Model::kDelta, Model::kLinear, Model::kPoly2,
+                    Model::kPoly3}) {
       const auto rows = static_cast<uint32_t>(parts[p].rows);
       Result<EncodedChunk> alone = EncodeChunkWithPartitions(
           packed.data() + 4 * parts[p].first_row, rows, config, {{rows, m, std::nullopt}});
@@ -1228,4 +1291,202 @@ TEST_CASE("real integer arrays round trip") {
     ++tested;
   }
   CHECK(tested >= 1);
+}
+
+// ---------------------------------------------------------------------------
+// DELTA (spec §8.9)
+
+namespace {
+
+// A walk of n values of type t: each step adds a random delta in
+// [lo, lo + 2^w), and with probability outlier_rate a delta up to the type's
+// full range instead (the exceptions). Canonical extensions.
+std::vector<uint64_t> DeltaWalk(const TypeInfo& t, uint32_t n, uint32_t w, double outlier_rate,
+                                std::mt19937_64& rng) {
+  const uint64_t mask = LowMask(t.bits);
+  std::vector<uint64_t> v(n);
+  uint64_t cur = rng() & mask;
+  const uint64_t lo = rng() & mask;
+  std::uniform_real_distribution<double> coin(0, 1);
+  for (uint32_t x = 0; x < n; ++x) {
+    v[x] = Canon(t, cur & mask);
+    uint64_t step = lo + (w == 0 ? 0 : (rng() & LowMask(w)));
+    if (coin(rng) < outlier_rate) step = rng();
+    cur += step;
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("DELTA: every type, widths 0..N, exceptions, tile boundaries, V in {1, 8, 64}") {
+  std::mt19937_64 rng(88);
+  for (uint32_t V : {1u, 8u, 64u}) {
+    const uint32_t T = 32 * V;
+    for (PhysicalType type : kAllTypes) {
+      const TypeInfo t = Info(type);
+      CAPTURE(V);
+      CAPTURE(PhysicalTypeName(type));
+      std::vector<uint64_t> values;
+      std::vector<PartitionChoice> choices;
+      const uint32_t sizes[] = {1, 2, 31, 32, 33, T - 1, T, T + 1, 2 * T + 17, 300};
+      uint32_t i = 0;
+      for (uint32_t w = 0; w <= t.bits; ++w) {
+        const uint32_t n = sizes[i++ % 10];
+        const double outliers = (w % 3 == 0) ? 0.0 : (w % 3 == 1 ? 0.01 : 0.2);
+        const std::vector<uint64_t> part = DeltaWalk(t, n, w, outliers, rng);
+        values.insert(values.end(), part.begin(), part.end());
+        choices.push_back(PartitionChoice{n, Model::kDelta, std::nullopt});
+      }
+      EncoderConfig config = Config(type, V);
+      const std::vector<uint8_t> packed = Pack(t, values);
+      Result<EncodedChunk> chunk =
+          EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+      REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+      CHECK(chunk->uses_delta);
+      const std::vector<PartitionView> parts = CheckChunk(*chunk, t, values, config);
+      REQUIRE(parts.size() == choices.size());
+      bool saw_exceptions = false;
+      for (size_t p = 0; p < parts.size(); ++p) {
+        CHECK(parts[p].model == static_cast<uint8_t>(Model::kDelta));
+        const PartitionRecord r = LoadPartitionRecord(chunk->partition_table.data(), p);
+        saw_exceptions |= (LoadLE64(chunk->parameters.data() + 8 * (r.param_offset + 1)) &
+                           0xFFFFFFFFull) != 0;
+      }
+      if (t.bits >= 16) CHECK(saw_exceptions);  // 8-bit outliers rarely pay for a row index
+
+      // The reference decoder: whole chunk, every range start around tile
+      // edges, single rows, and deep validation.
+      ChunkView view;
+      view.type = type;
+      view.num_rows = values.size();
+      view.values_per_lane = V;
+      view.num_partitions = chunk->num_partitions;
+      view.partition_table = chunk->partition_table.data();
+      view.parameters = chunk->parameters.data();
+      view.parameters_bytes = chunk->parameters.size();
+      view.payload = chunk->payload.data();
+      view.payload_bytes = chunk->payload.size();
+      REQUIRE(ValidateChunkMetadata(view).ok());
+      REQUIRE(ValidateRunStarts(view).ok());
+      CHECK(DeepValidateChunk(view).ok());
+      const size_t bytes = t.bits / 8;
+      std::vector<uint8_t> decoded(packed.size());
+      REQUIRE(DecodeChunkRows(view, 0, values.size(), decoded.data()).ok());
+      CHECK(decoded == packed);
+      for (uint64_t begin : {uint64_t{1}, uint64_t{T - 1}, uint64_t{T}, uint64_t{T + 3},
+                             uint64_t{values.size() / 2}}) {
+        if (begin >= values.size()) continue;
+        const uint64_t end = std::min<uint64_t>(values.size(), begin + 2 * T + 5);
+        std::vector<uint8_t> range((end - begin) * bytes);
+        REQUIRE(DecodeChunkRows(view, begin, end, range.data()).ok());
+        CHECK(std::memcmp(range.data(), packed.data() + begin * bytes, range.size()) == 0);
+      }
+      for (uint64_t row = 0; row < values.size(); row += 7) {
+        uint64_t one = 0;
+        REQUIRE(DecodeChunkValue(view, row, &one).ok());
+        CHECK(one == values[row]);
+      }
+      // A file that uses DELTA without the DELTA_MODEL bit (spec §4.4).
+      ChunkView without = view;
+      without.required_features = 0;
+      CHECK(ValidateChunkMetadata(without).code() == StatusCode::kCorruptMetadata);
+    }
+  }
+}
+
+TEST_CASE("DELTA: corrupt Exceptions words, exception rows and seeds are rejected") {
+  std::mt19937_64 rng(9);
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  const std::vector<uint64_t> values = DeltaWalk(t, 700, 3, 0.05, rng);
+  EncoderConfig config = Config(PhysicalType::kUInt32, 8);
+  const std::vector<uint8_t> packed = Pack(t, values);
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      packed.data(), values.size(), config, {PartitionChoice{700, Model::kDelta, std::nullopt}});
+  REQUIRE(chunk.ok());
+  const uint64_t exceptions_word = LoadLE64(chunk->parameters.data() + 8);
+  const uint32_t num_exc = static_cast<uint32_t>(exceptions_word);
+  REQUIRE(num_exc >= 2);
+  auto view_of = [&](EncodedChunk& c) {
+    ChunkView view;
+    view.type = PhysicalType::kUInt32;
+    view.num_rows = values.size();
+    view.values_per_lane = 8;
+    view.num_partitions = c.num_partitions;
+    view.partition_table = c.partition_table.data();
+    view.parameters = c.parameters.data();
+    view.parameters_bytes = c.parameters.size();
+    view.payload = c.payload.data();
+    view.payload_bytes = c.payload.size();
+    return view;
+  };
+  SUBCASE("reserved bits of the Exceptions word") {
+    EncodedChunk c = *chunk;
+    StoreLE64(c.parameters.data() + 8, exceptions_word | (uint64_t{1} << 50));
+    CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("Exception_Width 0 with exceptions") {
+    EncodedChunk c = *chunk;
+    StoreLE64(c.parameters.data() + 8, exceptions_word & 0xFFFFFFFFull);
+    CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("Num_Exceptions changes the payload length") {
+    EncodedChunk c = *chunk;
+    StoreLE64(c.parameters.data() + 8, exceptions_word + 1);
+    CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("exception rows out of order") {
+    EncodedChunk c = *chunk;
+    ChunkView view = view_of(c);
+    const uint64_t seeds = (700 + 255) / 256;
+    uint8_t* stream = c.payload.data() + 8 * seeds;
+    const uint32_t w = LoadPartitionRecord(c.partition_table.data(), 0).bit_width;
+    const uint32_t pb = RunStartBits(700);
+    // Swap the first two exception rows.
+    const uint64_t a = ReadField(stream, 700 * w, pb);
+    const uint64_t b = ReadField(stream, 700 * w + pb, pb);
+    auto put = [&](uint64_t bit, uint64_t value) {
+      for (uint32_t j = 0; j < pb; ++j) {
+        const uint64_t at = bit + j;
+        uint8_t& byte = stream[at / 8];
+        byte = static_cast<uint8_t>((byte & ~(1u << (at % 8))) | (((value >> j) & 1u) << (at % 8)));
+      }
+    };
+    put(700 * w, b);
+    put(700 * w + pb, a);
+    REQUIRE(ValidateChunkMetadata(view).ok());
+    CHECK(ValidateRunStarts(view).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("a seed that disagrees with the previous tile fails deep validation only") {
+    EncodedChunk c = *chunk;
+    StoreLE64(c.payload.data() + 8, LoadLE64(c.payload.data() + 8) ^ 1);
+    ChunkView view = view_of(c);
+    REQUIRE(ValidateChunkMetadata(view).ok());
+    REQUIRE(ValidateRunStarts(view).ok());
+    CHECK(DeepValidateChunk(view).code() == StatusCode::kCorruptMetadata);
+  }
+}
+
+TEST_CASE("DELTA is chosen for sorted ids and random walks, not for noise") {
+  std::mt19937_64 rng(3);
+  std::vector<uint64_t> ids(20000);
+  uint64_t cur = 1000;
+  for (auto& v : ids) {
+    v = cur;
+    cur += (rng() % 100 < 90) ? 1 : 1 + rng() % 5000;  // mostly +1, sporadic jumps
+  }
+  const TypeInfo t = Info(PhysicalType::kUInt64);
+  EncoderConfig with = Config(PhysicalType::kUInt64);
+  EncoderConfig without = with;
+  without.partitioner.enable_delta = false;
+  const std::vector<uint8_t> packed = Pack(t, ids);
+  Result<EncodedChunk> a = EncodeChunk(packed.data(), ids.size(), with);
+  Result<EncodedChunk> b = EncodeChunk(packed.data(), ids.size(), without);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->uses_delta);
+  CHECK_FALSE(b->uses_delta);
+  CheckChunk(*a, t, ids, with);
+  // The deltas need ~1 bit plus exceptions; lines over the walk need far more.
+  CHECK(a->payload.size() * 3 < b->payload.size());
 }

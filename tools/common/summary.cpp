@@ -111,7 +111,8 @@ struct NamedBit {
 };
 constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredValidityBitmaps, "VALIDITY_BITMAPS"},
-                                  {kRequiredIbpFloat, "IBP_FLOAT"}};
+                                  {kRequiredIbpFloat, "IBP_FLOAT"},
+                                  {kRequiredDeltaModel, "DELTA_MODEL"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"}};
 

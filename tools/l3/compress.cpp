@@ -69,7 +69,9 @@ ArgParser MakeParser() {
       .Option("merge-rounds", "N", "odd-even merge rounds, 0 = no merging (default 16)")
       .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
               "                            0 = never (default: 0 for hot, 64 for archive)")
-      .Option("disable", "LIST", "models not to use: rle, linear, poly2, poly3 (comma-separated)")
+      .Option("disable", "LIST", "models not to use: rle, delta, linear, poly2, poly3 (comma-separated)")
+      .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
+                                   "that format 1.0 readers read (no DELTA) (default 1)")
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
@@ -133,10 +135,16 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
         part.enable_poly2 = false;
       } else if (m == "poly3") {
         part.enable_poly3 = false;
+      } else if (m == "delta") {
+        part.enable_delta = false;
       } else {
-        ThrowUsage("--disable: unknown model '" + m + "' (rle, linear, poly2, poly3)");
+        ThrowUsage("--disable: unknown model '" + m + "' (rle, delta, linear, poly2, poly3)");
       }
     }
+  }
+  if (args.Has("format-minor")) {
+    o.format_minor =
+        static_cast<uint16_t>(ParseSigned(args.Get("format-minor"), "--format-minor", 0, kFormatMinor));
   }
   std::string profile = args.Get("profile", "hot");
   if (profile == "hot") {

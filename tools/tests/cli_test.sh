@@ -114,7 +114,7 @@ group_basics() {
     expect_ok "$tool" --help
     grep -q "Exit codes" out.txt && pass || fail "$tool --help lacks the exit codes"
     expect_ok "$tool" --version
-    grep -q "format 1.0" out.txt && pass || fail "$tool --version: $(cat out.txt)"
+    grep -q "format 1.1" out.txt && pass || fail "$tool --version: $(cat out.txt)"
   done
   for cmd in compress decompress cat validate info demo; do
     expect_ok "$l3" "$cmd" --help

@@ -30,7 +30,7 @@ namespace l3 {
 const char* LibraryVersion() noexcept;
 /// The format version this SDK writes and the highest major it reads.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;
 
 // ---------------------------------------------------------------------------
 // Value types (spec §6.2)
@@ -75,8 +75,9 @@ enum class ModelType : uint8_t {
   kLinear = 2,
   kPoly2 = 3,
   kPoly3 = 4,
+  kDelta = 5,  ///< format 1.1: per-row deltas, frame of reference, per-tile seeds (spec §8.9)
 };
-/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", or "UNKNOWN".
+/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", or "UNKNOWN".
 const char* ModelTypeName(ModelType model) noexcept;
 
 enum class Compression : uint8_t { kNone = 0, kZstd = 1 };
@@ -85,6 +86,7 @@ enum class Compression : uint8_t { kNone = 0, kZstd = 1 };
 inline constexpr uint64_t kRequiredZstdSegments = 1ull << 0;
 inline constexpr uint64_t kRequiredValidityBitmaps = 1ull << 1;
 inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
+inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spec §8.9
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 
@@ -122,6 +124,10 @@ struct PartitionerOptions {
   /// simpler model to be chosen; it decodes slightly slower.
   double poly_min_gain = 0.05;
   bool enable_rle = true;
+  /// DELTA partitions (spec §8.9, format 1.1): deltas between consecutive
+  /// rows, for sorted keys, ids and timestamps. Files that use them set
+  /// DELTA_MODEL, which readers of format 1.0 reject.
+  bool enable_delta = true;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;
@@ -147,6 +153,10 @@ struct WriteOptions {
   int num_threads = 0;
   /// Application key/value pairs stored in the footer.
   std::vector<std::pair<std::string, std::string>> metadata;
+  /// The newest format minor version the file may need (spec §4.1): 0 writes
+  /// files that every format 1.0 reader reads (no DELTA partitions); 1, the
+  /// default, allows the 1.1 models. The file records this version.
+  uint16_t format_minor = kFormatMinor;
 };
 
 class Writer;
@@ -276,6 +286,9 @@ struct ChunkInfo {
   ChunkStatistics statistics;
   bool has_ibp = false;
   bool has_pgm = false;
+  /// Some partition uses DELTA (spec §8.9). Known to the writer; a reader
+  /// learns it from the partition table.
+  bool uses_delta = false;
   /// Sum of the stored bytes of all of this chunk's segments.
   uint64_t stored_bytes = 0;
 };
@@ -328,6 +341,9 @@ struct ChunkView {
   uint64_t payload_bytes = 0;
   const uint8_t* bounds = nullptr;   ///< null when absent
   uint64_t bounds_bytes = 0;
+  /// The file's Required_Features (spec §4.4): a DELTA partition in a file
+  /// without DELTA_MODEL is CORRUPT_METADATA.
+  uint64_t required_features = kRequiredDeltaModel;
 };
 
 enum class ValidationLevel : uint8_t {

@@ -83,6 +83,7 @@ const char* ModelTypeName(ModelType model) noexcept {
     case ModelType::kLinear: return "LINEAR";
     case ModelType::kPoly2: return "POLY2";
     case ModelType::kPoly3: return "POLY3";
+    case ModelType::kDelta: return "DELTA";
   }
   return "UNKNOWN";
 }

@@ -10,7 +10,7 @@ namespace l3::internal {
 
 Status FileAssembler::Start() {
   uint8_t header[kHeaderBytes];
-  PackFileHeader(kFormatMajor, kFormatMinor, header);
+  PackFileHeader(kFormatMajor, format_minor_, header);
   return sink_->Write(header, sizeof(header));
 }
 
@@ -47,13 +47,14 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
       }
       if (chunk.bounds.present) ps.optional_features |= kOptionalPartitionBounds;
       if (chunk.validity.present) ps.required_features |= kRequiredValidityBitmaps;
+      if (chunk.uses_delta) ps.required_features |= kRequiredDeltaModel;
     }
   }
   const std::vector<uint8_t> footer = BuildFooter(info, columns);
   ps.footer_offset = AlignUp64(sink_->position());
   ps.footer_length = footer.size();
   ps.format_major = kFormatMajor;
-  ps.format_minor = kFormatMinor;
+  ps.format_minor = format_minor_;
   ps.checksum_type = kChecksumCrc32c;
   ps.footer_checksum = Crc32c(0, footer.data(), footer.size());
   L3_RETURN_NOT_OK(PadTo(ps.footer_offset));

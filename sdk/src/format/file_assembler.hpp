@@ -14,7 +14,10 @@ namespace l3::internal {
 class FileAssembler {
  public:
   /// Does not own `sink`.
-  explicit FileAssembler(OutputSink* sink) : sink_(sink) {}
+  /// `format_minor` is the Format_Minor written in the header and the
+  /// postscript (spec §4.1, §4.2).
+  explicit FileAssembler(OutputSink* sink, uint16_t format_minor = kFormatMinor)
+      : sink_(sink), format_minor_(format_minor) {}
 
   /// Writes the File_Header. Call once, first.
   Status Start();
@@ -33,6 +36,7 @@ class FileAssembler {
   Status PadTo(uint64_t offset);
 
   OutputSink* sink_;
+  uint16_t format_minor_;
 };
 
 }  // namespace l3::internal

@@ -34,8 +34,10 @@ inline constexpr int kPsMagic = 56;
 inline constexpr int kPsChecksummedBytes = 52;
 
 // Feature bits this implementation understands (spec §4.4).
-inline constexpr uint64_t kKnownRequiredFeatures = 1ull << 0;  // ZSTD_SEGMENTS
-inline constexpr uint64_t kDefinedRequiredFeatures = (1ull << 0) | (1ull << 1) | (1ull << 2);
+inline constexpr uint64_t kRequiredDeltaModelBit = 1ull << 3;  // DELTA_MODEL (format 1.1)
+inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredDeltaModelBit;
+inline constexpr uint64_t kDefinedRequiredFeatures =
+    (1ull << 0) | (1ull << 1) | (1ull << 2) | kRequiredDeltaModelBit;
 
 inline constexpr uint64_t AlignUp64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 
@@ -46,8 +48,15 @@ inline constexpr uint64_t kPayloadPaddingBytes = 32;
 inline constexpr uint32_t kLanes = 32;
 inline constexpr uint32_t kMaxValuesPerLane = 1024;
 
-enum class Model : uint8_t { kConstant = 0, kFor = 1, kLinear = 2, kPoly2 = 3, kPoly3 = 4 };
-inline constexpr uint8_t kNumModels = 5;
+enum class Model : uint8_t {
+  kConstant = 0,
+  kFor = 1,
+  kLinear = 2,
+  kPoly2 = 3,
+  kPoly3 = 4,
+  kDelta = 5,  // format 1.1, spec §8.9; requires DELTA_MODEL
+};
+inline constexpr uint8_t kNumModels = 6;
 
 struct PartitionRecord {
   uint32_t first_row;       // spec First_Row
@@ -88,6 +97,7 @@ L3_HD uint32_t ParamCount(uint8_t model_type, uint32_t bit_width) {
     case 2: return 2u;                        // LINEAR
     case 3: return 3u;                        // POLY2
     case 4: return 4u;                        // POLY3
+    case 5: return 2u;                        // DELTA: Delta_Base, Exceptions
     default: return 0u;
   }
 }

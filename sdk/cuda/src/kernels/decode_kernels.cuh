@@ -356,6 +356,14 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   }
 }
 
+}  // namespace l3::cuda::detail
+
+// DELTA (spec §8.9): its tile decoder and random access, beside the model's
+// CPU half.
+#include "codec/delta/delta_decode.cuh"
+
+namespace l3::cuda::detail {
+
 template <typename U, uint8_t kModel, int kV, bool kStageWide>
 __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
                                               uint32_t tile, int64_t tile_out,
@@ -414,6 +422,9 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
     case kPoly3:
       DispatchWidth<U, kPoly3, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
+      break;
+    case static_cast<uint8_t>(internal::Model::kDelta):
+      DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -587,6 +598,7 @@ __device__ __forceinline__ U DecodeOne(const KernelChunk& c, const DevicePartiti
     }
     return static_cast<U>(base + static_cast<U>(LoadField(words, a * w, w)));
   }
+  if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) return DecodeDeltaOne<U>(c, d, x);
   const uint64_t field =
       LoadField(words, internal::SlapFieldBitOffset(d.rows, w, c.values_per_lane, x), w);
   if (d.model == static_cast<uint8_t>(internal::Model::kFor)) {

@@ -12,6 +12,7 @@
 
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
+#include "codec/delta/delta_layout.hpp"
 #include "format/layout.hpp"
 
 namespace l3::cuda::detail {
@@ -79,7 +80,13 @@ __device__ __forceinline__ DevicePartition LoadPartition(const KernelChunk& c, u
   const uint32_t params = internal::ParamCount(d.model, d.width);
   if (uint64_t{d.param_offset} + params > c.param_words) return d;
   uint64_t words = 0;
-  if (internal::IsSlapModel(d.model)) {
+  if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) {
+    // spec §8.9 Exceptions word, checked as the host checked it.
+    const uint64_t e = __ldg(c.params + d.param_offset + 1);
+    if (!internal::DeltaExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
+    words = internal::DeltaPayloadWords(d.rows, d.width, c.values_per_lane,
+                                        internal::UnpackDeltaExceptions(e));
+  } else if (internal::IsSlapModel(d.model)) {
     words = internal::SlapPayloadWords(d.rows, d.width);
   } else if (d.width > 0) {
     const uint64_t runs = __ldg(c.params + d.param_offset + 1);  // spec §8.2 Num_Runs

@@ -34,6 +34,18 @@ bool IsFiniteWord(uint64_t word) {
 Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
   const uint64_t w0 = LoadLE64(part.params);
   switch (part.model) {
+    case static_cast<uint8_t>(Model::kDelta):
+      if (!IsCanonicalWord(w0, bits, is_signed)) {
+        return Corrupt(At(part.index) + "Delta_Base is not the canonical extension of a " +
+                       std::to_string(bits) + "-bit value");
+      }
+      if (!DeltaExceptionsValid(LoadLE64(part.params + 8), part.num_rows, part.bit_width, bits)) {
+        return Corrupt(At(part.index) +
+                       "Exceptions word: reserved bits set, Num_Exceptions > n_p, "
+                       "Exception_Width zero iff Num_Exceptions zero violated, or "
+                       "Bit_Width + Exception_Width > N");
+      }
+      return Status::OK();
     case static_cast<uint8_t>(Model::kConstant):
     case static_cast<uint8_t>(Model::kFor):
       if (!IsCanonicalWord(w0, bits, is_signed)) {
@@ -63,10 +75,14 @@ Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
 
 // Payload words a partition needs (spec §8.5, §8.7); the parameters must
 // have been checked.
-uint64_t RequiredPayloadWords(const Partition& part) {
+uint64_t RequiredPayloadWords(const Partition& part, uint32_t values_per_lane) {
   if (part.model == static_cast<uint8_t>(Model::kConstant)) {
     if (part.bit_width == 0) return 0;
     return RunPayloadWords(part.num_rows, part.bit_width, LoadLE64(part.params + 8));
+  }
+  if (part.model == static_cast<uint8_t>(Model::kDelta)) {
+    return DeltaPayloadWords(part.num_rows, part.bit_width, values_per_lane,
+                             UnpackDeltaExceptions(LoadLE64(part.params + 8)));
   }
   return SlapPayloadWords(part.num_rows, part.bit_width);
 }
@@ -139,6 +155,10 @@ Status ValidateChunkMetadata(const ChunkView& view) {
     if (rec.model_type >= kNumModels) {
       return Corrupt(At(p) + "Model_Type " + std::to_string(rec.model_type) + " is not defined");
     }
+    if (rec.model_type == static_cast<uint8_t>(Model::kDelta) &&
+        (view.required_features & kRequiredDeltaModel) == 0) {
+      return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
+    }
     if (rec.bit_width > bits) {
       return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
                      std::to_string(bits));
@@ -163,7 +183,7 @@ Status ValidateChunkMetadata(const ChunkView& view) {
     Status st = CheckParameters(part, bits, is_signed);
     if (!st.ok()) return st;
     // Rule 3.
-    const uint64_t words = RequiredPayloadWords(part);
+    const uint64_t words = RequiredPayloadWords(part, view.values_per_lane);
     if (next.payload_offset < rec.payload_offset ||
         uint64_t{next.payload_offset} - rec.payload_offset != words) {
       return Corrupt(At(p) + "Payload_Offset[p+1] - Payload_Offset[p] is not payload_words = " +
@@ -198,6 +218,11 @@ Status ValidateChunkMetadata(const ChunkView& view) {
 Status ValidateRunStarts(const ChunkView& view) {
   for (uint32_t p = 0; p < view.num_partitions; ++p) {
     const Partition part = LoadPartition(view, p);
+    if (part.model == static_cast<uint8_t>(Model::kDelta) &&
+        !DeltaExceptionRowsValid(part, view.values_per_lane)) {
+      return Status(StatusCode::kCorruptPayload,
+                    At(p) + "DELTA exception rows are not strictly increasing in [0, n_p - 1]");
+    }
     if (!IsRunPartition(part)) continue;
     const RunReader runs(part);
     uint64_t previous = 0;
@@ -272,6 +297,9 @@ Status DecodeChunkValue(const ChunkView& view, uint64_t row, uint64_t* value) {
       raw = runs.Value(i);
       break;
     }
+    case static_cast<uint8_t>(Model::kDelta):
+      raw = DecodeDeltaValue(part, view.values_per_lane, x);
+      break;
     case static_cast<uint8_t>(Model::kFor):
       raw = LoadLE64(part.params) +
             LoadField(part.payload, SlapFieldBitOffset(part.num_rows, part.bit_width,

@@ -18,9 +18,15 @@ constexpr uint64_t kBlockRows = uint64_t{1} << 16;
 std::string At(uint32_t p) { return "partition " + std::to_string(p) + ": "; }
 
 // Bits of a partition's payload that hold fields (spec §8.5, §8.7).
-uint64_t UsedBits(const Partition& part) {
+uint64_t UsedBits(const Partition& part, uint32_t values_per_lane) {
   if (part.model == static_cast<uint8_t>(Model::kConstant)) {
     return part.bit_width == 0 ? 0 : RunReader(part).used_bits();
+  }
+  // DELTA (spec §8.9): whole Seed words, then the fields.
+  if (part.model == static_cast<uint8_t>(Model::kDelta)) {
+    // spec §8.9: whole Seed words, the fields, then the exception lists.
+    return 64 * DeltaSeedWords(part.num_rows, values_per_lane) + part.num_rows * part.bit_width +
+           DeltaExceptionBits(part.num_rows, UnpackDeltaExceptions(LoadLE64(part.params + 8)));
   }
   return part.num_rows * part.bit_width;
 }
@@ -52,7 +58,7 @@ Status DeepValidateTyped(const ChunkView& view) {
     const Partition part = LoadPartition(view, p);
     // spec §8.5, §8.7: bits past the last field, up to the end of the last
     // word, are zero.
-    const uint64_t used = UsedBits(part);
+    const uint64_t used = UsedBits(part, view.values_per_lane);
     if (part.payload_words > 0 && used % 64 != 0) {
       const uint64_t last = LoadLE64(part.payload + 8 * (part.payload_words - 1));
       if ((last >> (used % 64)) != 0) {
@@ -62,6 +68,8 @@ Status DeepValidateTyped(const ChunkView& view) {
     // Decoded minimum and maximum, in the type's numeric order.
     T lo = std::numeric_limits<T>::max();
     T hi = std::numeric_limits<T>::min();
+    const bool is_delta = part.model == static_cast<uint8_t>(Model::kDelta);
+    DeltaRuleChecker delta_rules(part, view.values_per_lane, kBits, std::is_signed<T>::value);
     for (uint64_t x = 0; x < part.num_rows; x += kBlockRows) {
       const uint64_t end = std::min(part.num_rows, x + kBlockRows);
       if (!DecodePartitionRange(part, view.values_per_lane, x, end, block.data())) {
@@ -71,6 +79,20 @@ Status DeepValidateTyped(const ChunkView& view) {
         lo = std::min(lo, block[i]);
         hi = std::max(hi, block[i]);
       }
+      if (is_delta) {
+        uint64_t words[256];
+        for (uint64_t i = 0; i < end - x; i += 256) {
+          const uint64_t count = std::min<uint64_t>(256, end - x - i);
+          for (uint64_t j = 0; j < count; ++j) words[j] = static_cast<U>(block[i + j]);
+          const char* failed = delta_rules.Feed(x + i, words, count);
+          if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
+        }
+      }
+    }
+    // spec §8.9 writer rules.
+    if (is_delta) {
+      const char* failed = delta_rules.Finish();
+      if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
     }
     // spec §8.8 rule 2: FOR and runs use Base = minimum and the smallest
     // width that holds max - min. Runs cover every row, so the run values'

@@ -238,6 +238,12 @@ bool DecodeRunsRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
   return true;
 }
 
+// DELTA (spec §8.9) lives in its own room, codec/delta/delta_decode.hpp,
+// which is included at the end of this header.
+template <typename T>
+void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
+                      T* out);
+
 /// Decodes local rows [lb, le) of one partition; out[0] is local row lb.
 /// Returns false on bad run starts.
 template <typename T>
@@ -266,6 +272,9 @@ bool DecodePartitionRange(const Partition& part, uint32_t values_per_lane, uint6
       DecodePredictedRange<T, static_cast<uint8_t>(Model::kPoly3)>(part, values_per_lane, lb,
                                                                    le, out);
       return true;
+    case static_cast<uint8_t>(Model::kDelta):
+      DecodeDeltaRange(part, values_per_lane, lb, le, out);
+      return true;
     default:
       return false;  // unreachable after ValidateChunkMetadata
   }
@@ -288,3 +297,5 @@ bool DispatchIntegerType(PhysicalType type, void* out, Fn&& fn) {
 }
 
 }  // namespace l3::internal
+
+#include "codec/delta/delta_decode.hpp"  // IWYU pragma: keep (DecodeDeltaRange)

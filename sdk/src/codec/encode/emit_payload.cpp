@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "codec/delta/delta_encode.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
@@ -88,6 +89,9 @@ bool EmitPartitionPayload(const T* v, const PartitionFit& fit, uint32_t values_p
   const uint32_t n = fit.num_rows;
   const uint32_t w = fit.bit_width;
   if (fit.payload_words == 0) return w == 0 || n == 0;
+  if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
+    return EmitDeltaPayload(v, fit, values_per_lane, out);
+  }
   BitWriter writer(out);
   bool ok = true;
   switch (fit.model_type) {

@@ -72,6 +72,7 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
     record.payload_offset = static_cast<uint32_t>(payload_offset[p]);
     record.param_offset = static_cast<uint32_t>(param_offset[p]);
     if (p < num_partitions) {
+      chunk.uses_delta |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kDelta);
       record.model_type = plan[p].fit.model_type;
       record.bit_width = plan[p].fit.bit_width;
     }
@@ -93,6 +94,9 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
       StoreLE64(words, fit.base);
       if (fit.model_type == static_cast<uint8_t>(Model::kConstant) && fit.bit_width > 0) {
         StoreLE64(words + 8, fit.num_runs);
+      }
+      if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
+        StoreLE64(words + 8, fit.exceptions);
       }
     }
   }

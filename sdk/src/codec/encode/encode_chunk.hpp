@@ -39,6 +39,7 @@ struct EncodedChunk {
   std::vector<uint8_t> payload;          ///< 8 * Payload_Offset[P] + 32 bytes, spec §8.6
   std::vector<uint8_t> bounds;           ///< 2 * P * N / 8 bytes, or empty, spec §7.5
   ChunkStatisticsData statistics;        ///< meaningful when compute_statistics
+  bool uses_delta = false;               ///< some partition is DELTA (spec §8.9)
 };
 
 /// Encodes `num_rows` values (1 <= num_rows <= 2^32 - 1) of `config.type`

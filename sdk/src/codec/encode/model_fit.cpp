@@ -24,6 +24,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "codec/delta/delta_encode.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
@@ -681,6 +682,10 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
     const PartitionFit runs = RunsFit(summary, n);
     if (runs.cost_bytes < best.cost_bytes) best = runs;
   }
+  if (options.enable_delta) {
+    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane);
+    if (delta.cost_bytes < best.cost_bytes) best = delta;
+  }
   const bool predictable = ValueTraits<T>::Predictable(summary.min) &&
                            ValueTraits<T>::Predictable(summary.max);
   const bool try_poly2 = options.enable_poly2 && n >= kMinPoly2Rows;
@@ -732,6 +737,9 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       break;
     case Model::kFor:
       *fit = ForFit(summary, n);
+      break;
+    case Model::kDelta:
+      *fit = DeltaFit(v, n, values_per_lane);
       break;
     case Model::kLinear:
     case Model::kPoly2:

@@ -1,0 +1,222 @@
+// DELTA (spec §8.9), the CPU reference decoder's half: full, range and
+// single-row decoding, and the deep-validation rules of the model.
+//
+// v(x) = (Seed[t] + sum over rows j of tile t with j <= x of
+//        (Delta_Base + u(j))) mod 2^N,   t = floor(x / S),
+// so a row depends only on its own tile: a range decode starts at the tile
+// that holds its first row, and a random access scans at most one tile.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/decode/partition_decoder.hpp"
+#include "codec/delta/delta_layout.hpp"
+
+namespace l3::internal {
+
+/// The exception lists of a DELTA partition (spec §8.9): row i and high
+/// part i, read from the stream after the n SLAP fields.
+class DeltaExceptionReader {
+ public:
+  DeltaExceptionReader(const Partition& part, const uint8_t* stream)
+      : stream_(stream),
+        n_(part.num_rows),
+        e_(UnpackDeltaExceptions(LoadLE64(part.params + 8))),
+        row_bits_(RunStartBits(part.num_rows)),
+        rows_bit_(part.num_rows * part.bit_width),
+        highs_bit_(rows_bit_ + uint64_t{e_.count} * row_bits_) {}
+
+  uint32_t count() const { return e_.count; }
+  uint32_t width() const { return e_.width; }
+  uint64_t Row(uint64_t i) const { return LoadField(stream_, rows_bit_ + i * row_bits_, LowMask(row_bits_)); }
+  uint64_t High(uint64_t i) const { return LoadField(stream_, highs_bit_ + i * e_.width, LowMask(e_.width)); }
+  /// The first exception whose row is >= x (by binary search; any bits).
+  uint64_t LowerBound(uint64_t x) const {
+    uint64_t lo = 0, hi = e_.count;
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (Row(mid) < x) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+  /// spec §8.9: rows strictly increasing and < n.
+  bool RowsValid() const {
+    for (uint64_t i = 0; i < e_.count; ++i) {
+      const uint64_t row = Row(i);
+      if (row >= n_ || (i > 0 && row <= Row(i - 1))) return false;
+    }
+    return true;
+  }
+
+ private:
+  const uint8_t* stream_;
+  uint64_t n_;
+  DeltaExceptions e_;
+  uint32_t row_bits_;
+  uint64_t rows_bit_;
+  uint64_t highs_bit_;
+};
+
+/// The full fields u(j) = low field + (high part << Bit_Width) of tile
+/// `tile` of a DELTA partition, in row order, for the tile's rows [0, rows).
+/// `stream` is the partition's bit stream, after its Seed words.
+inline void UnpackDeltaTile(const Partition& part, const uint8_t* stream, uint32_t values_per_lane,
+                            uint64_t tile, uint64_t rows, uint64_t* fields) {
+  const uint32_t w = part.bit_width;
+  const uint64_t first = tile * kLanes * uint64_t{values_per_lane};
+  if (w == 0) {
+    for (uint64_t i = 0; i < rows; ++i) fields[i] = 0;
+  } else {
+    const uint64_t mask = LowMask(w);
+    for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+      const uint64_t count = SlapLaneRows(part.num_rows, values_per_lane, tile, lane);
+      uint64_t bit = SlapLaneBitOffset(part.num_rows, w, values_per_lane, tile, lane);
+      for (uint64_t k = 0; k < count; ++k, bit += w) {
+        const uint64_t i = lane + uint64_t{kLanes} * k;
+        if (i >= rows) break;
+        fields[i] = LoadField(stream, bit, mask);
+      }
+    }
+  }
+  const DeltaExceptionReader exceptions(part, stream);
+  if (exceptions.count() == 0) return;
+  for (uint64_t i = exceptions.LowerBound(first); i < exceptions.count(); ++i) {
+    const uint64_t row = exceptions.Row(i);
+    if (row < first || row >= first + rows) break;
+    fields[row - first] += w >= 64 ? 0 : exceptions.High(i) << w;
+  }
+}
+
+/// Local rows [lb, le) of a DELTA partition; out[0] is local row lb.
+template <typename T>
+void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
+                      T* out) {
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
+  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane);
+  thread_local std::vector<uint64_t> fields;
+  if (fields.size() < tile_rows) fields.resize(tile_rows);
+  for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
+    const uint64_t first = t * tile_rows;
+    const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
+    UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
+    uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
+    for (uint64_t x = first; x < stop; ++x) {
+      acc += delta_base + fields[x - first];  // mod 2^64, reduced to N bits below
+      if (x >= lb) out[x - lb] = FromBits<T>(acc);
+    }
+  }
+}
+
+/// Local row x of a DELTA partition, mod 2^64 (the caller keeps N bits).
+inline uint64_t DecodeDeltaValue(const Partition& part, uint32_t values_per_lane, uint64_t x) {
+  uint64_t value = 0;
+  DecodeDeltaRange<uint64_t>(part, values_per_lane, x, x + 1, &value);
+  return value;
+}
+
+/// spec §8.9: the exception rows of a DELTA partition are strictly
+/// increasing and below n (CORRUPT_PAYLOAD otherwise).
+inline bool DeltaExceptionRowsValid(const Partition& part, uint32_t values_per_lane) {
+  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane);
+  return DeltaExceptionReader(part, stream).RowsValid();
+}
+
+/// The writer rules of spec §8.9 that deep validation checks (§10.3), fed
+/// the partition's decoded values block by block (N-bit patterns,
+/// zero-extended), so memory stays bounded for any partition length:
+/// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the rows whose u(x) needs more than Bit_Width
+/// bits, with the smallest Exception_Width; Seed[t] for t >= 1 is the value of
+/// row t*S - 1; every Seed word is the canonical extension of an N-bit value.
+class DeltaRuleChecker {
+ public:
+  DeltaRuleChecker(const Partition& part, uint32_t values_per_lane, uint32_t bits, bool is_signed)
+      : part_(part),
+        tile_rows_(uint64_t{kLanes} * values_per_lane),
+        num_seeds_(DeltaSeedWords(part.num_rows, values_per_lane)),
+        mask_(LowMask(bits)),
+        sign_(uint64_t{1} << (bits - 1)),
+        bits_(bits),
+        is_signed_(is_signed) {}
+
+  /// Values of local rows [first, first + count), in order from row 0.
+  /// Returns an empty string, or the first rule that failed.
+  const char* Feed(uint64_t first, const uint64_t* values, uint64_t count) {
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t x = first + i;
+      const uint64_t v = values[i] & mask_;
+      if (x > 0) {
+        if (x % tile_rows_ == 0) {
+          // spec Seed[t] of the tile that starts at x is row x - 1's value.
+          if ((LoadLE64(part_.payload + 8 * (x / tile_rows_)) & mask_) != previous_) {
+            return "Seed[t] is not the value of row t*S - 1";
+          }
+        }
+        const uint64_t d = (v - previous_) & mask_;
+        const int64_t s = static_cast<int64_t>((d ^ sign_) - sign_);
+        lo_ = x == 1 || s < lo_ ? s : lo_;
+        hi_ = x == 1 || s > hi_ ? s : hi_;
+        // u(x) = d - Delta_Base; rows with u >> w != 0 must be exceptions.
+        const uint64_t u = (d - (LoadLE64(part_.params) & mask_)) & mask_;
+        const uint64_t high = part_.bit_width >= 64 ? 0 : u >> part_.bit_width;
+        if (high != 0) {
+          ++wide_rows_;
+          max_high_ = high > max_high_ ? high : max_high_;
+        }
+      }
+      previous_ = v;
+    }
+    return "";
+  }
+
+  /// The rules that need the whole partition.
+  const char* Finish() const {
+    for (uint64_t t = 0; t < num_seeds_; ++t) {
+      const uint64_t seed = LoadLE64(part_.payload + 8 * t);
+      if (CanonicalExtend(seed, bits_, is_signed_) != seed) {
+        return "a Seed word is not the canonical extension of an N-bit value";
+      }
+    }
+    const uint32_t w = part_.bit_width;
+    const uint8_t* stream = part_.payload + 8 * num_seeds_;
+    if (w > 0 && LoadField(stream, 0, LowMask(w)) != 0) return "the field of row 0 is not 0";
+    const uint64_t base = LoadLE64(part_.params) & mask_;
+    if (part_.num_rows == 1) {
+      return base == 0 && w == 0 ? "" : "a 1-row partition needs Delta_Base 0 and Bit_Width 0";
+    }
+    const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part_.params + 8));
+    if (e.count != wide_rows_) {
+      return "Num_Exceptions is not the number of rows whose delta needs more than Bit_Width bits";
+    }
+    if (e.width != BitLength(max_high_)) return "Exception_Width is not the smallest width";
+    // Every exception's high part is nonzero, so with the count above the
+    // exceptions are exactly the wide rows.
+    const DeltaExceptionReader exceptions(part_, stream);
+    for (uint64_t i = 0; i < e.count; ++i) {
+      if (exceptions.High(i) == 0) return "an exception has a zero high part";
+    }
+    if (e.count > 0 && exceptions.Row(0) == 0) return "row 0 is an exception";
+    return "";
+  }
+
+ private:
+  const Partition& part_;
+  uint64_t tile_rows_;
+  uint64_t num_seeds_;
+  uint64_t mask_;
+  uint64_t sign_;
+  uint32_t bits_;
+  bool is_signed_;
+  uint64_t previous_ = 0;
+  int64_t lo_ = 0;
+  int64_t hi_ = 0;
+  uint64_t wide_rows_ = 0;
+  uint64_t max_high_ = 0;
+};
+
+}  // namespace l3::internal

@@ -1,0 +1,183 @@
+// DELTA (spec §8.9), the writer's half: the fit (Delta_Base, Bit_Width and
+// cost of a candidate partition) and the payload (Seed words, then the SLAP
+// stream of delta fields). Depends on the decoder for nothing.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "codec/delta/delta_layout.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "codec/encode/value_traits.hpp"
+
+namespace l3::internal {
+
+/// d(x) = (v[x] - v[x-1]) mod 2^N read as an N-bit two's complement number.
+template <typename T>
+inline int64_t SignedDelta(T current, T previous) {
+  return ValueTraits<T>::Residual(current, static_cast<int64_t>(previous));
+}
+
+/// u(x) = (d(x) - Delta_Base) mod 2^N, the unsigned value a row's field and
+/// high part hold together (spec §8.9).
+template <typename T>
+inline uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
+  using U = typename ValueTraits<T>::Unsigned;
+  return static_cast<U>(ValueTraits<T>::Offset(current, previous) - delta_base);
+}
+
+/// spec §8.9 writer rules: Delta_Base = the minimum delta of rows 1..n-1 (0
+/// when n = 1); the exceptions are the rows whose u(x) needs more than
+/// Bit_Width bits, Exception_Width = bitlen(max u(x) >> Bit_Width). The
+/// writer picks the Bit_Width that makes the payload smallest (ties: the
+/// wider one, fewer exceptions). Bounds are set by the caller.
+/// The payload bits of the best Bit_Width for one Delta_Base candidate.
+struct DeltaChoice {
+  uint64_t bits = ~uint64_t{0};
+  uint32_t width = 0;
+  uint32_t max_width = 0;
+  uint32_t exceptions = 0;
+};
+
+template <typename T>
+DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
+  // Rows by the width of u(x).
+  uint64_t rows_of_width[65] = {};
+  for (uint32_t x = 1; x < n; ++x) ++rows_of_width[BitLength(DeltaOffset(v[x], v[x - 1], delta_base))];
+  uint32_t max_width = 64;
+  while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
+  const uint32_t row_bits = RunStartBits(n);
+  uint32_t best_w = max_width;
+  uint64_t best_bits = uint64_t{n} * max_width;
+  uint64_t wider = 0;  // rows whose u needs more than w bits
+  for (uint32_t w = max_width; w-- > 0;) {
+    wider += rows_of_width[w + 1];
+    const uint64_t bits = uint64_t{n} * w + wider * (row_bits + (max_width - w));
+    if ((bits + 63) / 64 < (best_bits + 63) / 64) {
+      best_bits = bits;
+      best_w = w;
+    }
+  }
+  DeltaChoice choice;
+  choice.bits = best_bits;
+  choice.width = best_w;
+  choice.max_width = max_width;
+  for (uint32_t b = best_w + 1; b <= max_width; ++b) {
+    choice.exceptions += static_cast<uint32_t>(rows_of_width[b]);
+  }
+  return choice;
+}
+
+/// Delta_Base candidates: the smallest delta, and the deltas at ranks n/64,
+/// n/16 and n/4 from the bottom, so that a few large negative deltas become
+/// exceptions (u(x) wraps modulo 2^N) instead of widening every row.
+template <typename T>
+PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
+  using U = typename ValueTraits<T>::Unsigned;
+  int64_t candidates[4] = {0, 0, 0, 0};
+  int num_candidates = 1;
+  if (n > 1) {
+    thread_local std::vector<int64_t> deltas;
+    deltas.resize(n - 1);
+    for (uint32_t x = 1; x < n; ++x) deltas[x - 1] = SignedDelta(v[x], v[x - 1]);
+    const uint32_t m = n - 1;
+    candidates[0] = *std::min_element(deltas.begin(), deltas.end());
+    for (uint32_t divisor : {64u, 16u, 4u}) {
+      const uint32_t rank = m / divisor;
+      if (rank == 0) continue;
+      std::nth_element(deltas.begin(), deltas.begin() + rank, deltas.end());
+      candidates[num_candidates++] = deltas[rank];
+    }
+  }
+  DeltaChoice best;
+  int64_t lo = candidates[0];
+  for (int i = 0; i < num_candidates; ++i) {
+    const DeltaChoice c = ChooseDeltaWidth(v, n, static_cast<U>(candidates[i]));
+    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || i == 0) {
+      best = c;
+      lo = candidates[i];
+    }
+  }
+  const uint32_t best_w = best.width;
+  const uint32_t max_width = best.max_width;
+  const uint32_t exceptions = best.exceptions;
+  const DeltaExceptions e{exceptions, exceptions == 0 ? 0u : max_width - best_w};
+  constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
+  PartitionFit fit;
+  fit.num_rows = n;
+  fit.model_type = kDeltaType;
+  fit.bit_width = static_cast<uint8_t>(best_w);
+  fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
+  fit.exceptions = PackDeltaExceptions(e.count, e.width);
+  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, e);
+  fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
+namespace delta_detail {
+// ORs a field of w bits (w <= 64) into a zeroed LSB-first stream (spec §8.5).
+inline void OrField(uint8_t* stream, uint64_t bit, uint64_t field, uint32_t w) {
+  if (w == 0) return;
+  field &= LowMask(w);
+  uint8_t* word = stream + 8 * (bit >> 6);
+  const uint32_t shift = static_cast<uint32_t>(bit & 63);
+  StoreLE64(word, LoadLE64(word) | (field << shift));
+  if (shift + w > 64) StoreLE64(word + 8, LoadLE64(word + 8) | (field >> (64 - shift)));
+}
+}  // namespace delta_detail
+
+/// Writes a DELTA partition's payload into `out` (fit.payload_words zeroed
+/// words): Seed[0] = v[0] - Delta_Base, Seed[t] = v[t*S - 1] for t >= 1, then
+/// u(0) = 0 and the low Bit_Width bits of u(x) in SLAP stream order (spec
+/// §8.5), then the exception rows and high parts in row order. Returns false
+/// when the fit does not describe the values (an encoder bug).
+template <typename T>
+bool EmitDeltaPayload(const T* v, const PartitionFit& fit, uint32_t values_per_lane,
+                      uint8_t* out) {
+  using Traits = ValueTraits<T>;
+  using U = typename Traits::Unsigned;
+  const uint64_t n = fit.num_rows;
+  const uint32_t w = fit.bit_width;
+  const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t num_seeds = DeltaSeedWords(n, values_per_lane);
+  const uint64_t delta_base = static_cast<U>(fit.base);
+  for (uint64_t t = 0; t < num_seeds; ++t) {
+    const T seed = t == 0 ? static_cast<T>(static_cast<U>(static_cast<U>(v[0]) - delta_base))
+                          : v[t * tile_rows - 1];
+    StoreLE64(out + 8 * t, Traits::Canonical(seed));
+  }
+  uint8_t* stream = out + 8 * num_seeds;
+  auto offset_of = [&](uint64_t x) -> uint64_t {
+    return x == 0 ? 0 : DeltaOffset(v[x], v[x - 1], delta_base);
+  };
+  // Tile by tile, lane by lane, step by step is stream order (spec §8.5).
+  uint64_t bit = 0;
+  if (w > 0) {
+    for (uint64_t first = 0; first < n; first += tile_rows) {
+      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
+      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
+          delta_detail::OrField(stream, bit, offset_of(x), w);
+        }
+      }
+    }
+  }
+  // The exceptions: rows whose u(x) has bits at or above Bit_Width.
+  const uint32_t row_bits = RunStartBits(n);
+  const uint64_t rows_bit = n * w;
+  const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
+  uint64_t count = 0;
+  for (uint64_t x = 1; x < n; ++x) {
+    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
+    if (high == 0) continue;
+    if (count >= e.count || BitLength(high) > e.width) return false;
+    delta_detail::OrField(stream, rows_bit + count * row_bits, x, row_bits);
+    delta_detail::OrField(stream, highs_bit + count * e.width, high, e.width);
+    ++count;
+  }
+  return count == e.count;
+}
+
+}  // namespace l3::internal

@@ -58,6 +58,12 @@ struct DeviceChunk {
   /// is above 32, and the largest such Bit_Width (0 when none).
   uint64_t wide_full_tile_rows = 0;
   uint32_t max_wide_bit_width = 0;
+  /// Rows in DELTA partitions (spec §8.9, format 1.1). Unlike the hints
+  /// above this one is a contract: a launch whose chunks all report 0 uses a
+  /// leaner kernel without the DELTA decoder, which leaves the rows of any
+  /// DELTA partition unwritten (it never reads or writes outside its
+  /// buffers). MakeDeviceChunk and the Loader set it from the partition table.
+  uint64_t delta_rows = 0;
 };
 
 /// Validates `view` on the host (spec §7.3, §8.2) and describes its device

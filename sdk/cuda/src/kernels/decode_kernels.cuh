@@ -397,7 +397,7 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
   }
 }
 
-template <typename U, int kV, bool kStageWide>
+template <typename U, int kV, bool kStageWide, bool kDelta>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane, uint64_t* stage,
@@ -424,7 +424,10 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
                                             stage_rows);
       break;
     case static_cast<uint8_t>(internal::Model::kDelta):
-      DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      // Only kernels launched for chunks with DELTA partitions carry the
+      // DELTA decoder (DeviceChunk::delta_rows): its code alone makes the
+      // span loop spill, which slows every other model.
+      if constexpr (kDelta) DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -452,7 +455,7 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
 /// dynamic shared memory per warp for StageWideTile.
-template <typename U, int kV, bool kStageWide>
+template <typename U, int kV, bool kStageWide, bool kDelta = false>
 __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];
@@ -561,7 +564,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV, kStageWide>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+              DecodeTile<U, kV, kStageWide, kDelta>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
                                             range_len, out, lane, warp_stage, args.stage_rows);
             }
           }

@@ -108,8 +108,12 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   const uint64_t mask = sp.mask;
   const DeltaExceptionList exceptions(stream, d.rows, w, sp.params[1]);
   uint32_t next_exception = exceptions.count == 0 ? 0 : exceptions.LowerBound(tile_first);
-  // A high part makes a field up to N bits wide: then the scan is 64-bit.
-  const bool scan32 = w <= 27 && exceptions.count == 0;
+  // The row of the next exception, cached so that a step without one costs a
+  // single comparison.
+  uint64_t next_row =
+      next_exception < exceptions.count ? exceptions.Row(next_exception) : ~uint64_t{0};
+  // The scan adds the low fields only; high parts are added apart (below).
+  const bool scan32 = w <= 27;
   const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len;
   constexpr uint32_t G = FieldsPerRead(kWidthClass);
@@ -122,23 +126,25 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
       if (step >= steps) break;  // uniform across the warp
       const bool has_row = step < lane_rows;
       // spec §8.9 exceptions of this step's 32 rows: the warp walks the
-      // sorted list together and the owning lane adds the high part.
-      uint64_t field = f[i];
-      if (exceptions.count != 0) {
-        const uint64_t step_first = tile_first + uint64_t{step} * internal::kLanes;
-        while (next_exception < exceptions.count) {
-          const uint64_t row = exceptions.Row(next_exception);
-          if (row >= step_first + internal::kLanes) break;
-          if (row >= step_first && row - step_first == lane && w < 64) {
-            field += exceptions.High(next_exception) << w;
-          }
-          ++next_exception;
+      // sorted list together; a high part at lane `at` adds high << w to the
+      // prefix of every lane from `at` on (w < 64 whenever E > 0, since
+      // w + Exception_Width <= N).
+      const uint64_t field = f[i];
+      U correction = 0;
+      const uint64_t step_first = tile_first + uint64_t{step} * internal::kLanes;
+      while (next_row < step_first + internal::kLanes) {
+        if (next_row >= step_first && w < 64) {
+          const U high = static_cast<U>(exceptions.High(next_exception) << w);
+          if (lane >= next_row - step_first) correction = static_cast<U>(correction + high);
         }
+        ++next_exception;
+        next_row =
+            next_exception < exceptions.count ? exceptions.Row(next_exception) : ~uint64_t{0};
       }
       // Lanes without a row at this step are the high lanes of a partial
       // tile's last step (spec §8.5); they add nothing and store nothing.
       U sum;
-      if (kWidthClass == kZeroWidth && exceptions.count == 0) {
+      if constexpr (kWidthClass == kZeroWidth) {
         sum = 0;
       } else if (scan32) {
         sum = static_cast<U>(WarpInclusiveSum<uint32_t>(has_row ? static_cast<uint32_t>(field) : 0u, lane));
@@ -146,7 +152,7 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
         sum = static_cast<U>(
             WarpInclusiveSum<unsigned long long>(has_row ? field : 0ull, lane));
       }
-      const U value = static_cast<U>(carry + lane_bases + sum);
+      const U value = static_cast<U>(carry + lane_bases + sum + correction);
       const int64_t index = tile_out + static_cast<int64_t>(lane) + int64_t{step} * internal::kLanes;
       if (inside) {
         if (has_row) out[index] = value;
@@ -167,13 +173,13 @@ __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const S
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
                                                    uint32_t lane) {
+  // Fields of up to 32 bits are read two at a time: four at a time (as
+  // FOR_BITPACK does up to 16 bits) keeps too many scans in flight and spills.
   switch (WidthClassOf(sp.d.width)) {
     case kZeroWidth:
       DecodeDeltaTile<U, kZeroWidth, kV>(c, sp, tile, tile_out, range_len, out, lane);
       break;
     case kNarrow16:
-      DecodeDeltaTile<U, kNarrow16, kV>(c, sp, tile, tile_out, range_len, out, lane);
-      break;
     case kNarrow32:
       DecodeDeltaTile<U, kNarrow32, kV>(c, sp, tile, tile_out, range_len, out, lane);
       break;

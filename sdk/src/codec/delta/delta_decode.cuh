@@ -50,6 +50,25 @@ struct DeltaExceptionList {
   __device__ __forceinline__ uint64_t High(uint32_t i) const {
     return LoadField(stream, highs_bit + uint64_t{i} * high_bits, high_bits);
   }
+  /// The first exception whose row is >= x, found by the whole warp: each
+  /// round samples 32 rows and narrows the range 32-fold (one round when
+  /// E <= 32). Terminates on any bits; the result is in [0, E].
+  __device__ __forceinline__ uint32_t WarpLowerBound(uint64_t x, uint32_t lane) const {
+    uint32_t lo = 0;
+    uint32_t hi = count;  // the answer lies in [lo, hi]
+    while (hi > lo) {
+      const uint32_t stride = (hi - lo + 31) / 32;
+      const uint32_t pos = lo + lane * stride;
+      const bool less = pos < hi && Row(pos) < x;
+      const uint32_t k = __popc(__ballot_sync(0xFFFFFFFFu, less));
+      if (stride == 1) return lo + k;
+      const uint32_t next_hi = min(hi, lo + k * stride);
+      lo = k == 0 ? lo : lo + (k - 1) * stride + 1;
+      hi = max(lo, next_hi);
+    }
+    return lo;
+  }
+
   /// The first exception whose row is >= x (binary search; any bits).
   __device__ __forceinline__ uint32_t LowerBound(uint64_t x) const {
     uint32_t lo = 0, hi = count;
@@ -107,11 +126,21 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   }
   const uint64_t mask = sp.mask;
   const DeltaExceptionList exceptions(stream, d.rows, w, sp.params[1]);
-  uint32_t next_exception = exceptions.count == 0 ? 0 : exceptions.LowerBound(tile_first);
-  // The row of the next exception, cached so that a step without one costs a
-  // single comparison.
-  uint64_t next_row =
-      next_exception < exceptions.count ? exceptions.Row(next_exception) : ~uint64_t{0};
+  // spec §8.9 exceptions, 32 at a time: lane j holds exception batch + j
+  // (its row, and its high part shifted by w; w < 64 whenever E > 0, since
+  // w + Exception_Width <= N), so a tile costs one parallel load per 32
+  // exceptions and a step without one costs a comparison and a ballot.
+  uint32_t batch = exceptions.count == 0 ? 0 : exceptions.WarpLowerBound(tile_first, lane);
+  uint64_t my_row = ~uint64_t{0};
+  U my_high = 0;
+  uint64_t batch_last_row = ~uint64_t{0};  // lane 31's row: past it, load the next batch
+  auto load_batch = [&]() {
+    const uint32_t e = batch + lane;
+    my_row = e < exceptions.count ? exceptions.Row(e) : ~uint64_t{0};
+    my_high = e < exceptions.count && w < 64 ? static_cast<U>(exceptions.High(e) << w) : U{0};
+    batch_last_row = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_row), 31);
+  };
+  if (exceptions.count != 0) load_batch();
   // The scan adds the low fields only; high parts are added apart (below).
   const bool scan32 = w <= 27;
   const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
@@ -125,21 +154,38 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
       const uint32_t step = k + i;
       if (step >= steps) break;  // uniform across the warp
       const bool has_row = step < lane_rows;
-      // spec §8.9 exceptions of this step's 32 rows: the warp walks the
-      // sorted list together; a high part at lane `at` adds high << w to the
-      // prefix of every lane from `at` on (w < 64 whenever E > 0, since
-      // w + Exception_Width <= N).
+      // Exceptions among this step's 32 rows: a high part at lane `at` adds
+      // to the prefix of every lane from `at` on.
       const uint64_t field = f[i];
       U correction = 0;
-      const uint64_t step_first = tile_first + uint64_t{step} * internal::kLanes;
-      while (next_row < step_first + internal::kLanes) {
-        if (next_row >= step_first && w < 64) {
-          const U high = static_cast<U>(exceptions.High(next_exception) << w);
-          if (lane >= next_row - step_first) correction = static_cast<U>(correction + high);
+      if (exceptions.count != 0) {
+        const uint64_t step_first = tile_first + uint64_t{step} * internal::kLanes;
+        const uint64_t step_end = step_first + internal::kLanes;
+        for (;;) {
+          uint32_t hits =
+              __ballot_sync(0xFFFFFFFFu, my_row >= step_first && my_row < step_end);
+          while (hits != 0) {
+            const int j = __ffs(hits) - 1;
+            hits &= hits - 1;
+            const uint64_t row =
+                __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_row), j);
+            U high;
+            if constexpr (sizeof(U) == 8) {
+              high = static_cast<U>(
+                  __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_high), j));
+            } else {
+              high = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(my_high), j));
+            }
+            if (lane >= row - step_first) correction = static_cast<U>(correction + high);
+          }
+          // The batch ends inside this step and more exceptions follow.
+          if (batch_last_row < step_end && batch + 32 < exceptions.count) {
+            batch += 32;
+            load_batch();
+            continue;
+          }
+          break;
         }
-        ++next_exception;
-        next_row =
-            next_exception < exceptions.count ? exceptions.Row(next_exception) : ~uint64_t{0};
       }
       // Lanes without a row at this step are the high lanes of a partial
       // tile's last step (spec §8.5); they add nothing and store nothing.

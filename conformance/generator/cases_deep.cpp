@@ -197,6 +197,31 @@ void AddDeepCases(std::vector<Case>* cases) {
         "conforming writer uses Bit_Width 0 for a single value.",
         "CORRUPT_METADATA", {Column("v", Ty::kI16, std::vector<uint64_t>(100, 7), {single})});
   }
+  {
+    // spec §8.9 writer rules: Seed[t] for t >= 1 is the value of row t*S - 1.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 600; ++i) v.push_back(static_cast<uint64_t>(1000 + 3 * i + i % 5));
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      // Seed[1] (the second payload word) one larger: rows of tile 1 decode
+      // one larger too, so the expected values are those.
+      SetLE(&c.payload[8], GetLE(&c.payload[8], 8) + 1, 8);
+    };
+    std::vector<uint64_t> expect = v;
+    for (size_t x = 256; x < 512; ++x) expect[x] += 1;
+    ColumnSpec decoded = Column("v", Ty::kU32, expect, {Part(600, kDelta)}, 8);
+    Case c;
+    c.name = "delta_seed_disagrees";
+    c.kind = "deep";
+    c.sections = {"8.9", "10.3"};
+    c.description =
+        "A u32 DELTA partition of 600 rows (V = 8, three tiles) whose Seed[1] is one more than "
+        "the value of row 255: it decodes (tile 1 one larger) but breaks the writer rules.";
+    c.file = BuildTable({Column("v", Ty::kU32, v, {Part(600, kDelta)}, 8)}, opt).file;
+    c.columns = ExpectedOf({decoded});
+    c.error_class = "CORRUPT_METADATA";
+    add.cases->push_back(std::move(c));
+  }
 }
 
 }  // namespace l3::conformance

@@ -563,6 +563,53 @@ void ChunkCases(const Inv& add) {
         });
   chunk("model_type_5", {"7.3", "8.1"}, "Partition 1 has Model_Type 5 (DELTA, format 1.1) in a file without the DELTA_MODEL feature bit.", "CORRUPT_METADATA",
         [](EncodedChunk& c) { SetRec(c, 1, kModelType, 5); });
+  {
+    // spec §8.9: a DELTA partition's Exceptions word and exception rows.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 200; ++i) v.push_back(static_cast<uint64_t>(i * 2 + (i % 17 == 0 ? 500 : 0)));
+    PartSpec p = Part(200, kDelta);
+    p.base = 2;  // the usual step; the jumps up and down are exceptions
+    p.width = 1;
+    const ColumnSpec col = Column("v", Ty::kU32, v, {p}, 8);
+    BuildOptions reserved;
+    reserved.edit_chunk = [](int, int, EncodedChunk& c) {
+      SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 40), 8);
+    };
+    add("delta_exceptions_reserved_bits", {"8.9"},
+        "A DELTA partition whose Exceptions word has bit 40 set (bits 40..63 are reserved).",
+        "CORRUPT_METADATA", "read", File({col}, reserved));
+    BuildOptions too_wide;
+    too_wide.edit_chunk = [](int, int, EncodedChunk& c) {
+      const uint64_t word = GetLE(&c.parameters[8], 8);
+      SetLE(&c.parameters[8], (word & 0xFFFFFFFFull) | (uint64_t{32} << 32), 8);
+    };
+    add("delta_exception_width_too_large", {"8.9"},
+        "A u32 DELTA partition with Bit_Width 1 and Exception_Width 32 (w + hw > N).",
+        "CORRUPT_METADATA", "read", File({col}, too_wide));
+    BuildOptions unsorted;
+    unsorted.edit_chunk = [](int, int, EncodedChunk& c) {
+      // 200 rows of 1 bit after one Seed word; pb = 8: swap exception rows 0 and 1.
+      Bytes stream(c.payload.begin() + 8, c.payload.end());
+      auto get = [&](uint64_t bit) {
+        uint64_t v = 0;
+        for (int j = 0; j < 8; ++j) v |= uint64_t{(stream[(bit + j) / 8] >> ((bit + j) % 8)) & 1u} << j;
+        return v;
+      };
+      auto put = [&](uint64_t bit, uint64_t v) {
+        for (int j = 0; j < 8; ++j) {
+          uint8_t& byte = stream[(bit + j) / 8];
+          byte = static_cast<uint8_t>((byte & ~(1u << ((bit + j) % 8))) | (((v >> j) & 1u) << ((bit + j) % 8)));
+        }
+      };
+      const uint64_t a = get(200), b = get(208);
+      put(200, b);
+      put(208, a);
+      std::copy(stream.begin(), stream.end(), c.payload.begin() + 8);
+    };
+    add("delta_exception_rows_unsorted", {"8.9"},
+        "A DELTA partition whose first two exception rows are swapped (rows must increase).",
+        "CORRUPT_PAYLOAD", "read", File({col}, unsorted));
+  }
   chunk("model_type_255", {"7.3", "8.1"}, "Partition 1 has Model_Type 255.", "CORRUPT_METADATA",
         [](EncodedChunk& c) { SetRec(c, 1, kModelType, 255); });
   chunk("record_reserved_nonzero", {"7.3"}, "Partition 0's Reserved field is 1.", "CORRUPT_METADATA",

@@ -21,7 +21,7 @@ void CheckRule3(const ColumnSpec& col) {
   for (const ChunkSpec& k : col.chunks) {
     uint64_t row = 0;
     for (const PartSpec& p : k.parts) {
-      if (p.model >= kLinear) {
+      if (p.model >= kLinear && p.model <= kPoly3) {
         for (uint64_t x = row; x < row + p.n; ++x) {
           const double mag = TypeSigned(col.type) ? std::fabs(static_cast<double>(static_cast<int64_t>(k.values[x])))
                                                   : static_cast<double>(k.values[x]);
@@ -59,6 +59,7 @@ const char* Slug(Model m) {
     case kLinear: return "linear";
     case kPoly2: return "poly2";
     case kPoly3: return "poly3";
+    case kDelta: return "delta";
   }
   return "?";
 }
@@ -70,6 +71,7 @@ const char* ModelName(Model m) {
     case kLinear: return "LINEAR";
     case kPoly2: return "POLY2";
     case kPoly3: return "POLY3";
+    case kDelta: return "DELTA";
   }
   return "?";
 }
@@ -1029,6 +1031,74 @@ void ContainerCases(const Adder& add) {
 
 }  // namespace
 
+// DELTA (spec §8.9, format 1.1): files set DELTA_MODEL and Format_Minor 1.
+void DeltaCases(const Adder& add) {
+  {
+    // The worked example of spec §8.9, byte for byte.
+    const std::vector<uint64_t> v = {100, 101, 102, 103, 500, 501};
+    PartSpec p = Part(6, kDelta);
+    p.base = 1;
+    p.width = 0;
+    add("delta_spec_example_u32", {"8.9"},
+        "The worked example of spec §8.9: u32, V = 1, values 100 101 102 103 500 501, "
+        "Delta_Base 1, Bit_Width 0, one exception (row 4, high part 396), Seed[0] = 99.",
+        {Column("v", Ty::kU32, v, {p}, 1)});
+  }
+  {
+    // Sorted ids: mostly +1, sporadic jumps; several tiles, a partial one.
+    Rng rng(91);
+    std::vector<uint64_t> v(5000);
+    uint64_t cur = 625025;
+    for (auto& x : v) {
+      x = cur;
+      cur += rng.Below(10) < 8 ? 1 : 1 + rng.Below(100000);
+    }
+    PartSpec p = Part(5000, kDelta);
+    p.width = 2;
+    add("delta_sorted_ids_exceptions_u64", {"8.5", "8.9"},
+        "u64 ids, mostly +1 with jumps, one DELTA partition of 5000 rows (V = 64: two full tiles "
+        "and a partial one, three Seed words) with Bit_Width 2 and the jumps as exceptions.",
+        {Column("v", Ty::kU64, v, {p})});
+  }
+  {
+    // A random walk of either sign in i32, V = 8, partitions around tile edges.
+    Rng rng(92);
+    std::vector<uint64_t> v;
+    int64_t cur = -1000;
+    for (int i = 0; i < 256 + 255 + 257 + 31; ++i) {
+      v.push_back(Canon(Ty::kI32, static_cast<uint64_t>(cur)));
+      cur += rng.Between(-40, 40);
+    }
+    add("delta_walk_tiles_i32", {"8.5", "8.9"},
+        "An i32 random walk in DELTA partitions of 256, 255, 257 and 31 rows with V = 8 "
+        "(S = 256): whole tiles, partial tiles, negative Delta_Base.",
+        {Column("v", Ty::kI32, v, {Part(256, kDelta), Part(255, kDelta), Part(257, kDelta),
+                                    Part(31, kDelta)}, 8)});
+  }
+  {
+    // Deltas that wrap modulo 2^8, and a zero-width partition whose every
+    // other delta is an exception.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 100; ++i) v.push_back(static_cast<uint64_t>(250 + 3 * i) & 0xFF);
+    for (int i = 0; i < 100; ++i) v.push_back(static_cast<uint64_t>(7 * i + (i % 2) * 100) & 0xFF);
+    PartSpec zero = Part(100, kDelta);
+    zero.width = 0;
+    add("delta_wrap_u8", {"8.9"},
+        "u8 values that wrap modulo 2^8 in two DELTA partitions: a constant step of 3 (Bit_Width "
+        "0, no exceptions), and alternating steps with Bit_Width 0 and every other row an "
+        "exception.",
+        {Column("v", Ty::kU8, v, {Part(100, kDelta), zero})});
+  }
+  {
+    // Extremes of u64 and a one-row partition.
+    std::vector<uint64_t> v = {~uint64_t{0}, 0, ~uint64_t{0} - 5, 1, 42};
+    add("delta_extremes_u64", {"8.9"},
+        "u64 deltas of +-(2^64 - 1) in a 4-row DELTA partition (Bit_Width 64), then a 1-row DELTA "
+        "partition (Delta_Base 0, Bit_Width 0, Seed = the value).",
+        {Column("v", Ty::kU64, v, {Part(4, kDelta), Part(1, kDelta)})});
+  }
+}
+
 void AddValidCases(std::vector<Case>* cases) {
   Adder add{cases};
   TypeCases(add);
@@ -1040,6 +1110,7 @@ void AddValidCases(std::vector<Case>* cases) {
   Around2p53Cases(add);
   SlapCases(add);
   ContainerCases(add);
+  DeltaCases(add);
 }
 
 }  // namespace l3::conformance

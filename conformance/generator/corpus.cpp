@@ -165,7 +165,20 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
   if (options.attach) options.attach(footer, extra);
   if (options.edit_footer) options.edit_footer(footer);
   Built built;
-  built.file = FinishFile(std::move(layout), footer, options.finish);
+  // spec §4.4, §8.9: a DELTA partition needs DELTA_MODEL, and the file is
+  // format 1.1.
+  FinishOptions finish = options.finish;
+  for (const ColumnSpec& col : columns) {
+    for (const ChunkSpec& k : col.chunks) {
+      for (const PartSpec& p : k.parts) {
+        if (p.model == kDelta) {
+          finish.extra_required |= uint64_t{1} << 3;
+          if (finish.header.format_minor == 0) finish.header.format_minor = 1;
+        }
+      }
+    }
+  }
+  built.file = FinishFile(std::move(layout), footer, finish);
   built.footer = std::move(footer);
   if (options.edit_file) options.edit_file(built.file, built.footer);
   return built;

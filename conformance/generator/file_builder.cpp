@@ -266,6 +266,7 @@ Bytes FinishFile(FileLayout layout, const FooterModel& footer, const FinishOptio
   ps.footer_offset = file.size();
   ps.footer_length = footer_bytes.size();
   DeriveFeatureBits(footer, &ps.required_features, &ps.optional_features);
+  ps.required_features |= options.extra_required;
   ps.format_major = h.format_major;
   ps.format_minor = h.format_minor;
   ps.footer_checksum = Crc32c(footer_bytes);

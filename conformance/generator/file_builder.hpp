@@ -138,6 +138,9 @@ struct FinishOptions {
   /// The footer bytes to store; unset: SerializeFooter(footer).
   std::optional<Bytes> footer_bytes;
   std::function<void(PostscriptFields&)> edit_postscript;
+  /// Required_Features bits the footer cannot show (DELTA_MODEL: a DELTA
+  /// partition, spec §4.4, §8.9), set before edit_postscript runs.
+  uint64_t extra_required = 0;
 };
 
 /// Header, padding, footer and postscript around the placed segments.

@@ -271,6 +271,50 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         for (uint64_t i = 0; i < R; ++i) WriteBits(&stream, i * w, w, v[start_list[i]] - base);
         for (uint64_t i = 1; i < R; ++i) WriteBits(&stream, R * w + (i - 1) * pb, pb, start_list[i]);
       }
+    } else if (ps.model == kDelta) {
+      // spec §8.9, read literally: Delta_Base, u(x) = (v(x) - v(x-1) -
+      // Delta_Base) mod 2^N with u(0) = 0, the low w bits in the SLAP
+      // positions, and every row whose u needs more than w bits as an
+      // exception (row, high part). Default w: the widest u (no exceptions).
+      uint64_t base = 0;
+      if (n > 1) {
+        int64_t lowest = AsSigned(N, v[1] - v[0]);
+        for (uint64_t x = 2; x < n; ++x) lowest = std::min(lowest, AsSigned(N, v[x] - v[x - 1]));
+        base = static_cast<uint64_t>(lowest) & Mask(N);
+      }
+      base = ps.base.value_or(base) & Mask(N);
+      std::vector<uint64_t> u(n, 0);
+      uint64_t widest = 0;
+      for (uint64_t x = 1; x < n; ++x) {
+        u[x] = (v[x] - v[x - 1] - base) & Mask(N);
+        widest = std::max(widest, u[x]);
+      }
+      w = ps.width.value_or(BitLen(widest));
+      std::vector<uint64_t> exc_rows, exc_highs;
+      uint64_t widest_high = 0;
+      for (uint64_t x = 0; x < n; ++x) {
+        const uint64_t high = w >= 64 ? 0 : u[x] >> w;
+        if (high == 0) continue;
+        exc_rows.push_back(x);
+        exc_highs.push_back(high);
+        widest_high = std::max(widest_high, high);
+      }
+      const uint64_t E = exc_rows.size();
+      const uint32_t hw = BitLen(widest_high);
+      const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
+      params.push_back(Canon(type, base));
+      params.push_back(E | (uint64_t{hw} << 32));  // spec §8.9 Exceptions
+      const uint64_t S = 32ull * V;
+      const uint64_t seeds = CeilDiv(n, S);
+      for (uint64_t t = 0; t < seeds; ++t) {
+        const uint64_t seed = t == 0 ? Canon(type, (v[0] - base) & Mask(N)) : v[t * S - 1];
+        PutLE(&stream, seed, 8);
+      }
+      Bytes bits(8 * CeilDiv(n * w + E * (pb + hw), 64), 0);
+      for (uint64_t x = 0; x < n; ++x) WriteBits(&bits, SlapBit(n, w, V, x), w, u[x] & Mask(w));
+      for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
+      for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + E * pb + i * hw, hw, exc_highs[i]);
+      stream.insert(stream.end(), bits.begin(), bits.end());
     } else {
       std::vector<uint64_t> fields(n);
       if (ps.model == kFor) {

@@ -90,13 +90,18 @@ Json PartitionJson(const PartitionInfo& p, size_t index, const ColumnInfo& colum
                     p.model == ModelType::kPoly3;
     if (is_float) {
       params.push_back(p.param_as_double(i));
-    } else if (p.model == ModelType::kConstant && i == 1) {
-      params.push_back(p.params[i]);  // Num_Runs, unsigned
+    } else if ((p.model == ModelType::kConstant || p.model == ModelType::kDelta) && i == 1) {
+      params.push_back(p.params[i]);  // Num_Runs, or DELTA's Exceptions word (unsigned)
     } else {
       params.push_back(ValueJson(p.params[i], column));  // Base
     }
   }
   j["params"] = params;
+  if (p.model == ModelType::kDelta) {
+    // spec §8.9 Exceptions word: Num_Exceptions, Exception_Width.
+    j["exceptions"] = p.params[1] & 0xFFFFFFFFull;
+    j["exception_width"] = (p.params[1] >> 32) & 0xFF;
+  }
   j["payload_offset"] = p.payload_offset_bytes;
   j["payload_bytes"] = p.payload_bytes;
   if (p.model == ModelType::kConstant && p.bit_width > 0) j["num_runs"] = p.num_runs;

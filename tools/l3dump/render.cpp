@@ -41,6 +41,13 @@ std::string ParamsText(const Json& p) {
     if (params.size() > 1) out += " runs=" + Num(params[1]);
     return out;
   }
+  if (model == "DELTA") {
+    if (!params.empty()) out = "delta_base=" + Num(params[0]);
+    if (p.contains("exceptions")) {
+      out += " exceptions=" + Num(p["exceptions"]) + " exception_width=" + Num(p["exception_width"]);
+    }
+    return out;
+  }
   static const char* kNames[] = {"a", "b", "c", "d"};
   for (size_t i = 0; i < params.size() && i < 4; ++i) {
     out += (i ? " " : "") + std::string(kNames[i]) + "=" + Num(params[i]);

@@ -167,7 +167,7 @@ Output Generate() {
   const char* headings[] = {"valid/: must decode to the expected values and pass deep validation",
                             "deep/: decode to the expected values; deep validation fails with the class",
                             "invalid/: a reader must fail with the class",
-                            "future/: a 1.0 reader must fail with the class",
+                            "future/: a reader of this version must fail with the class",
                             "writer-inputs/: raw inputs for writers under test"};
   for (int k = 0; k < 5; ++k) {
     size_t count = 0;

@@ -7,6 +7,13 @@ namespace l3::internal {
 
 Status ReadPgmIndex(const fbs::PgmIndex& table, uint64_t num_rows, const std::string& where,
                     PgmIndexInfo* out) {
+  // A table without any of the 1.1 segment vectors is the provisional 1.0
+  // table (spec §11.3): no index a reader can use, and nothing to reject.
+  if (table.segment_keys() == nullptr && table.segment_slopes() == nullptr &&
+      table.segment_intercepts() == nullptr) {
+    *out = PgmIndexInfo{};
+    return Status::OK();
+  }
   PgmIndexInfo pgm;
   pgm.present = true;
   pgm.epsilon = table.epsilon();

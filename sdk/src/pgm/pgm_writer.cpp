@@ -31,7 +31,27 @@ Result<PgmIndexInfo> BuildChunkPgm(PhysicalType type, const uint8_t* values, uin
                         " of a chunk is smaller than the row before it");
     }
   }
-  return BuildPgmIndex(keys.data(), num_rows, options.pgm_epsilon, options.pgm_epsilon_recursive);
+  PgmIndexInfo pgm =
+      BuildPgmIndex(keys.data(), num_rows, options.pgm_epsilon, options.pgm_epsilon_recursive);
+  // §11.3.3: the window of every value and of every value + 1 must hold its
+  // lower bound. The exact segmentation guarantees it up to the rounding of
+  // the binary32 slope; check rather than assume.
+  for (uint64_t i = 0; i < num_rows; ++i) {
+    if (i > 0 && keys[i] == keys[i - 1]) continue;
+    uint64_t next = i + 1;
+    while (next < num_rows && keys[next] == keys[i]) ++next;
+    const PgmWindow a = PgmPredict(pgm, keys[i]);
+    bool ok = a.lo <= i && i <= a.hi;
+    if (keys[i] != UINT64_MAX) {
+      const PgmWindow b = PgmPredict(pgm, keys[i] + 1);
+      ok = ok && b.lo <= next && next <= b.hi;
+    }
+    if (!ok) {
+      if (options.pgm == PgmMode::kSorted) return PgmIndexInfo{};
+      return Status(StatusCode::kInternal, "PGM index window check failed at row " + std::to_string(i));
+    }
+  }
+  return pgm;
 }
 
 }  // namespace l3::internal

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "container_test_util.hpp"
 #include "l3/l3.hpp"
 #include "pgm/pgm.hpp"
 
@@ -229,5 +230,37 @@ TEST_CASE("PGM tables that break a rule of spec §11.3.4 are CORRUPT_METADATA") 
     const internal::PgmWindow w = internal::PgmPredict(odd, keys[i] + 1);
     CHECK(w.lo <= w.hi);
     CHECK(w.hi <= keys.size());
+  }
+}
+
+TEST_CASE("PGM lookups stay right when a well-formed index predicts wrongly") {
+  // Sorted values with duplicates, one FOR chunk; indexes that pass the
+  // checks of §11.3.4 but break the window promise of §11.3.3.
+  std::vector<int64_t> v(3000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(i / 4) * 7 - 5000;
+  std::vector<uint64_t> ordered(v.size());
+  for (size_t i = 0; i < v.size(); ++i) ordered[i] = static_cast<uint64_t>(v[i]) ^ (uint64_t{1} << 63);
+  const PgmIndexInfo good = internal::BuildPgmIndex(ordered.data(), ordered.size(), 8, 4);
+  std::vector<PgmIndexInfo> hostile(3, good);
+  for (float& s : hostile[0].slopes) s = 0.0f;           // every prediction at the intercept
+  for (uint64_t& b : hostile[1].intercepts) b = 0;        // every prediction near row 0
+  hostile[2].keys[0] = 0;                                 // a first key below the minimum
+  for (const PgmIndexInfo& pgm : hostile) {
+    REQUIRE(internal::ValidatePgmIndex(pgm, v.size()).ok());
+    testing::HandColumn col{"k", PhysicalType::kInt64, {}};
+    col.chunks.push_back(testing::BuildHandChunk(
+        v, testing::Partitioning(v.size(), 512, {testing::Part(testing::Model::kFor)}), 8));
+    col.chunks.back().pgm = pgm;
+    const std::vector<uint8_t> file = testing::AssembleFile({col});
+    auto reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    REQUIRE(reader->column(0).chunks[0].pgm.present);
+    for (int64_t key = -5010; key <= 250 * 7; key += 3) {
+      const uint64_t expected =
+          static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), key) - v.begin());
+      auto r = reader->LowerBound(0, static_cast<uint64_t>(key));
+      REQUIRE(r.ok());
+      CHECK(*r == expected);
+    }
   }
 }

@@ -1,6 +1,7 @@
 // invalid/: files that violate one rule of the spec; a reader must fail
 // with the listed class (spec §10.1). Checksums are recomputed after each
 // mutation unless the checksum is the target, so the intended check fires.
+#include <limits>
 #include <zstd.h>
 
 #include <algorithm>
@@ -429,6 +430,57 @@ void FeatureBitCases(const Inv& add) {
   }
 }
 
+// Format 1.1 PgmIndex tables that break a rule of spec §11.3.4.
+void PgmCases(const Inv& add) {
+  auto pgm = [&](const std::string& name, const std::string& desc,
+                 std::function<void(PgmModel&, uint64_t rows)> edit) {
+    BuildOptions opt;
+    opt.edit_footer = [edit](FooterModel& f) {
+      const uint64_t rows = *Chunk0(f).num_rows;
+      PgmModel p;
+      p.epsilon = 64;
+      p.epsilon_recursive = 4;
+      p.num_keys = rows;
+      p.level_offsets = {0, 1};
+      p.segment_keys = std::vector<uint64_t>{0};
+      p.segment_slopes = std::vector<float>{0.0f};
+      p.segment_intercepts = std::vector<uint64_t>{0};
+      edit(p, rows);
+      Chunk0(f).pgm = p;
+    };
+    add(name, {"11.3"}, desc, "CORRUPT_METADATA", "open", File(opt));
+  };
+  pgm("pgm_num_keys_mismatch", "PgmIndex.num_keys is the chunk's num_rows + 1.",
+      [](PgmModel& p, uint64_t rows) { p.num_keys = rows + 1; });
+  pgm("pgm_vector_lengths_differ", "segment_slopes has two entries, segment_keys one.",
+      [](PgmModel& p, uint64_t) { p.segment_slopes = std::vector<float>{0.0f, 0.0f}; });
+  pgm("pgm_vector_missing", "segment_keys and segment_slopes present, segment_intercepts absent.",
+      [](PgmModel& p, uint64_t) { p.segment_intercepts.reset(); });
+  pgm("pgm_level_offsets_bad_end", "level_offsets {0, 2} with one segment.",
+      [](PgmModel& p, uint64_t) { p.level_offsets = {0, 2}; });
+  pgm("pgm_intercept_above_rows", "The segment's intercept is num_rows + 1.",
+      [](PgmModel& p, uint64_t rows) { p.segment_intercepts = std::vector<uint64_t>{rows + 1}; });
+  pgm("pgm_slope_negative", "The segment's slope is -0.5.",
+      [](PgmModel& p, uint64_t) { p.segment_slopes = std::vector<float>{-0.5f}; });
+  pgm("pgm_slope_nan", "The segment's slope is a NaN.",
+      [](PgmModel& p, uint64_t) { p.segment_slopes = std::vector<float>{std::numeric_limits<float>::quiet_NaN()}; });
+  pgm("pgm_keys_not_increasing", "Two leaf segments with the same first key, and an upper level of one.",
+      [](PgmModel& p, uint64_t) {
+        p.level_offsets = {0, 2, 3};
+        p.segment_keys = std::vector<uint64_t>{5, 5, 5};
+        p.segment_slopes = std::vector<float>{0.0f, 0.0f, 0.0f};
+        p.segment_intercepts = std::vector<uint64_t>{0, 1, 0};
+      });
+  pgm("pgm_top_level_two_segments", "One level of two segments (the top level must have one).",
+      [](PgmModel& p, uint64_t) {
+        p.level_offsets = {0, 2};
+        p.segment_keys = std::vector<uint64_t>{0, 9};
+        p.segment_slopes = std::vector<float>{0.0f, 0.0f};
+        p.segment_intercepts = std::vector<uint64_t>{0, 1};
+      });
+  pgm("pgm_epsilon_too_large", "epsilon = 2^30 + 1.", [](PgmModel& p, uint64_t) { p.epsilon = (1u << 30) + 1; });
+}
+
 void SegmentCases(const Inv& add) {
   auto seg = [&](const std::string& name, std::vector<std::string> sections, const std::string& desc,
                  const std::string& cls, std::function<void(FooterModel&)> edit, std::vector<std::string> also = {}) {
@@ -811,6 +863,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   FramingCases(add);
   FooterCases(add);
   FeatureBitCases(add);
+  PgmCases(add);
   SegmentCases(add);
   ChunkCases(add);
   ChecksumCases(add);

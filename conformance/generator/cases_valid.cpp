@@ -957,6 +957,29 @@ void ContainerCases(const Adder& add) {
         "the chunk's segments; PGM_INDEX set. Readers may ignore the index, but its segment is "
         "part of the canonical layout (spec §4.3 counts every segment the footer references).",
         {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, with_segment);
+    // Format 1.1 (spec §11.3): a normative index inline in the footer. The
+    // column 100, 103, ..., 997 is one segment at epsilon 64: first key 100,
+    // slope 1/3 as binary32, intercept 0. A reader that ignores the index (a
+    // 1.0 reader skips the unknown fields) decodes the same values.
+    BuildOptions with_index;
+    with_index.edit_footer = [](FooterModel& f) {
+      PgmModel pgm;
+      pgm.epsilon = 64;
+      pgm.epsilon_recursive = 4;
+      pgm.num_keys = 300;
+      pgm.level_offsets = {0, 1};
+      pgm.segment_keys = std::vector<uint64_t>{100};
+      pgm.segment_slopes = std::vector<float>{1.0f / 3.0f};
+      pgm.segment_intercepts = std::vector<uint64_t>{0};
+      (*f.columns)[0].chunks->at(0).pgm = pgm;
+    };
+    add("pgm_index_inline", {"4.4", "11.3"},
+        "A sorted u32 column (100, 103, ..., 997) whose chunk has a format 1.1 PgmIndex inline in "
+        "the footer: epsilon 64, epsilon_recursive 4, one level of one segment (first key 100, "
+        "slope 1/3 as binary32, intercept 0); PGM_INDEX set. The index predicts, for key 400, "
+        "position 100 and the window [36, 166]; the lower bound is row 100. Readers that ignore "
+        "the index (format 1.0) decode the same values.",
+        {Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})})}, with_index);
     BuildOptions empty_segment = with_segment;
     empty_segment.extra_segments = {Bytes()};
     add("pgm_index_zero_length_segment", {"4.3", "7.1", "11.3"},

@@ -74,8 +74,19 @@ uoffset_t BuildChunk(FlatBufferBuilder& fbb, const ChunkModel& c, bool future) {
   }
   if (c.pgm) {
     const auto levels = fbb.CreateVector(c.pgm->level_offsets);
+    flatbuffers::Offset<flatbuffers::Vector<uint64_t>> keys = 0, intercepts = 0;
+    flatbuffers::Offset<flatbuffers::Vector<float>> slopes = 0;
+    if (c.pgm->segment_keys) keys = fbb.CreateVector(*c.pgm->segment_keys);
+    if (c.pgm->segment_slopes) slopes = fbb.CreateVector(*c.pgm->segment_slopes);
+    if (c.pgm->segment_intercepts) intercepts = fbb.CreateVector(*c.pgm->segment_intercepts);
     fbs::SegmentRef segments;
     const uoffset_t start = fbb.StartTable();
+    if (!keys.IsNull()) fbb.AddOffset(fbs::PgmIndex::VT_SEGMENT_KEYS, keys);
+    if (!slopes.IsNull()) fbb.AddOffset(fbs::PgmIndex::VT_SEGMENT_SLOPES, slopes);
+    if (!intercepts.IsNull()) fbb.AddOffset(fbs::PgmIndex::VT_SEGMENT_INTERCEPTS, intercepts);
+    if (c.pgm->epsilon_recursive) {
+      fbb.AddElement<uint32_t>(fbs::PgmIndex::VT_EPSILON_RECURSIVE, *c.pgm->epsilon_recursive, 0);
+    }
     fbb.AddElement<uint64_t>(fbs::PgmIndex::VT_NUM_KEYS, c.pgm->num_keys, 0);
     AddSeg(fbb, fbs::PgmIndex::VT_SEGMENTS, c.pgm->segments, &segments);
     fbb.AddElement<uint32_t>(fbs::PgmIndex::VT_EPSILON, c.pgm->epsilon, 0);

@@ -50,6 +50,10 @@ struct PgmModel {
   uint64_t num_keys = 0;
   std::vector<uint32_t> level_offsets;
   std::optional<SegRef> segments;
+  // Format 1.1 (spec §11.3): the inline segment vectors.
+  std::optional<uint32_t> epsilon_recursive;
+  std::optional<std::vector<uint64_t>> segment_keys, segment_intercepts;
+  std::optional<std::vector<float>> segment_slopes;
 };
 
 /// Every scalar is optional: unset means the field is absent from the table

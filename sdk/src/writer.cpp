@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pgm/pgm.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "common/output_sink.hpp"
 #include "common/status_macros.hpp"
@@ -19,6 +20,7 @@
 #include "format/file_assembler.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
+#include "pgm/pgm.hpp"
 
 namespace l3 {
 namespace {
@@ -113,6 +115,7 @@ struct ReadyChunk {
   // parameters, payload, bounds.
   StoredSegment segments[4];
   ChunkStatistics statistics;
+  PgmIndexInfo pgm;  // spec §11.3
 };
 
 Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOptions& options) {
@@ -161,6 +164,8 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.compute_bounds = options.write_partition_bounds;
     config.compute_statistics = options.write_statistics;
     config.num_threads = encoder_threads;
+    L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
+                        internal::BuildChunkPgm(type, values.data(), num_rows, options));
     L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
                         internal::EncodeChunk(values.data(), num_rows, config));
     values.clear();
@@ -173,6 +178,7 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     ready.num_partitions = encoded.num_partitions;
     ready.values_per_lane = encoded.values_per_lane;
     ready.uses_delta = encoded.uses_delta;
+    ready.pgm = std::move(pgm);
     L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
     L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
     L3_ASSIGN_OR_RETURN(ready.segments[2], StoreSegment(std::move(encoded.payload), options));
@@ -285,6 +291,8 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
     chunk.stored_bytes += seg.bytes.size();
   }
   chunk.statistics = ready.statistics;
+  chunk.has_pgm = ready.pgm.present;
+  chunk.pgm = std::move(ready.pgm);
   written[column].num_rows += chunk.num_rows;
   written[column].stored_bytes += chunk.stored_bytes;
   written[column].chunks.push_back(std::move(chunk));

@@ -77,6 +77,7 @@ struct HandChunk {
   uint32_t num_partitions = 0;
   std::vector<uint8_t> partition_table, parameters, payload, bounds;
   ChunkStatistics statistics;
+  PgmIndexInfo pgm;  // spec §11.3, stored when present
 
   ChunkView View() const {
     ChunkView v;
@@ -317,6 +318,8 @@ inline std::vector<uint8_t> AssembleFile(const std::vector<HandColumn>& columns,
       add(hc.payload, &ci.payload);
       if (options.bounds && !hc.bounds.empty()) add(hc.bounds, &ci.bounds);
       if (options.statistics) ci.statistics = hc.statistics;
+      ci.pgm = hc.pgm;
+      ci.has_pgm = hc.pgm.present;
       rows += hc.num_rows;
       infos[c].chunks.push_back(ci);
     }

@@ -11,5 +11,6 @@ int RunCat(int argc, char** argv);
 int RunValidate(int argc, char** argv);
 int RunInfo(int argc, char** argv);
 int RunDemo(int argc, char** argv);
+int RunLookup(int argc, char** argv);
 
 }  // namespace l3::cli

@@ -76,6 +76,11 @@ ArgParser MakeParser() {
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
               "                            the bytes written")
+      .Flag("pgm", "store a PGM learned index (spec §11.3) in every chunk; fails on a column\n"
+            "                            that is not sorted (non-decreasing)")
+      .Flag("pgm-sorted", "store a PGM index in every chunk that is sorted; skip the others")
+      .Option("pgm-epsilon", "E", "error bound of the PGM leaf level (default 64; implies --pgm\n"
+              "                            unless --pgm-sorted)")
       .Flag("no-bounds", "do not store per-partition min/max bounds")
       .Flag("no-stats", "do not store chunk statistics")
       .Option("metadata", "KEY=VALUE", "application key/value pair for the footer (repeatable)", 0,
@@ -159,6 +164,12 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   }
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
+  }
+  if (args.Has("pgm") || args.Has("pgm-epsilon")) o.pgm = PgmMode::kRequire;
+  if (args.Has("pgm-sorted")) o.pgm = PgmMode::kSorted;
+  if (args.Has("pgm-epsilon")) {
+    o.pgm_epsilon = static_cast<uint32_t>(
+        ParseUnsigned(args.Get("pgm-epsilon"), "--pgm-epsilon", 0, kPgmMaxEpsilon));
   }
   o.write_partition_bounds = !args.Has("no-bounds");
   o.write_statistics = !args.Has("no-stats");

@@ -213,6 +213,21 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
       }
       jk["has_ibp"] = ch.has_ibp;
       jk["has_pgm"] = ch.has_pgm;
+      if (ch.pgm.present) {
+        // spec §11.3: levels leaf first.
+        Json pgm;
+        pgm["epsilon"] = ch.pgm.epsilon;
+        pgm["epsilon_recursive"] = ch.pgm.epsilon_recursive;
+        Json levels = Json::array();
+        for (size_t l = 0; l < ch.pgm.num_levels(); ++l) {
+          Json level;
+          level["segments"] = ch.pgm.level_offsets[l + 1] - ch.pgm.level_offsets[l];
+          levels.push_back(level);
+        }
+        pgm["levels"] = levels;
+        pgm["index_bytes"] = static_cast<uint64_t>(ch.pgm.keys.size() * 20 + ch.pgm.level_offsets.size() * 4);
+        jk["pgm"] = pgm;
+      }
 
       Result<std::vector<PartitionInfo>> parts = reader.Partitions(c, static_cast<int>(k));
       // With --allow-unknown, a chunk in an encoding or type this SDK cannot

@@ -174,6 +174,16 @@ std::string RenderText(const Json& d) {
         out += Format("    %-16s %s%s\n", "extras", k["has_ibp"].get<bool>() ? "ibp " : "",
                       k["has_pgm"].get<bool>() ? "pgm" : "");
       }
+      if (k.contains("pgm")) {
+        const Json& pg = k["pgm"];
+        std::string levels;
+        for (const Json& l : pg["levels"]) {
+          levels += (levels.empty() ? "" : ", ") + Num(l["segments"]);
+        }
+        out += Format("    %-16s epsilon %s, recursive %s, segments per level (leaf first) %s, %s bytes\n",
+                      "pgm", Num(pg["epsilon"]).c_str(), Num(pg["epsilon_recursive"]).c_str(),
+                      levels.c_str(), Num(pg["index_bytes"]).c_str());
+      }
       if (k.contains("partitions")) out += PartitionTable(k["partitions"]);
     }
   }

@@ -151,6 +151,25 @@ group_basics() {
   [ "$(cat out.txt)" = $'1000\n1003' ] && pass || fail "cat future_optional: $(cat out.txt)"
 }
 
+group_pgm() {
+  # A sorted u32 column with duplicate runs: l3 lookup against the expected
+  # lower bounds, computed here from the values themselves.
+  for ((i = 0; i < 3000; i++)); do echo $((i / 3 * 5)); done | to_le 4 > sorted.bin
+  expect_ok "$l3" compress --pgm --pgm-epsilon 8 --chunk-rows 1000 --type u32 sorted.bin -o sorted.l3
+  expect_ok "$l3" lookup sorted.l3 --column sorted 0 5 6 4995 5000 4294967295
+  local want
+  want=$(printf '0\t0\tfound\n5\t3\tfound\n6\t6\tabsent\n4995\t2997\tfound\n5000\t3000\tabsent\n4294967295\t3000\tabsent')
+  if [ "$(cat out.txt)" = "$want" ]; then pass; else fail "l3 lookup printed: $(cat out.txt)"; fi
+  run "$l3dump" sorted.l3
+  if grep -q "pgm              epsilon 8, recursive 4" out.txt; then pass; else fail "l3dump shows no pgm line"; fi
+  # An unsorted column with --pgm fails and leaves no file.
+  printf '3\n1\n2\n' | to_le 4 > unsorted.bin
+  expect_error 11 "non-decreasing" "$l3" compress --pgm --type u32 unsorted.bin -o unsorted.l3
+  if [ -e unsorted.l3 ]; then fail "unsorted.l3 was left behind"; else pass; fi
+  expect_ok "$l3" compress --type u32 sorted.bin -o plain.l3
+  expect_error 17 "no PGM index" "$l3" lookup plain.l3 --column sorted 5
+}
+
 group_roundtrip() {
   # Raw, every type, with values at both ends of the range.
   local types=(i8 i16 i32 i64 u8 u16 u32 u64)
@@ -438,6 +457,7 @@ case "$group" in
   roundtrip) group_roundtrip ;;
   errors) group_errors ;;
   golden) group_golden ;;
+  pgm) group_pgm ;;
   *) echo "unknown group $group" >&2; exit 2 ;;
 esac
 echo "$group: $checks checks, $failures failed"

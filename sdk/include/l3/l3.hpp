@@ -93,6 +93,15 @@ inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 // ---------------------------------------------------------------------------
 // Writing
 
+/// PGM learned indexes on sorted integer chunks (spec §11.3, format 1.1).
+enum class PgmMode : uint8_t {
+  kOff = 0,      ///< no index
+  kSorted = 1,   ///< index every chunk whose values are non-decreasing
+  kRequire = 2,  ///< index every chunk; kInvalidArgument if a column is not sorted
+};
+/// Largest epsilon and epsilon_recursive a PGM index may have (spec §11.3.4).
+inline constexpr uint32_t kPgmMaxEpsilon = uint32_t{1} << 30;
+
 struct ColumnSpec {
   std::string name;
   PhysicalType type = PhysicalType::kInt64;
@@ -157,6 +166,11 @@ struct WriteOptions {
   /// files that every format 1.0 reader reads (no DELTA partitions); 1, the
   /// default, allows the 1.1 models. The file records this version.
   uint16_t format_minor = kFormatMinor;
+  /// PGM indexes (spec §11.3): need format_minor >= 1. Epsilon bounds the
+  /// leaf level's prediction error, epsilon_recursive the upper levels'.
+  PgmMode pgm = PgmMode::kOff;
+  uint32_t pgm_epsilon = 64;
+  uint32_t pgm_epsilon_recursive = 4;
 };
 
 class Writer;
@@ -276,6 +290,20 @@ struct ChunkStatistics {
   bool distinct_count_exact = false;
 };
 
+/// A chunk's PGM learned index (spec §11.3): the footer's PgmIndex table.
+/// Keys are order-preserving 64-bit keys (§11.3.1); levels leaf first.
+struct PgmIndexInfo {
+  bool present = false;
+  uint32_t epsilon = 0;
+  uint32_t epsilon_recursive = 0;
+  uint64_t num_keys = 0;
+  std::vector<uint32_t> level_offsets;  ///< "level_offsets": num_levels + 1 entries
+  std::vector<uint64_t> keys;           ///< "segment_keys"
+  std::vector<float> slopes;            ///< "segment_slopes"
+  std::vector<uint64_t> intercepts;     ///< "segment_intercepts"
+  size_t num_levels() const { return level_offsets.empty() ? 0 : level_offsets.size() - 1; }
+};
+
 struct ChunkInfo {
   uint64_t first_row = 0;  ///< within the column
   uint64_t num_rows = 0;
@@ -286,6 +314,7 @@ struct ChunkInfo {
   ChunkStatistics statistics;
   bool has_ibp = false;
   bool has_pgm = false;
+  PgmIndexInfo pgm;  ///< format 1.1 index; present only when valid (§11.3.4)
   /// Some partition uses DELTA (spec §8.9). Known to the writer; a reader
   /// learns it from the partition table.
   bool uses_delta = false;
@@ -391,6 +420,18 @@ class Reader {
 
   /// The validated, decoded segments of a chunk (see ChunkView).
   Result<ChunkView> GetChunkView(int column, int chunk) const;
+
+  /// Key lookups on a column whose chunks all carry a PGM index (spec
+  /// §11.3). `key` is a 64-bit canonical value (cast from int64_t for signed
+  /// types). LowerBound gives the first row whose value is >= key, or the row
+  /// count; only the rows of the index's search window are decoded. Errors:
+  /// kOutOfRange, kUnsupportedFeature (a chunk without an index), kCorrupt*.
+  Result<uint64_t> LowerBound(int column, uint64_t key) const;
+  /// The first row whose value equals `key`, or nullopt.
+  Result<std::optional<uint64_t>> Find(int column, uint64_t key) const;
+  /// rows[i] = LowerBound(column, keys[i]).
+  Status LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
+                         uint64_t* rows) const;
 
   /// Validates every chunk at the given level; returns the first failure.
   Status Validate(ValidationLevel level) const;

@@ -46,6 +46,7 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
         }
       }
       if (chunk.bounds.present) ps.optional_features |= kOptionalPartitionBounds;
+      if (chunk.pgm.present) ps.optional_features |= kOptionalPgmIndex;
       if (chunk.validity.present) ps.required_features |= kRequiredValidityBitmaps;
       if (chunk.uses_delta) ps.required_features |= kRequiredDeltaModel;
     }

@@ -3,6 +3,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include "l3_generated.h"
+#include "pgm/pgm_footer.hpp"
 
 namespace l3::internal {
 namespace {
@@ -25,6 +26,7 @@ flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder&
   const fbs::SegmentRef payload = ToRef(chunk.payload);
   const fbs::SegmentRef bounds = ToRef(chunk.bounds);
   const fbs::SegmentRef validity = ToRef(chunk.validity);
+  const auto pgm = BuildPgmIndexTable(fbb, chunk.pgm);
   fbs::ColumnChunkBuilder b(fbb);
   b.add_num_rows(chunk.num_rows);
   b.add_encoding(static_cast<fbs::Encoding>(chunk.encoding));
@@ -36,6 +38,7 @@ flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder&
   if (chunk.bounds.present) b.add_bounds(&bounds);
   if (chunk.validity.present) b.add_validity(&validity);
   if (chunk.statistics.present) b.add_statistics(stats);
+  if (chunk.pgm.present) b.add_pgm(pgm);
   return b.Finish();
 }
 

@@ -10,6 +10,7 @@
 #include "common/utf8.hpp"
 #include "format/layout.hpp"
 #include "l3_generated.h"
+#include "pgm/pgm_footer.hpp"
 
 namespace l3::internal {
 namespace {
@@ -303,6 +304,7 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     SegmentInfo ignored;
     L3_RETURN_NOT_OK(
         CheckSegment(pgm->segments(), c, k, SegmentKind::kPgmSegments, &ignored, unsupported));
+    L3_RETURN_NOT_OK(ReadPgmIndex(*pgm, info->num_rows, where, &info->pgm));
   }
   for (const SegmentInfo* s : {&info->partition_table, &info->parameters, &info->payload,
                                &info->bounds, &info->validity}) {

@@ -70,6 +70,8 @@ ArgParser MakeParser() {
       .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
               "                            0 = never (default: 0 for hot, 64 for archive)")
       .Option("disable", "LIST", "models not to use: rle, delta, linear, poly2, poly3 (comma-separated)")
+      .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
+                                "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
                                    "that format 1.0 readers read (no DELTA) (default 1)")
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
@@ -126,6 +128,7 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
     part.max_merge_rounds =
         static_cast<uint32_t>(ParseUnsigned(args.Get("merge-rounds"), "--merge-rounds", 0, 1024));
   }
+  if (args.Has("no-minimax-lines")) part.minimax_lines = false;
   if (args.Has("split-min-rows")) {
     part.split_min_rows = static_cast<uint32_t>(
         ParseUnsigned(args.Get("split-min-rows"), "--split-min-rows", 0, UINT32_MAX));

@@ -127,8 +127,10 @@ struct PartitionerOptions {
   std::optional<uint32_t> split_min_rows;
   /// LINEAR partitions with narrow least-squares residuals use the minimax
   /// (Chebyshev) line instead, so a quantised line costs 0 bits at any length.
-  /// Slows encoding of near-linear data by up to 2x.
-  bool minimax_lines = false;
+  /// Slows encoding of near-linear data by up to 2x (linear, 10M rows: 0.75 s
+  /// -> 1.57 s on 2 cores) and makes it far smaller (25x -> 808x); costs
+  /// nothing measurable on other data, so it is on by default.
+  bool minimax_lines = true;
   /// A polynomial model must be this much cheaper (as a fraction) than the best
   /// simpler model to be chosen; it decodes slightly slower.
   double poly_min_gain = 0.05;

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -157,6 +158,11 @@ struct WriteOptions {
   /// files that every format 1.0 reader reads (no DELTA partitions); 1, the
   /// default, allows the 1.1 models. The file records this version.
   uint16_t format_minor = kFormatMinor;
+  /// When set, Close() reads this flag just before it renames the file into
+  /// place; if it is nonzero, Close() removes the temporary file instead,
+  /// leaves the target path untouched and returns kIoError. Lets a signal
+  /// handler that sets the flag stop a Close() that is still encoding.
+  const volatile std::sig_atomic_t* cancel = nullptr;
 };
 
 class Writer;

@@ -397,6 +397,7 @@ group_errors() {
   cd ..
   # Killed while writing: the temporary file goes too (SIGTERM handler).
   mkdir killed
+  echo keep > killed/big.l3
   (cd killed && exec "$l3" compress --format raw --type u64 --chunk-rows 65536 - -o big.l3 < /dev/zero 2> /dev/null) &
   local pid=$!
   sleep 0.5
@@ -404,6 +405,8 @@ group_errors() {
   wait "$pid" 2> /dev/null
   local killed_rc=$?
   [ "$killed_rc" -eq 143 ] && pass || fail "l3 compress after SIGTERM: exit $killed_rc, expected 143"
+  [ "$(cat killed/big.l3)" = keep ] && pass || fail "an interrupted compress changed the target"
+  rm -f killed/big.l3
   expect_only_files killed
 }
 

@@ -176,6 +176,14 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
                   where + " partition_table", &slot->partition_table));
   const internal::PartitionRecord sentinel =
       internal::LoadPartitionRecord(table, num_partitions);
+  // Before the other segments are decompressed, so that a forged sentinel
+  // cannot make the reader allocate what the table cannot justify.
+  {
+    Status shape = internal::ValidatePartitionTableShape(
+        table, num_partitions, ci.num_rows, ci.values_per_lane, col.type, ps.required_features,
+        ci.parameters.decoded_bytes, ci.payload.decoded_bytes);
+    if (!shape.ok()) return Status(shape.code(), where + ": " + shape.message());
+  }
   L3_ASSIGN_OR_RETURN(const uint8_t* parameters,
                       Materialize(ci.parameters, 8 * uint64_t{sentinel.param_offset},
                                   where + " parameters (8 * Param_Offset[P])",

@@ -385,6 +385,9 @@ Status Writer::Impl::CloseImpl() {
   info.writer_version = LibraryVersion();
   info.metadata = options.metadata;
   L3_RETURN_NOT_OK(assembler->Finish(info, written));
+  if (options.cancel != nullptr && *options.cancel != 0) {
+    return Status(StatusCode::kIoError, "cancelled before the file was renamed into place");
+  }
   L3_RETURN_NOT_OK(sink->Commit());
   if (memory != nullptr) finished = memory->Take();
   state = State::kClosed;

@@ -427,3 +427,26 @@ TEST_CASE("garbage payload and mutated metadata never read outside the buffers")
   }
   CHECK(accepted > 0);
 }
+
+TEST_CASE("a forged sentinel is rejected from the partition table alone, before any allocation") {
+  using namespace l3::internal;
+  // One FOR_BITPACK partition of 100 rows at width 8: one parameter word and
+  // at most ceil(800 / 64) = 13 payload words.
+  uint8_t table[2 * kPartitionRecordBytes];
+  StorePartitionRecord(table, 0, PartitionRecord{0, 0, 0, 1, 8, 0});
+  StorePartitionRecord(table, 1, PartitionRecord{100, 13, 1, 0, 0, 0});
+  auto shape = [&](uint64_t params, uint64_t payload) {
+    return ValidatePartitionTableShape(table, 1, 100, 8, l3::PhysicalType::kUInt8, 0, params,
+                                       payload)
+        .code();
+  };
+  CHECK(shape(8, 8 * 13 + 32) == l3::StatusCode::kOk);
+  // A sentinel claiming 4 GiB of payload (decoded_length to match) and a
+  // parameters segment the table's differences do not explain.
+  StorePartitionRecord(table, 1, PartitionRecord{100, 0x1FFFFFFFu, 1, 0, 0, 0});
+  CHECK(shape(8, 8 * uint64_t{0x1FFFFFFF} + 32) == l3::StatusCode::kCorruptMetadata);
+  StorePartitionRecord(table, 1, PartitionRecord{100, 13, 0x1FFFFFFFu, 0, 0, 0});
+  CHECK(shape(8 * uint64_t{0x1FFFFFFF}, 8 * 13 + 32) == l3::StatusCode::kCorruptMetadata);
+  StorePartitionRecord(table, 1, PartitionRecord{101, 13, 1, 0, 0, 0});
+  CHECK(shape(8, 8 * 13 + 32) == l3::StatusCode::kCorruptMetadata);
+}

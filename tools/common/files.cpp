@@ -41,7 +41,9 @@ void CleanupAndReraise(int sig) {
 }  // namespace
 
 void InstallCleanupHandlers() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
+  // SIGXFSZ: a file-size limit (ulimit -f) ends the run like a write error
+  // would, and the temporary file goes with it.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ}) {
     struct sigaction action;
     std::memset(&action, 0, sizeof(action));
     action.sa_handler = CleanupAndReraise;
@@ -56,6 +58,8 @@ DeferInterrupts::~DeferInterrupts() {
   g_defer = 0;
   if (g_pending_signal != 0) std::raise(g_pending_signal);
 }
+
+const volatile std::sig_atomic_t* PendingSignalFlag() { return &g_pending_signal; }
 
 void CheckInterrupted() {
   int sig = g_pending_signal;
@@ -173,6 +177,10 @@ void OutputFile::Commit() {
     err = errno;
   }
   if (!ok) ThrowIo("cannot write " + path_, err);
+  // An interrupt deferred while the file was finished wins over the commit:
+  // the target path never changes after SIGINT, SIGTERM or SIGHUP arrived
+  // (the destructor removes the temporary file).
+  CheckInterrupted();
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     ThrowIo("cannot create " + path_, errno);
   }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <csignal>
 #include <string>
 
 namespace l3::cli {
@@ -59,8 +60,12 @@ class OutputFile {
   bool committed_ = false;
 };
 
+/// The signal deferred by DeferInterrupts (0 while none), for
+/// WriteOptions::cancel: the Writer never renames its file after an interrupt.
+const volatile std::sig_atomic_t* PendingSignalFlag();
+
 /// Installs handlers that remove registered temporary files on SIGINT,
-/// SIGTERM, SIGHUP and SIGPIPE, then re-raise the signal. Call once, early.
+/// SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ, then re-raise the signal. Call once, early.
 void InstallCleanupHandlers();
 
 /// While a DeferInterrupts object lives, the first SIGINT, SIGTERM or SIGHUP

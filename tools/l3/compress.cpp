@@ -422,6 +422,7 @@ int RunCompress(int argc, char** argv) {
   // must not end the process while it exists: it is deferred, noticed
   // between batches, and the Writer is destroyed (which removes the file).
   DeferInterrupts defer;
+  options.cancel = PendingSignalFlag();
   std::vector<ColumnSpec> specs;
   for (const Source& s : sources) specs.push_back(ColumnSpec{s.name, s.type, {}});
   Writer writer = output == "-" ? Check(Writer::CreateInMemory(specs, options), "l3 compress")
@@ -443,7 +444,9 @@ int RunCompress(int argc, char** argv) {
     }
   }
   progress.Pulse("encoding");
-  Check(writer.Close(), output);
+  const Status closed = writer.Close();
+  CheckInterrupted();  // an interrupt during Close: the target is untouched
+  Check(closed, output);
   progress.Finish();
   uint64_t file_bytes = 0;
   if (output == "-") {

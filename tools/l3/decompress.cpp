@@ -29,8 +29,9 @@ OutputFormat FormatOf(const std::string& path, const std::string& forced) {
     std::string ext = Extension(path);
     if (ext == "npy") return OutputFormat::kNpy;
     if (ext == "csv" || ext == "tsv") return OutputFormat::kCsv;
-    if (ext == "bin" || ext == "raw" || ext == "dat") return OutputFormat::kRaw;
-    ThrowUsage("cannot tell the output format from '" + path + "'; give --format bin|npy|csv");
+    // Any other extension writes raw values, as l3 compress reads an input of
+    // unknown extension as raw.
+    return OutputFormat::kRaw;
   }
   if (f == "bin" || f == "raw") return OutputFormat::kRaw;
   if (f == "npy") return OutputFormat::kNpy;
@@ -99,8 +100,8 @@ int RunDecompress(int argc, char** argv) {
                    ".npy file or CSV. Raw and .npy hold one column (default: the first); CSV\n"
                    "holds the selected columns side by side (default: all) under a header line.");
   parser.Option("output", "FILE", "the file to write; '-' writes standard output", 'o')
-      .Option("format", "FMT", "bin|npy|csv (default: from the extension: .bin .raw .dat,\n"
-              "                            .npy, .csv .tsv)")
+      .Option("format", "FMT", "bin|npy|csv (default: from the extension: .npy, .csv .tsv;\n"
+              "                            raw values for any other extension)")
       .Option("column", "NAME|INDEX", "a column to write (repeatable for CSV)", 'c', true)
       .Option("rows", "A:B", "only rows A (inclusive) to B (exclusive); A: and :B work too")
       .Flag("no-header", "CSV: omit the header line")

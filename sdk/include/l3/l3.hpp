@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -173,6 +174,11 @@ struct WriteOptions {
   PgmMode pgm = PgmMode::kOff;
   uint32_t pgm_epsilon = 64;
   uint32_t pgm_epsilon_recursive = 4;
+  /// When set, Close() reads this flag just before it renames the file into
+  /// place; if it is nonzero, Close() removes the temporary file instead,
+  /// leaves the target path untouched and returns kIoError. Lets a signal
+  /// handler that sets the flag stop a Close() that is still encoding.
+  const volatile std::sig_atomic_t* cancel = nullptr;
 };
 
 class Writer;

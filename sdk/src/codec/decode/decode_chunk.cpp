@@ -108,6 +108,70 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
 
 }  // namespace
 
+Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_partitions,
+                                   uint64_t num_rows, uint32_t values_per_lane, PhysicalType type,
+                                   uint64_t required_features, uint64_t parameters_bytes,
+                                   uint64_t payload_bytes) {
+  if (!PhysicalTypeIsInteger(type)) return Status::OK();  // reported by ValidateChunkMetadata
+  if (!IsValidValuesPerLane(values_per_lane) || num_rows < 1 || num_rows > kMaxChunkRows ||
+      num_partitions < 1 || num_partitions > num_rows) {
+    return Status::OK();  // ValidateChunkMetadata reports these with their messages
+  }
+  const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(type));
+  uint64_t max_payload_words = 0;
+  for (uint64_t p = 0; p < num_partitions; ++p) {
+    const PartitionRecord rec = LoadPartitionRecord(partition_table, p);
+    const PartitionRecord next = LoadPartitionRecord(partition_table, p + 1);
+    if (p == 0 && (rec.first_row != 0 || rec.param_offset != 0 || rec.payload_offset != 0)) {
+      return Corrupt(At(0) + "First_Row, Param_Offset and Payload_Offset must be 0");
+    }
+    if (rec.reserved != 0) return Corrupt(At(p) + "Reserved is not zero");
+    if (rec.model_type >= kNumModels) {
+      return Corrupt(At(p) + "Model_Type " + std::to_string(rec.model_type) + " is not defined");
+    }
+    if (rec.model_type == static_cast<uint8_t>(Model::kDelta) &&
+        (required_features & kRequiredDeltaModel) == 0) {
+      return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
+    }
+    if (rec.bit_width > bits) {
+      return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
+                     std::to_string(bits));
+    }
+    if (next.first_row <= rec.first_row || next.first_row > num_rows) {
+      return Corrupt(At(p + 1) + "First_Row does not increase within num_rows");
+    }
+    const uint32_t count = ParamCount(rec.model_type, rec.bit_width);
+    if (next.param_offset < rec.param_offset || next.param_offset - rec.param_offset != count) {
+      return Corrupt(At(p) + "Param_Offset[p+1] - Param_Offset[p] is not " +
+                     std::to_string(count) + " for this Model_Type and Bit_Width");
+    }
+    // The most payload words any parameter values allow (spec §8.5, §8.7,
+    // §8.9): every row a run or an exception of the widest high part.
+    const uint64_t n = next.first_row - rec.first_row;
+    uint64_t most = SlapPayloadWords(n, rec.bit_width);
+    if (rec.model_type == static_cast<uint8_t>(Model::kConstant)) {
+      most = rec.bit_width == 0 ? 0 : RunPayloadWords(n, rec.bit_width, n);
+    } else if (rec.model_type == static_cast<uint8_t>(Model::kDelta)) {
+      DeltaExceptions e;
+      e.count = static_cast<uint32_t>(n);
+      e.width = 64;
+      most = DeltaPayloadWords(n, rec.bit_width, values_per_lane, e);
+    }
+    max_payload_words += most;
+  }
+  const PartitionRecord sentinel = LoadPartitionRecord(partition_table, num_partitions);
+  if (8 * uint64_t{sentinel.param_offset} != parameters_bytes) {
+    return Corrupt("8 * Param_Offset[P] = " + std::to_string(8 * uint64_t{sentinel.param_offset}) +
+                   " != parameters decoded_length " + std::to_string(parameters_bytes));
+  }
+  if (payload_bytes > 8 * max_payload_words + kPayloadPaddingBytes) {
+    return Corrupt("payload decoded_length " + std::to_string(payload_bytes) +
+                   " exceeds what the partition table allows (" +
+                   std::to_string(8 * max_payload_words + kPayloadPaddingBytes) + ")");
+  }
+  return Status::OK();
+}
+
 Status ValidateChunkMetadata(const ChunkView& view) {
   if (!PhysicalTypeIsInteger(view.type)) {
     return Status(StatusCode::kUnsupportedFeature,

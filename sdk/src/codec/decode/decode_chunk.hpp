@@ -13,6 +13,19 @@ namespace l3::internal {
 /// derived from the metadata lies inside view.payload. O(num_partitions).
 Status ValidateChunkMetadata(const ChunkView& view);
 
+/// The checks of spec §7.3 that need only the partition table, run before the
+/// parameters and payload segments are decompressed so that no allocation is
+/// made from sizes the table cannot justify: First_Row rules, Reserved,
+/// Model_Type, Bit_Width, the Param_Offset differences and, for the payload,
+/// an upper bound of payload_words(p) over every parameter value. Checks that
+/// 8 * Param_Offset[P] == parameters_bytes and that payload_bytes does not
+/// exceed 8 * (that bound) + 32. O(num_partitions). `partition_table` holds
+/// num_partitions + 1 records.
+Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_partitions,
+                                   uint64_t num_rows, uint32_t values_per_lane, PhysicalType type,
+                                   uint64_t required_features, uint64_t parameters_bytes,
+                                   uint64_t payload_bytes);
+
 /// The run-start rule of spec §8.7 for every run partition of the chunk:
 /// starts strictly increasing and in [1, n_p - 1] (kCorruptPayload otherwise).
 /// Precondition: ValidateChunkMetadata(view) passed. O(number of runs).

@@ -8,6 +8,7 @@
 #include "common/errors.hpp"
 #include "common/reading.hpp"
 #include "common/summary.hpp"
+#include "common/text_safety.hpp"
 
 namespace l3::cli {
 
@@ -99,7 +100,7 @@ int RunInfo(int argc, char** argv) {
   out += Format("raw %llu bytes, file %llu bytes, ratio %.2fx\n",
                 static_cast<unsigned long long>(raw_total),
                 static_cast<unsigned long long>(info.file_bytes), Ratio(raw_total, info.file_bytes));
-  std::fputs(out.c_str(), stdout);
+  std::fputs(EscapeControlBytes(out).c_str(), stdout);  // strings from the file
   if (first_error != kExitOk) throw CliError(first_error, error_text);
   return kExitOk;
 }

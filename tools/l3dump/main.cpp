@@ -7,6 +7,7 @@
 #include "common/files.hpp"
 #include "common/reading.hpp"
 #include "dump.hpp"
+#include "common/text_safety.hpp"
 
 int main(int argc, char** argv) {
   using namespace l3;
@@ -57,7 +58,12 @@ int main(int argc, char** argv) {
     options.verify = args.Has("verify");
     options.allow_unknown = read_options.allow_unknown;
     Json dump = BuildDump(reader, path, options);
-    std::string text = args.Has("json") ? dump.dump(2) + "\n" : RenderText(dump);
+    // Strings from the file may be any bytes (writer name, metadata,
+    // timezone): JSON output replaces invalid UTF-8 with U+FFFD instead of
+    // failing, and text output shows control bytes as \xNN.
+    std::string text = args.Has("json")
+                           ? dump.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
+                           : EscapeControlBytes(RenderText(dump));
     OutputFile out("-");
     out.Write(text);
     out.Commit();

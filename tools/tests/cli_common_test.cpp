@@ -15,6 +15,7 @@
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/npy.hpp"
+#include "common/text_safety.hpp"
 #include "common/progress.hpp"
 #include "common/values.hpp"
 
@@ -412,3 +413,13 @@ TEST_CASE("progress bar text") {
   quiet.set_enabled(false);
   quiet.Update(5);  // must not write anything when disabled
 }
+
+TEST_CASE("EscapeControlBytes shows terminal escapes from a file instead of sending them") {
+  using l3::cli::EscapeControlBytes;
+  CHECK(EscapeControlBytes("plain name\twith tab\n") == "plain name\twith tab\n");
+  CHECK(EscapeControlBytes(std::string("a\x1b[31mred\x07", 10)) == "a\\x1b[31mred\\x07");
+  CHECK(EscapeControlBytes(std::string("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
+  // Bytes >= 0x80 (UTF-8 or not) are not control bytes and pass unchanged.
+  CHECK(EscapeControlBytes("\xc3\xa9\xff") == "\xc3\xa9\xff");
+}
+

@@ -121,6 +121,17 @@ group_basics() {
     grep -q "^Usage: l3 $cmd" out.txt && pass || fail "l3 $cmd --help: $(head -1 out.txt)"
     expect_ok "$l3" "$cmd" --version
   done
+  # A column name with a terminal escape: text output shows it as \x1b, JSON
+  # escapes it, and neither passes the raw byte through.
+  printf '\001\000\000\000\002\000\000\000' > esc.bin
+  expect_ok "$l3" compress esc.bin --type u32 --name "$(printf 'a\033[31mb')" -o esc.l3
+  expect_ok "$l3dump" esc.l3
+  if grep -q "$(printf '\033')" out.txt; then fail "l3dump printed a raw ESC byte"; else pass; fi
+  grep -q 'a\\x1b\[31mb' out.txt && pass || fail "l3dump text does not show the escape as \\x1b"
+  expect_ok "$l3dump" --json esc.l3
+  if grep -q "$(printf '\033')" out.txt; then fail "l3dump --json printed a raw ESC byte"; else pass; fi
+  expect_ok "$l3" info esc.l3
+  if grep -q "$(printf '\033')" out.txt; then fail "l3 info printed a raw ESC byte"; else pass; fi
   expect_error 2 "unknown command 'frobnicate'" "$l3" frobnicate
   expect_error 2 "unknown option '--bogus'" "$l3" info --bogus x.l3
   expect_error 2 "unknown option '--bogus'" "$l3dump" --bogus x.l3

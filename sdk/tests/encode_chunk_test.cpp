@@ -1317,6 +1317,21 @@ std::vector<uint64_t> DeltaWalk(const TypeInfo& t, uint32_t n, uint32_t w, doubl
   return v;
 }
 
+// The reference decoder's view of an encoded chunk.
+ChunkView ViewOf(const EncodedChunk& c, PhysicalType type) {
+  ChunkView view;
+  view.type = type;
+  view.num_rows = c.num_rows;
+  view.values_per_lane = c.values_per_lane;
+  view.num_partitions = c.num_partitions;
+  view.partition_table = c.partition_table.data();
+  view.parameters = c.parameters.data();
+  view.parameters_bytes = c.parameters.size();
+  view.payload = c.payload.data();
+  view.payload_bytes = c.payload.size();
+  return view;
+}
+
 }  // namespace
 
 TEST_CASE("DELTA: every type, widths 0..N, exceptions, tile boundaries, V in {1, 8, 64}") {
@@ -1357,16 +1372,7 @@ TEST_CASE("DELTA: every type, widths 0..N, exceptions, tile boundaries, V in {1,
 
       // The reference decoder: whole chunk, every range start around tile
       // edges, single rows, and deep validation.
-      ChunkView view;
-      view.type = type;
-      view.num_rows = values.size();
-      view.values_per_lane = V;
-      view.num_partitions = chunk->num_partitions;
-      view.partition_table = chunk->partition_table.data();
-      view.parameters = chunk->parameters.data();
-      view.parameters_bytes = chunk->parameters.size();
-      view.payload = chunk->payload.data();
-      view.payload_bytes = chunk->payload.size();
+      const ChunkView view = ViewOf(*chunk, type);
       REQUIRE(ValidateChunkMetadata(view).ok());
       REQUIRE(ValidateRunStarts(view).ok());
       CHECK(DeepValidateChunk(view).ok());
@@ -1407,19 +1413,7 @@ TEST_CASE("DELTA: corrupt Exceptions words, exception rows and seeds are rejecte
   const uint64_t exceptions_word = LoadLE64(chunk->parameters.data() + 8);
   const uint32_t num_exc = static_cast<uint32_t>(exceptions_word);
   REQUIRE(num_exc >= 2);
-  auto view_of = [&](EncodedChunk& c) {
-    ChunkView view;
-    view.type = PhysicalType::kUInt32;
-    view.num_rows = values.size();
-    view.values_per_lane = 8;
-    view.num_partitions = c.num_partitions;
-    view.partition_table = c.partition_table.data();
-    view.parameters = c.parameters.data();
-    view.parameters_bytes = c.parameters.size();
-    view.payload = c.payload.data();
-    view.payload_bytes = c.payload.size();
-    return view;
-  };
+  auto view_of = [](const EncodedChunk& c) { return ViewOf(c, PhysicalType::kUInt32); };
   SUBCASE("reserved bits of the Exceptions word") {
     EncodedChunk c = *chunk;
     StoreLE64(c.parameters.data() + 8, exceptions_word | (uint64_t{1} << 50));

@@ -80,13 +80,8 @@ Status DeepValidateTyped(const ChunkView& view) {
         hi = std::max(hi, block[i]);
       }
       if (is_delta) {
-        uint64_t words[256];
-        for (uint64_t i = 0; i < end - x; i += 256) {
-          const uint64_t count = std::min<uint64_t>(256, end - x - i);
-          for (uint64_t j = 0; j < count; ++j) words[j] = static_cast<U>(block[i + j]);
-          const char* failed = delta_rules.Feed(x + i, words, count);
-          if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
-        }
+        const char* failed = delta_rules.Feed(x, block.data(), end - x);
+        if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
       }
     }
     // spec §8.9 writer rules.

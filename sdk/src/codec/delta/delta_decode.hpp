@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "codec/decode/partition_decoder.hpp"
@@ -28,7 +29,6 @@ class DeltaExceptionReader {
         highs_bit_(rows_bit_ + uint64_t{e_.count} * row_bits_) {}
 
   uint32_t count() const { return e_.count; }
-  uint32_t width() const { return e_.width; }
   uint64_t Row(uint64_t i) const { return LoadField(stream_, rows_bit_ + i * row_bits_, LowMask(row_bits_)); }
   uint64_t High(uint64_t i) const { return LoadField(stream_, highs_bit_ + i * e_.width, LowMask(e_.width)); }
   /// The first exception whose row is >= x (by binary search; any bits).
@@ -130,8 +130,9 @@ inline bool DeltaExceptionRowsValid(const Partition& part, uint32_t values_per_l
 /// The writer rules of spec §8.9 that deep validation checks (§10.3), fed
 /// the partition's decoded values block by block (N-bit patterns,
 /// zero-extended), so memory stays bounded for any partition length:
-/// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the rows whose u(x) needs more than Bit_Width
-/// bits, with the smallest Exception_Width; Seed[t] for t >= 1 is the value of
+/// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the
+/// rows whose u(x) needs more than Bit_Width bits, with the smallest
+/// Exception_Width; Seed[t] for t >= 1 is the value of
 /// row t*S - 1; every Seed word is the canonical extension of an N-bit value.
 class DeltaRuleChecker {
  public:
@@ -140,16 +141,17 @@ class DeltaRuleChecker {
         tile_rows_(uint64_t{kLanes} * values_per_lane),
         num_seeds_(DeltaSeedWords(part.num_rows, values_per_lane)),
         mask_(LowMask(bits)),
-        sign_(uint64_t{1} << (bits - 1)),
         bits_(bits),
         is_signed_(is_signed) {}
 
-  /// Values of local rows [first, first + count), in order from row 0.
-  /// Returns an empty string, or the first rule that failed.
-  const char* Feed(uint64_t first, const uint64_t* values, uint64_t count) {
+  /// Values of local rows [first, first + count), in order from row 0, as
+  /// the column's C++ type. Returns an empty string, or the first rule that
+  /// failed.
+  template <typename T>
+  const char* Feed(uint64_t first, const T* values, uint64_t count) {
     for (uint64_t i = 0; i < count; ++i) {
       const uint64_t x = first + i;
-      const uint64_t v = values[i] & mask_;
+      const uint64_t v = static_cast<std::make_unsigned_t<T>>(values[i]);
       if (x > 0) {
         if (x % tile_rows_ == 0) {
           // spec Seed[t] of the tile that starts at x is row x - 1's value.
@@ -157,12 +159,9 @@ class DeltaRuleChecker {
             return "Seed[t] is not the value of row t*S - 1";
           }
         }
-        const uint64_t d = (v - previous_) & mask_;
-        const int64_t s = static_cast<int64_t>((d ^ sign_) - sign_);
-        lo_ = x == 1 || s < lo_ ? s : lo_;
-        hi_ = x == 1 || s > hi_ ? s : hi_;
-        // u(x) = d - Delta_Base; rows with u >> w != 0 must be exceptions.
-        const uint64_t u = (d - (LoadLE64(part_.params) & mask_)) & mask_;
+        // u(x) = v(x) - v(x-1) - Delta_Base; rows with u >> w != 0 must be
+        // exceptions.
+        const uint64_t u = (v - previous_ - (LoadLE64(part_.params) & mask_)) & mask_;
         const uint64_t high = part_.bit_width >= 64 ? 0 : u >> part_.bit_width;
         if (high != 0) {
           ++wide_rows_;
@@ -209,12 +208,9 @@ class DeltaRuleChecker {
   uint64_t tile_rows_;
   uint64_t num_seeds_;
   uint64_t mask_;
-  uint64_t sign_;
   uint32_t bits_;
   bool is_signed_;
   uint64_t previous_ = 0;
-  int64_t lo_ = 0;
-  int64_t hi_ = 0;
   uint64_t wide_rows_ = 0;
   uint64_t max_high_ = 0;
 };

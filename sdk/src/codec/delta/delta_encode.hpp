@@ -27,12 +27,10 @@ inline uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
   return static_cast<U>(ValueTraits<T>::Offset(current, previous) - delta_base);
 }
 
-/// spec §8.9 writer rules: Delta_Base = the minimum delta of rows 1..n-1 (0
-/// when n = 1); the exceptions are the rows whose u(x) needs more than
-/// Bit_Width bits, Exception_Width = bitlen(max u(x) >> Bit_Width). The
-/// writer picks the Bit_Width that makes the payload smallest (ties: the
-/// wider one, fewer exceptions). Bounds are set by the caller.
-/// The payload bits of the best Bit_Width for one Delta_Base candidate.
+/// The payload bits of the best Bit_Width for one Delta_Base candidate
+/// (ties: the wider one, fewer exceptions). spec §8.9 writer rules: the
+/// exceptions are the rows whose u(x) needs more than Bit_Width bits, and
+/// Exception_Width = bitlen(max u(x) >> Bit_Width).
 struct DeltaChoice {
   uint64_t bits = ~uint64_t{0};
   uint32_t width = 0;
@@ -69,9 +67,11 @@ DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
   return choice;
 }
 
+/// The cheapest DELTA fit of values[0, n) (0 for Delta_Base when n = 1).
 /// Delta_Base candidates: the smallest delta, and the deltas at ranks n/64,
 /// n/16 and n/4 from the bottom, so that a few large negative deltas become
-/// exceptions (u(x) wraps modulo 2^N) instead of widening every row.
+/// exceptions (u(x) wraps modulo 2^N) instead of widening every row. Bounds
+/// are set by the caller.
 template <typename T>
 PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
   using U = typename ValueTraits<T>::Unsigned;

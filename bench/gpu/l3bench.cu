@@ -13,8 +13,14 @@
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
 //           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch auto|off|on]
 //           [--wide-staging auto|off|on] [--sweep]
-//           [--split-min-rows N]
+//           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
 //           [--json FILE] [--md FILE] [--commit REV]
+//
+// --real-rows N tiles each real array (repeats it end to end) to N values, so
+// that small real arrays are measured at a size where the GPU is saturated.
+// --dump-dir DIR writes every measured column's raw little-endian values to
+// DIR/<name>.bin and lists them in DIR/manifest.json, so that a companion
+// (bench/gpu/nvcomp_bench.py) measures other GPU codecs on the same arrays.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -86,6 +92,8 @@ struct Options {
   l3::cuda::LaunchConfig config;
   bool sweep = false;
   int64_t split_min_rows = -1;  // -1: the writer's default
+  uint64_t real_rows = 0;       // 0: the real arrays as they are
+  std::string dump_dir;
   std::string json_path;
   std::string md_path;
   std::string commit = "unknown";
@@ -489,6 +497,10 @@ Options Parse(int argc, char** argv) {
       }
     } else if (a == "--split-min-rows") {
       o.split_min_rows = std::stoll(value(i));
+    } else if (a == "--real-rows") {
+      o.real_rows = std::stoull(value(i));
+    } else if (a == "--dump-dir") {
+      o.dump_dir = value(i);
     } else if (a == "--sweep") {
       o.sweep = true;
     } else if (a == "--json") {
@@ -502,6 +514,32 @@ Options Parse(int argc, char** argv) {
     }
   }
   return o;
+}
+
+/// Writes a column's raw values to dir/<name>.bin (':' in names becomes '_')
+/// and returns its manifest entry.
+json DumpColumn(const std::string& dir, const Column& col) {
+  std::string file = col.name;
+  for (char& ch : file) {
+    if (ch == ':' || ch == '/') ch = '_';
+  }
+  file += ".bin";
+  const size_t bytes = col.rows * l3::PhysicalTypeBytes(col.type);
+  std::ofstream f(dir + "/" + file, std::ios::binary);
+  f.write(static_cast<const char*>(col.data), static_cast<std::streamsize>(bytes));
+  if (!f) Die("cannot write " + dir + "/" + file);
+  return {{"dataset", col.name}, {"type", l3::PhysicalTypeName(col.type)}, {"rows", col.rows},
+          {"file", file}};
+}
+
+/// `data` repeated end to end to `rows` values of `value_bytes` each.
+std::vector<uint8_t> Tile(const void* data, uint64_t size, uint64_t rows, int value_bytes) {
+  std::vector<uint8_t> out(rows * value_bytes);
+  const uint64_t have = size * value_bytes;
+  for (uint64_t at = 0; at < out.size(); at += have) {
+    std::memcpy(out.data() + at, data, std::min<uint64_t>(have, out.size() - at));
+  }
+  return out;
 }
 
 }  // namespace
@@ -546,6 +584,11 @@ int main(int argc, char** argv) {
 
   bool all_ok = true;
   report["results"] = json::array();
+  json manifest = json::array();
+  auto run = [&](const Column& col) {
+    if (!opt.dump_dir.empty()) manifest.push_back(DumpColumn(opt.dump_dir, col));
+    report["results"].push_back(RunColumn(col, opt, copy_bps, stream, &all_ok));
+  };
   for (const std::string& name : opt.datasets) {
     const l3::datagen::DatasetInfo* info = l3::datagen::FindDataset(name);
     if (info == nullptr) Die("unknown dataset " + name);
@@ -555,21 +598,28 @@ int main(int argc, char** argv) {
     auto column = l3::datagen::Generate(name, rows);
     Ok(column.status(), "Generate");
     std::printf("generated %s in %.1f s\n", name.c_str(), Seconds(t0, Clock::now()));
-    json r = RunColumn({name, column->type(), column->data(), column->size()}, opt, copy_bps, stream,
-                       &all_ok);
-    report["results"].push_back(r);
+    run({name, column->type(), column->data(), column->size()});
   }
   if (opt.real) {
     auto columns = l3::datagen::LoadRealIntegerArrays(opt.real_dir.empty() ? l3::datagen::RealDataDir()
                                                                            : opt.real_dir);
     Ok(columns.status(), "LoadRealIntegerArrays");
     for (const auto& c : *columns) {
-      json r = RunColumn({"real:" + c.name(), c.type(), c.data(), c.size()}, opt, copy_bps, stream,
-                         &all_ok);
-      report["results"].push_back(r);
+      if (opt.real_rows == 0 || c.size() == 0) {
+        run({"real:" + c.name(), c.type(), c.data(), c.size()});
+        continue;
+      }
+      const std::vector<uint8_t> tiled =
+          Tile(c.data(), c.size(), opt.real_rows, l3::PhysicalTypeBytes(c.type()));
+      run({"real:" + c.name() + "@" + std::to_string(opt.real_rows), c.type(), tiled.data(),
+           opt.real_rows});
     }
   }
   report["all_checks_passed"] = all_ok;
+  report["real_rows"] = opt.real_rows;
+  if (!opt.dump_dir.empty()) {
+    std::ofstream(opt.dump_dir + "/manifest.json") << json{{"columns", manifest}}.dump(2) << "\n";
+  }
 
   const std::string md = Markdown(report);
   std::printf("\n%s", md.c_str());

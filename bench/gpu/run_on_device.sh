@@ -13,8 +13,14 @@
 #   L3_DEPS        a prefix with the Debian dependencies unpacked (default .deps/usr
 #                  when present)
 #   L3_REAL_DATA_DIR  the real arrays (default .data/real, else ../shared/data/real)
-#   L3_STEPS       steps to run (default "tests memcheck bench ncu")
+#   L3_STEPS       steps to run (default "tests memcheck bench ncu"; "peers" adds
+#                  L3 beside nvCOMP on the same arrays, see below)
 #   L3_BENCH_ARGS  extra l3bench arguments
+#   L3_PEERS_ARGS  l3bench arguments for the peers step (default: the paper
+#                  datasets and the real arrays tiled to 100M values)
+#   L3_WHEEL_DIR   a directory of wheels (nvidia-nvcomp-cu13,
+#                  nvidia-libnvcomp-cu13) to install for the peers step where
+#                  pip cannot reach an index
 #   L3_COMMIT      commit named in the report (default: git rev-parse)
 #   L3_PACK_LOGS   if set, pack the logs into OUT_DIR/logs.tar.gz
 set -uo pipefail
@@ -80,6 +86,28 @@ if [[ " $steps " == *" bench "* ]]; then
   "$bin/l3bench" --real --sweep --commit "$commit" --json "$out/gpu.json" --md "$out/gpu.md" \
     ${L3_BENCH_ARGS:-} 2>&1 | tee "$out/bench.log" | grep -E '^(==|   ratio)' | head -16
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "benchmark FAILED or found a mismatch"; status=1; }
+fi
+
+if [[ " $steps " == *" peers "* ]]; then
+  echo "== L3 beside nvCOMP on the same arrays"
+  if [ -n "${L3_WHEEL_DIR:-}" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/l3-peers-site \
+      "$L3_WHEEL_DIR"/*.whl >"$out/pip.log" 2>&1 || tail -5 "$out/pip.log"
+    export PYTHONPATH="/tmp/l3-peers-site${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  arrays="$build/peer-arrays"
+  rm -rf "$arrays" && mkdir -p "$arrays"
+  # shellcheck disable=SC2086
+  "$bin/l3bench" --commit "$commit" --dump-dir "$arrays" --json "$out/gpu-peers-l3.json" \
+    ${L3_PEERS_ARGS:---real --real-rows 100000000 --reps 5 --queries 1000000} 2>&1 |
+    tee "$out/peers-l3.log" | grep -E '^(==|   ratio)' | head -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "l3bench (peers) FAILED or found a mismatch"; status=1; }
+  PYTHONUNBUFFERED=1 python3 bench/gpu/nvcomp_bench.py --dir "$arrays" --reps 5 \
+    --json "$out/nvcomp.json" 2>&1 | tee "$out/nvcomp.log" | tail -20
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "nvcomp_bench FAILED or found a mismatch"; status=1; }
+  python3 bench/gpu/gpu_peers_report.py "$out/gpu-peers-l3.json" "$out/nvcomp.json" \
+    >"$out/gpu-peers.md" && cat "$out/gpu-peers.md"
+  rm -rf "$arrays"
 fi
 
 if [[ " $steps " == *" ncu "* ]]; then

@@ -309,9 +309,43 @@ __device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const S
   }
 }
 
-/// A run partition's tile (spec §8.7). Run starts are read from the payload,
-/// so they are untrusted: every run index stays in [0, R - 1] whatever the
-/// bits say, which keeps every field read inside the partition.
+/// OR of `bits` over the warp.
+__device__ __forceinline__ uint32_t WarpOr(uint32_t bits) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(0xFFFFFFFFu, bits);
+#else
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) bits |= __shfl_xor_sync(0xFFFFFFFFu, bits, offset);
+  return bits;
+#endif
+}
+
+/// `v` of lane `src`, for values of up to 64 bits.
+template <typename U>
+__device__ __forceinline__ U ShuffleValue(U v, int src) {
+  if constexpr (sizeof(U) == 8) {
+    return static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(v), src));
+  } else {
+    return static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(v), src));
+  }
+}
+
+/// A run partition's tile (spec §8.7), by the whole warp.
+///
+/// The warp keeps a window of 32 runs b .. b+31 in registers: lane j holds
+/// the start and the value of run b + j, and every lane knows where run
+/// b + 32 starts (window_end). A step of 32 rows that ends before
+/// window_end needs no memory access: a ballot counts the window's runs
+/// that began before the step, an OR over the lanes marks the rows of the
+/// step where a run begins, and each lane takes its run's value from the
+/// lane that holds it. The window moves only when a step reaches
+/// window_end, to the run of the step's first row; as run starts increase
+/// strictly, the next 32 runs then cover the whole step.
+///
+/// Run starts come from the payload and are untrusted: the window only
+/// moves forward and every field index stays in [0, R - 1], so corrupt
+/// starts give wrong values, never an access outside the partition or more
+/// than R window loads per tile.
 template <typename U, int kV>
 __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPartition& sp,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
@@ -322,37 +356,58 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   const uint64_t lo = uint64_t{tile} * tile_rows;
   const uint64_t hi = min(lo + tile_rows, uint64_t{d.rows});
   const uint32_t w = d.width;
-  const uint64_t runs = sp.params[1];  // checked: 1 <= R <= n
+  const uint64_t runs = sp.params[1];  // "Num_Runs", checked: 1 <= R <= n
   const uint32_t pb = internal::RunStartBits(d.rows);
   const uint64_t* words = c.payload + d.word_offset;
   const U base = static_cast<U>(sp.params[0]);
   const uint64_t starts_bit = runs * w;
-  // Start of run i >= 1 (run 0 starts at row 0).
+  constexpr uint64_t kPastEnd = ~uint64_t{0};
+  // Start of run i (run 0 starts at row 0).
   auto run_start = [&](uint64_t i) -> uint64_t {
-    return LoadField(words, starts_bit + (i - 1) * pb, pb);
+    return i == 0 ? 0 : LoadField(words, starts_bit + (i - 1) * pb, pb);
   };
-  // Largest i in [a, b] with start_i <= x, assuming start_a <= x.
-  auto find_run = [&](uint64_t a, uint64_t b, uint64_t x) -> uint64_t {
-    while (a < b) {
-      const uint64_t mid = a + (b - a + 1) / 2;
-      if (run_start(mid) <= x) {
-        a = mid;
-      } else {
-        b = mid - 1;
-      }
+  // The run of row lo: largest i with start_i <= lo (binary search).
+  uint64_t b = 0;
+  for (uint64_t top = runs - 1; b < top;) {
+    const uint64_t mid = b + (top - b + 1) / 2;
+    if (run_start(mid) <= lo) {
+      b = mid;
+    } else {
+      top = mid - 1;
     }
-    return a;
+  }
+  uint64_t my_start = 0;
+  U my_value = 0;
+  uint64_t window_end = kPastEnd;
+  auto load_window = [&]() {
+    const uint64_t i = b + lane;
+    my_start = i < runs ? run_start(i) : kPastEnd;
+    my_value = i < runs ? static_cast<U>(base + static_cast<U>(LoadField(words, i * w, w))) : U{0};
+    const uint64_t end = lane == 31 && i + 1 < runs ? run_start(i + 1) : kPastEnd;
+    window_end = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(end), 31);
   };
-  uint64_t run = find_run(0, runs - 1, lo);
+  load_window();
   for (uint64_t step = lo; step < hi; step += internal::kLanes) {
-    const uint64_t x = min(step + lane, hi - 1);
-    // Rows of this step start at most 32 runs after the previous step's last
-    // row when the starts increase strictly (spec §8.7).
-    const uint64_t i = find_run(run, min(run + internal::kLanes, runs - 1), x);
-    const U value = static_cast<U>(base + static_cast<U>(LoadField(words, i * w, w)));
+    while (window_end <= step + 31) {
+      // Move the window to the run of row `step`.
+      const uint64_t next =
+          window_end <= step
+              ? b + 32
+              : b + __popc(__ballot_sync(0xFFFFFFFFu, my_start <= step)) - 1;
+      if (next <= b) break;  // starts that do not increase: decode from this window
+      b = min(next, runs - 1);
+      load_window();
+    }
+    // Runs of the window that began before the step, and the rows of the
+    // step where one begins.
+    const uint32_t before = __popc(__ballot_sync(0xFFFFFFFFu, my_start < step));
+    const uint32_t begins =
+        WarpOr(my_start >= step && my_start < step + 32 ? 1u << (my_start - step) : 0u);
+    const uint32_t count = before + __popc(begins & (0xFFFFFFFFu >> (31 - lane)));
+    const int src = static_cast<int>(min(max(count, 1u), 32u) - 1);
+    const U value = ShuffleValue(my_value, src);
     StoreChecked(out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
                  step + lane < hi, value);
-    run = __shfl_sync(0xFFFFFFFFu, i, 31);
   }
 }
 

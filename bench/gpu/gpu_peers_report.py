@@ -64,12 +64,17 @@ def main():
         cells = {c["codec"]: c for c in (e["codecs"] if e else [])}
         for name in codecs:
             c = cells.get(name)
-            row.append(fmt_ratio(c["ratio"]) if c and "ratio" in c else "–")
+            if c and "ratio" in c:
+                row.append(fmt_ratio(c["ratio"]) + ("" if c.get("decoded_equals_input") else " ✗"))
+            else:
+                row.append("–")
         out.append("| " + " | ".join(row) + " |")
     if total:
         out.append("")
         out.append(f"L3 hot ratio ≥ the best nvCOMP codec's on {wins} of {total} columns; geometric mean "
                    f"of L3 / best nvCOMP ratio: {math.exp(log_ratio / total):.3g}.")
+    out.append("\n✗: nvCOMP's decode of that stream did not reproduce the input (a ratio that "
+               "cannot be trusted; never counted as the best codec).")
     errors = [(e["dataset"], c["codec"], c["error"]) for e in nv["results"] for c in e["codecs"]
               if "error" in c]
     if errors:

@@ -137,8 +137,8 @@ U FieldValue(uint64_t u, uint64_t base, uint64_t sign) {
 /// fits kMaxStagedTileRows: its m fields, lane after lane, are one
 /// contiguous stream; the kernels unpack its whole 64-field blocks into a
 /// stack buffer, the last m mod 64 fields are read one by one (a kernel
-/// would read past the partition there), and each lane's run is then copied
-/// to its rows. Otherwise field by field.
+/// would read past the partition there), and the lanes' runs are then copied
+/// to the tile row by row. Otherwise field by field.
 template <FieldMode kMode, typename U>
 void UnpackAnyTile(const TileKernels<kMode, U>& kernels, const Partition& part,
                    uint32_t values_per_lane, uint64_t t, uint64_t base, U* tile) {
@@ -163,13 +163,20 @@ void UnpackAnyTile(const TileKernels<kMode, U>& kernels, const Partition& part,
       const uint64_t u = w == 0 ? 0 : LoadField(tile_words, f * w, mask);
       staged[f] = FieldValue<kMode, U>(u, base, sign);
     }
-    const U* src = staged;
+    // Row by row: lane L's run starts at field L q + min(L, r) (spec §8.5,
+    // q = rows / 32, r = rows mod 32); lanes below r hold one more row.
+    const uint32_t steps = static_cast<uint32_t>(rows / kLanes);
+    const uint32_t extra_lanes = static_cast<uint32_t>(rows % kLanes);
+    const U* lane_run[kLanes];
     for (uint32_t lane = 0; lane < kLanes; ++lane) {
-      const uint32_t count = SlapLaneRows(n, values_per_lane, t, lane);
-      U* dst = tile + lane;
-      for (uint32_t k = 0; k < count; ++k) dst[uint64_t{kLanes} * k] = src[k];
-      src += count;
+      lane_run[lane] = staged + lane * steps + (lane < extra_lanes ? lane : extra_lanes);
     }
+    for (uint32_t k = 0; k < steps; ++k) {
+      U* row = tile + uint64_t{kLanes} * k;
+      for (uint32_t lane = 0; lane < kLanes; ++lane) row[lane] = lane_run[lane][k];
+    }
+    U* row = tile + uint64_t{kLanes} * steps;
+    for (uint32_t lane = 0; lane < extra_lanes; ++lane) row[lane] = lane_run[lane][steps];
     return;
   }
   for (uint32_t lane = 0; lane < kLanes; ++lane) {

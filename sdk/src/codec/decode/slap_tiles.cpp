@@ -21,12 +21,23 @@
 // decoded again by the scalar definition.
 //
 // This file is compiled with -O3 (sdk/CMakeLists.txt) so that GCC vectorises
-// pass (2) with its full cost model.
+// pass (2) with its full cost model. On x86-64 with GCC or Clang the two
+// passes are also compiled for AVX2 and the variant is chosen at run time
+// (target_clones); both variants perform the same IEEE-754 operations (AVX2
+// does not imply FMA, and contraction is off), so they write the same values,
+// and the portable build stays the definition.
 #include <cmath>
 #include <cstring>
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/decode/slap_unpack.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(L3_NO_CPU_DISPATCH)
+#define L3_CPU_VARIANTS __attribute__((target_clones("avx2", "default")))
+#else
+#define L3_CPU_VARIANTS
+#endif
 
 namespace l3::internal {
 namespace {
@@ -46,7 +57,7 @@ uint64_t BitsOf(double d) {
 /// tile, spec §8.5). Returns false when a prediction is outside the fast
 /// ToInt range; `tile` is then partly updated and must be decoded again.
 template <uint8_t kModel, typename U>
-bool AddTilePredictions(const double* theta, uint64_t tile_row, uint64_t steps,
+L3_CPU_VARIANTS bool AddTilePredictions(const double* theta, uint64_t tile_row, uint64_t steps,
                         uint32_t extra_lanes, U* tile) {
   alignas(64) double y[kLanes], d1[kLanes], d2[kLanes], d3[kLanes];
   for (uint32_t lane = 0; lane < kLanes; ++lane) {
@@ -140,7 +151,7 @@ U FieldValue(uint64_t u, uint64_t base, uint64_t sign) {
 /// would read past the partition there), and the lanes' runs are then copied
 /// to the tile row by row. Otherwise field by field.
 template <FieldMode kMode, typename U>
-void UnpackAnyTile(const TileKernels<kMode, U>& kernels, const Partition& part,
+L3_CPU_VARIANTS void UnpackAnyTile(const TileKernels<kMode, U>& kernels, const Partition& part,
                    uint32_t values_per_lane, uint64_t t, uint64_t base, U* tile) {
   const uint32_t w = part.bit_width;
   const uint64_t n = part.num_rows;

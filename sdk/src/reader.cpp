@@ -184,7 +184,8 @@ struct Reader::Impl {
   /// ReadRows with options.num_threads: the range is cut into slices at
   /// SliceStart() rows, each decoded by its own thread straight into its part
   /// of `dst`. Slices and their order do not change the values written. The
-  /// first failing slice's status is returned.
+  /// first failing slice's status is returned: the error a single-threaded
+  /// read returns.
   Status DecodeRowsParallel(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
                             uint64_t value_bytes) const {
     constexpr uint64_t kMinRowsPerThread = uint64_t{1} << 16;
@@ -195,8 +196,10 @@ struct Reader::Impl {
     std::vector<uint64_t> cuts{row_begin};
     for (uint64_t i = 1; i < threads; ++i) {
       const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
-      L3_ASSIGN_OR_RETURN(uint64_t cut, SliceStart(column, target));
-      if (cut > cuts.back()) cuts.push_back(cut);
+      // A chunk that fails to load is not cut; its slice reports the error
+      // in row order, as a single-threaded read would.
+      const Result<uint64_t> cut = SliceStart(column, target);
+      if (cut.ok() && *cut > cuts.back()) cuts.push_back(*cut);
     }
     cuts.push_back(row_end);
     const size_t slices = cuts.size() - 1;

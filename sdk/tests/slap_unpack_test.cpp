@@ -197,3 +197,40 @@ TEST_CASE("a negative ReadOptions::num_threads is refused") {
   CHECK(Reader::OpenBuffer(file.data(), file.size(), ro).status().code() ==
         StatusCode::kInvalidArgument);
 }
+
+TEST_CASE("a multi-threaded read of a damaged file returns the single-threaded error") {
+  // Four chunks; the payloads of chunks 1 and 3 are damaged, so both reads
+  // must report chunk 1's checksum mismatch.
+  const uint64_t n = 400000;
+  std::vector<uint64_t> values(n);
+  for (uint64_t i = 0; i < n; ++i) values[i] = i * 3 + (i % 7);
+  WriteOptions wo;
+  wo.chunk_rows = 100000;
+  auto writer = Writer::CreateInMemory({ColumnSpec{"v", PhysicalType::kUInt64, {}}}, wo);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped<uint64_t>(0, values.data(), n).ok());
+  REQUIRE(writer->Close().ok());
+  std::vector<uint8_t> file = writer->TakeBuffer();
+  {
+    auto reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    REQUIRE(reader->column(0).chunks.size() == 4);
+    for (int c : {1, 3}) {
+      const SegmentInfo& payload = reader->column(0).chunks[c].payload;
+      REQUIRE(payload.stored_bytes > 0);
+      file[payload.offset + payload.stored_bytes / 2] ^= 0x10;
+    }
+  }
+  std::vector<Status> results;
+  for (int threads : {1, 4}) {
+    ReadOptions ro;
+    ro.num_threads = threads;
+    auto reader = Reader::OpenBuffer(file.data(), file.size(), ro);
+    REQUIRE(reader.ok());
+    std::vector<uint64_t> out(n);
+    results.push_back(reader->ReadRows(0, 0, n, out.data(), n * 8));
+  }
+  CHECK(results[0].code() == StatusCode::kChecksumMismatch);
+  CHECK(results[1].code() == results[0].code());
+  CHECK(results[1].message() == results[0].message());
+}

@@ -1,6 +1,6 @@
-// Fast CPU decoding of whole SLAP tiles, full or partial, (spec §8.5) of FOR_BITPACK, LINEAR,
-// POLY2 and POLY3 partitions (spec §8.3, §8.4), straight into the caller's
-// buffer.
+// Fast CPU decoding of whole SLAP tiles, full or partial (spec §8.5), of
+// FOR_BITPACK, LINEAR, POLY2 and POLY3 partitions (spec §8.3, §8.4), straight
+// into the caller's buffer.
 //
 // A tile is decoded in two passes over its rows while they sit in the L1
 // cache: (1) the per-width kernels of slap_unpack.hpp write every lane's

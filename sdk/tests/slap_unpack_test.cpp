@@ -2,9 +2,9 @@
 // per-width unpack kernels of slap_unpack.hpp against ReadField() for every
 // width 0..64; whole-tile decoding (slap_tiles.cpp) against DecodeForRange /
 // DecodePredictedRange on random payloads and parameters (full and partial
-// tiles, every V class), predictions outside
-// the fast ToInt range included; multi-threaded Reader::ReadRows against
-// single-threaded reads and the values written.
+// tiles, every V class, predictions outside the fast ToInt range included);
+// multi-threaded Reader::ReadRows against single-threaded reads, the values
+// written and the errors of a damaged file.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -9,6 +9,8 @@
 #include <new>
 #include <numeric>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "codec/decode/decode_chunk.hpp"
@@ -147,6 +149,86 @@ struct Reader::Impl {
     return &slot->view;
   }
 
+  /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
+  /// thread, chunk by chunk.
+  Status DecodeRows(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
+                    uint64_t value_bytes) const {
+    int chunk = FindChunk(column, row_begin);
+    uint64_t row = row_begin;
+    while (row < row_end) {
+      L3_ASSIGN_OR_RETURN(const ChunkView* view, Prepare(column, chunk));
+      const uint64_t begin = row - view->first_row;
+      const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
+      L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, begin, end,
+                                                 dst + (row - row_begin) * value_bytes));
+      row = view->first_row + end;
+      ++chunk;
+    }
+    return Status::OK();
+  }
+
+  /// The row nearest below `row` where a slice of a parallel read may start:
+  /// a partition start, or a whole number of SLAP tiles after one (spec
+  /// §8.5), so that both slices decode whole tiles.
+  Result<uint64_t> SliceStart(int column, uint64_t row) const {
+    const int chunk = FindChunk(column, row);
+    L3_ASSIGN_OR_RETURN(const ChunkView* view, Prepare(column, chunk));
+    const uint64_t local = row - view->first_row;
+    const internal::Partition part =
+        internal::LoadPartition(*view, internal::FindPartition(*view, local));
+    const uint64_t tile_rows = uint64_t{internal::kLanes} * view->values_per_lane;
+    const uint64_t start = part.first_row + (local - part.first_row) / tile_rows * tile_rows;
+    return view->first_row + start;
+  }
+
+  /// ReadRows with options.num_threads: the range is cut into slices at
+  /// SliceStart() rows, each decoded by its own thread straight into its part
+  /// of `dst`. Slices and their order do not change the values written. The
+  /// first failing slice's status is returned: the error a single-threaded
+  /// read returns.
+  Status DecodeRowsParallel(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
+                            uint64_t value_bytes) const {
+    constexpr uint64_t kMinRowsPerThread = uint64_t{1} << 16;
+    uint64_t threads = options.num_threads == 0 ? std::thread::hardware_concurrency()
+                                                : static_cast<uint64_t>(options.num_threads);
+    threads = std::min(threads, (row_end - row_begin) / kMinRowsPerThread);
+    if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
+    std::vector<uint64_t> cuts{row_begin};
+    for (uint64_t i = 1; i < threads; ++i) {
+      const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
+      // A chunk that fails to load is not cut; its slice reports the error
+      // in row order, as a single-threaded read would.
+      const Result<uint64_t> cut = SliceStart(column, target);
+      if (cut.ok() && *cut > cuts.back()) cuts.push_back(*cut);
+    }
+    cuts.push_back(row_end);
+    const size_t slices = cuts.size() - 1;
+    std::vector<Status> results(slices);
+    const auto decode_slice = [&](size_t i) {
+      try {
+        results[i] = DecodeRows(column, cuts[i], cuts[i + 1],
+                                dst + (cuts[i] - row_begin) * value_bytes, value_bytes);
+      } catch (const std::bad_alloc&) {
+        results[i] = Status(StatusCode::kOutOfMemory, "allocation failed");
+      }
+    };
+    std::vector<std::thread> workers;
+    workers.reserve(slices - 1);
+    size_t next = 1;
+    try {
+      for (; next < slices; ++next) workers.emplace_back(decode_slice, next);
+    } catch (const std::system_error&) {
+      // No more threads: the calling thread decodes the slices not started.
+    }
+    decode_slice(0);
+    for (size_t i = next; i < slices; ++i) decode_slice(i);
+    for (std::thread& worker : workers) worker.join();
+    for (Status& st : results) {
+      if (!st.ok()) return std::move(st);
+    }
+    return Status::OK();
+  }
+
   Status ValidateStatistics(int column, int chunk, const ChunkView& view) const;
   Status ValidatePadding() const;
 };
@@ -225,6 +307,11 @@ Result<std::unique_ptr<Reader::Impl>> Reader::Impl::Open(std::unique_ptr<FileSou
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (impl->options.max_zstd_expansion == 0) impl->options.max_zstd_expansion = 1;
+  if (options.num_threads < 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  "ReadOptions::num_threads " + std::to_string(options.num_threads) +
+                      " is negative (0 = one per hardware thread)");
+  }
   impl->source = std::move(source);
   const uint8_t* file = impl->source->data();
   const uint64_t size = impl->source->size();
@@ -478,18 +565,7 @@ Status Reader::ReadRows(int column, uint64_t row_begin, uint64_t row_end, void* 
     if (count == 0) return Status::OK();
     if (out == nullptr) return Status(StatusCode::kInvalidArgument, "output buffer is null");
     uint8_t* dst = static_cast<uint8_t*>(out);
-    int chunk = impl_->FindChunk(column, row_begin);
-    uint64_t row = row_begin;
-    while (row < row_end) {
-      L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
-      const uint64_t begin = row - view->first_row;
-      const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
-      L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, begin, end,
-                                                 dst + (row - row_begin) * value_bytes));
-      row = view->first_row + end;
-      ++chunk;
-    }
-    return Status::OK();
+    return impl_->DecodeRowsParallel(column, row_begin, row_end, dst, value_bytes);
   } catch (const std::bad_alloc&) {
     return OutOfMemory();
   }

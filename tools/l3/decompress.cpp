@@ -106,6 +106,8 @@ int RunDecompress(int argc, char** argv) {
       .Option("rows", "A:B", "only rows A (inclusive) to B (exclusive); A: and :B work too")
       .Flag("no-header", "CSV: omit the header line")
       .Option("delimiter", "C", "CSV field delimiter (default ',', or tab for .tsv; 'tab')")
+      .Option("threads", "N", "decoder threads, 0 = one per core (default 0); never changes\n"
+              "                            the output")
       .Epilog("Examples:\n"
               "  l3 decompress ids.l3 -o ids.bin\n"
               "  l3 decompress market.l3 --column volumes -o volumes.npy\n"
@@ -120,7 +122,13 @@ int RunDecompress(int argc, char** argv) {
   OutputFormat format = FormatOf(output, args.Get("format"));
   if (output != "-" && SameFile(input, output)) ThrowUsage("the output " + output + " is the input");
 
-  Reader reader = OpenReader(input);
+  ReadOptions read_options;
+  read_options.num_threads = 0;
+  if (args.Has("threads")) {
+    read_options.num_threads =
+        static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
+  }
+  Reader reader = OpenReader(input, read_options);
   std::vector<std::string> specs = args.GetAll("column");
   if (format != OutputFormat::kCsv) {
     if (specs.size() > 1) ThrowUsage("raw and .npy outputs hold one column; give one --column");

@@ -286,6 +286,15 @@ group_roundtrip() {
   expect_ok "$l3" compress "$data/small.csv" -o t1.l3 --threads 1
   expect_ok "$l3" compress "$data/small.csv" -o t2.l3 --threads 2
   same_bytes t1.l3 t2.l3
+  # Decoding with several threads writes the same bytes as with one.
+  run "$l3" demo --rows 300000 --out demo.l3  # demo reports on stderr
+  [ "$rc" -eq 0 ] && pass || fail "$last_cmd: exit $rc"
+  for c in linear cosmos timestamps; do
+    expect_ok "$l3" decompress demo.l3 --column "$c" -o "${c}_1.bin" --threads 1
+    expect_ok "$l3" decompress demo.l3 --column "$c" -o "${c}_3.bin" --threads 3
+    same_bytes "${c}_1.bin" "${c}_3.bin"
+  done
+  expect_error 2 "--threads" "$l3" decompress demo.l3 -o t4.bin --threads -1
 }
 
 group_errors() {

@@ -256,6 +256,11 @@ struct ReadOptions {
   /// required features, encodings or types; such chunks cannot be decoded
   /// (kUnsupportedFeature) but their metadata can be listed.
   bool allow_unknown = false;
+  /// Threads that decode one ReadRows call: the row range is cut at partition
+  /// boundaries into up to this many slices decoded in parallel, straight into
+  /// the caller's buffer. 1 decodes on the calling thread; 0 = one per
+  /// hardware thread. The values read never depend on this.
+  int num_threads = 1;
   // Resource limits (spec §13).
   uint64_t max_footer_bytes = uint64_t{64} << 20;
   uint64_t max_partitions_per_chunk = uint64_t{1} << 24;

@@ -238,6 +238,48 @@ bool DecodeRunsRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
   return true;
 }
 
+/// Decodes the SLAP tiles [tile_begin, tile_end) of a FOR, LINEAR, POLY2
+/// or POLY3 partition, the last one possibly partial (spec §8.5), through the
+/// per-width kernels of slap_unpack.hpp and the lane-parallel predictors of
+/// codec/decode/slap_tiles.cpp; out[0] receives local row tile_begin * 32 V.
+/// Gives the values of DecodeForRange and DecodePredictedRange, which stay
+/// the definition. Precondition: tile_end <= ceil(n_p / (32 V)).
+/// U: uint8_t .. uint64_t.
+template <typename U>
+void DecodeSlapTiles(const Partition& part, uint32_t values_per_lane, uint64_t tile_begin,
+                     uint64_t tile_end, U* out);
+
+/// Local rows [lb, le) of a FOR, LINEAR, POLY2 or POLY3 partition: the
+/// tiles wholly inside the range through DecodeSlapTiles, the rows of the
+/// tiles the range cuts through the scalar definition.
+template <typename T, uint8_t kModel>
+void DecodeSlapRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
+                     T* out) {
+  const auto scalar = [&](uint64_t begin, uint64_t end) {
+    if (begin >= end) return;
+    if constexpr (kModel == static_cast<uint8_t>(Model::kFor)) {
+      DecodeForRange(part, values_per_lane, begin, end, out + (begin - lb));
+    } else {
+      DecodePredictedRange<T, kModel>(part, values_per_lane, begin, end, out + (begin - lb));
+    }
+  };
+  const uint64_t n = part.num_rows;
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t tile_begin = (lb + tile_rows - 1) / tile_rows;
+  // The tiles that end at or before le; the partial last tile ends at n.
+  const uint64_t tile_end = le == n ? (n + tile_rows - 1) / tile_rows : le / tile_rows;
+  if (tile_begin >= tile_end) {
+    scalar(lb, le);
+    return;
+  }
+  scalar(lb, tile_begin * tile_rows);
+  using U = std::make_unsigned_t<T>;
+  DecodeSlapTiles<U>(part, values_per_lane, tile_begin, tile_end,
+                     reinterpret_cast<U*>(out + (tile_begin * tile_rows - lb)));
+  const uint64_t fast_end = tile_end * tile_rows < n ? tile_end * tile_rows : n;
+  scalar(fast_end, le);
+}
+
 // DELTA (spec §8.9) lives in its own room, codec/delta/delta_decode.hpp,
 // which is included at the end of this header.
 template <typename T>
@@ -258,19 +300,16 @@ bool DecodePartitionRange(const Partition& part, uint32_t values_per_lane, uint6
       }
       return DecodeRunsRange(part, lb, le, out);
     case static_cast<uint8_t>(Model::kFor):
-      DecodeForRange(part, values_per_lane, lb, le, out);
+      DecodeSlapRange<T, static_cast<uint8_t>(Model::kFor)>(part, values_per_lane, lb, le, out);
       return true;
     case static_cast<uint8_t>(Model::kLinear):
-      DecodePredictedRange<T, static_cast<uint8_t>(Model::kLinear)>(part, values_per_lane, lb,
-                                                                    le, out);
+      DecodeSlapRange<T, static_cast<uint8_t>(Model::kLinear)>(part, values_per_lane, lb, le, out);
       return true;
     case static_cast<uint8_t>(Model::kPoly2):
-      DecodePredictedRange<T, static_cast<uint8_t>(Model::kPoly2)>(part, values_per_lane, lb,
-                                                                   le, out);
+      DecodeSlapRange<T, static_cast<uint8_t>(Model::kPoly2)>(part, values_per_lane, lb, le, out);
       return true;
     case static_cast<uint8_t>(Model::kPoly3):
-      DecodePredictedRange<T, static_cast<uint8_t>(Model::kPoly3)>(part, values_per_lane, lb,
-                                                                   le, out);
+      DecodeSlapRange<T, static_cast<uint8_t>(Model::kPoly3)>(part, values_per_lane, lb, le, out);
       return true;
     case static_cast<uint8_t>(Model::kDelta):
       DecodeDeltaRange(part, values_per_lane, lb, le, out);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/decode/slap_unpack.hpp"
 #include "codec/delta/delta_layout.hpp"
 
 namespace l3::internal {
@@ -63,14 +64,50 @@ class DeltaExceptionReader {
 };
 
 /// The full fields u(j) = low field + (high part << Bit_Width) of tile
-/// `tile` of a DELTA partition, in row order, for the tile's rows [0, rows).
+/// `tile` of a DELTA partition, in row order, for the tile's rows [0, rows)
+/// (`fields` holds 32 V values; rows past `rows` may be written too).
 /// `stream` is the partition's bit stream, after its Seed words.
 inline void UnpackDeltaTile(const Partition& part, const uint8_t* stream, uint32_t values_per_lane,
                             uint64_t tile, uint64_t rows, uint64_t* fields) {
   const uint32_t w = part.bit_width;
   const uint64_t first = tile * kLanes * uint64_t{values_per_lane};
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t tile_fields =
+      part.num_rows - first < tile_rows ? part.num_rows - first : tile_rows;
   if (w == 0) {
     for (uint64_t i = 0; i < rows; ++i) fields[i] = 0;
+  } else if (tile_rows * w % 64 == 0) {
+    // The tile's fields, lane after lane, are one stream that starts on a
+    // word (spec §8.5): the per-width kernels of slap_unpack.hpp unpack its
+    // whole 64-field blocks, the last tile_fields mod 64 are read one by one
+    // (a kernel would read past the partition there), then the lanes' runs
+    // are put in row order.
+    thread_local std::vector<uint64_t> staged;
+    if (staged.size() < tile_rows) staged.resize(tile_rows);
+    const uint8_t* words = stream + 8 * (first * w / 64);
+    const auto kernel = UnpackKernelFor<FieldMode::kAddBase, uint64_t, 1>(w);
+    const uint64_t blocks = tile_fields / kSlapBlockFields;
+    for (uint64_t b = 0; b < blocks; ++b) {
+      kernel(words + 8 * b * w, 0, staged.data() + kSlapBlockFields * b);
+    }
+    const uint64_t mask = LowMask(w);
+    for (uint64_t f = blocks * kSlapBlockFields; f < tile_fields; ++f) {
+      staged[f] = LoadField(words, f * w, mask);
+    }
+    // Lane L's run starts at field L q + min(L, r), q = fields / 32,
+    // r = fields mod 32; lanes below r hold one more row.
+    const uint64_t steps = tile_fields / kLanes;
+    const uint32_t extra_lanes = static_cast<uint32_t>(tile_fields % kLanes);
+    const uint64_t* lane_run[kLanes];
+    for (uint32_t lane = 0; lane < kLanes; ++lane) {
+      lane_run[lane] = staged.data() + lane * steps + (lane < extra_lanes ? lane : extra_lanes);
+    }
+    for (uint64_t k = 0; k < steps; ++k) {
+      uint64_t* row = fields + uint64_t{kLanes} * k;
+      for (uint32_t lane = 0; lane < kLanes; ++lane) row[lane] = lane_run[lane][k];
+    }
+    uint64_t* row = fields + uint64_t{kLanes} * steps;
+    for (uint32_t lane = 0; lane < extra_lanes; ++lane) row[lane] = lane_run[lane][steps];
   } else {
     const uint64_t mask = LowMask(w);
     for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
@@ -106,9 +143,13 @@ void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t 
     const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
     UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
     uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
-    for (uint64_t x = first; x < stop; ++x) {
-      acc += delta_base + fields[x - first];  // mod 2^64, reduced to N bits below
-      if (x >= lb) out[x - lb] = FromBits<T>(acc);
+    const uint64_t* f = fields.data();
+    uint64_t x = first;
+    // Rows of the tile before the range only feed the sum.
+    for (; x < lb && x < stop; ++x) acc += delta_base + f[x - first];  // mod 2^64
+    for (; x < stop; ++x) {
+      acc += delta_base + f[x - first];  // mod 2^64, reduced to N bits by FromBits
+      out[x - lb] = FromBits<T>(acc);
     }
   }
 }

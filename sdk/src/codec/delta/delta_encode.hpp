@@ -83,11 +83,22 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     for (uint32_t x = 1; x < n; ++x) deltas[x - 1] = SignedDelta(v[x], v[x - 1]);
     const uint32_t m = n - 1;
     candidates[0] = *std::min_element(deltas.begin(), deltas.end());
-    for (uint32_t divisor : {64u, 16u, 4u}) {
-      const uint32_t rank = m / divisor;
+    // The largest rank first: after it, the smaller ranks lie in the prefix
+    // before it, so each later selection searches only that prefix (about
+    // 1.3 n element visits instead of 3 n; the encoder's hottest loop, issue
+    // 14). The candidates are the same values in the same order.
+    int64_t at_rank[3] = {0, 0, 0};
+    const uint32_t divisors[3] = {64u, 16u, 4u};
+    auto prefix_end = deltas.end();
+    for (int i = 2; i >= 0; --i) {
+      const uint32_t rank = m / divisors[i];
       if (rank == 0) continue;
-      std::nth_element(deltas.begin(), deltas.begin() + rank, deltas.end());
-      candidates[num_candidates++] = deltas[rank];
+      std::nth_element(deltas.begin(), deltas.begin() + rank, prefix_end);
+      at_rank[i] = deltas[rank];
+      prefix_end = deltas.begin() + rank + 1;
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (m / divisors[i] != 0) candidates[num_candidates++] = at_rank[i];
     }
   }
   DeltaChoice best;

@@ -1,0 +1,230 @@
+// l3_cpu_bench: CPU decode and encode throughput of the reference SDK (issue
+// 14). For each synthetic column it reports, in one run:
+//   - the partition models and widths the writer chose,
+//   - encode values/s with one thread and with all threads,
+//   - single-core decode values/s and GB/s of output beside a single-core
+//     memcpy of the same output bytes (fraction of memcpy),
+//   - single-core decode values/s into a 64 Ki-row buffer that stays in the
+//     L2 cache (the column read slice by slice): the decoder's own speed,
+//     without the DRAM write bandwidth that bounds a whole u64 column,
+//   - decode values/s over 1..T threads (ReadOptions::num_threads).
+// Every decode is checked against the generated values. Prints a Markdown
+// table. Usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "l3/l3.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+struct Case {
+  std::string name;
+  std::vector<uint64_t> values;
+};
+
+// Uniform values in [base, base + 2^w): the partitioner picks FOR of width w.
+Case MakeFor(uint32_t w, uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Case c{"for_w" + std::to_string(w), std::vector<uint64_t>(n)};
+  const uint64_t mask = w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1;
+  for (uint64_t i = 0; i < n; ++i) c.values[i] = 1000000007ull + (rng() & mask);
+  return c;
+}
+
+// A steep line plus uniform noise of about w bits: LINEAR partitions.
+Case MakeLinear(uint32_t w, uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Case c{"linear_w" + std::to_string(w), std::vector<uint64_t>(n)};
+  const uint64_t mask = (uint64_t{1} << (w - 1)) - 1;
+  for (uint64_t i = 0; i < n; ++i) c.values[i] = 5000000000ull + i * 977 + (rng() & mask);
+  return c;
+}
+
+// Sorted keys with small random gaps: the default partitioner's pick.
+Case MakeSortedKeys(uint64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Case c{"sorted_keys", std::vector<uint64_t>(n)};
+  uint64_t v = 1u << 20;
+  for (uint64_t i = 0; i < n; ++i) c.values[i] = v += 1 + (rng() % 64);
+  return c;
+}
+
+std::string ModelMix(const l3::Reader& reader) {
+  std::map<std::string, uint64_t> rows;
+  uint64_t total = 0;
+  for (size_t chunk = 0; chunk < reader.column(0).chunks.size(); ++chunk) {
+    auto parts = reader.Partitions(0, static_cast<int>(chunk));
+    if (!parts.ok()) return "?";
+    for (const l3::PartitionInfo& p : *parts) {
+      static const char* kNames[] = {"CONST", "FOR", "LINEAR", "POLY2", "POLY3", "DELTA"};
+      const unsigned model = static_cast<unsigned>(p.model);
+      const std::string key =
+          std::string(model < 6 ? kNames[model] : "?") + "/" + std::to_string(p.bit_width);
+      rows[key] += p.num_rows;
+      total += p.num_rows;
+    }
+  }
+  // The two most common model/width pairs by rows.
+  std::vector<std::pair<uint64_t, std::string>> order;
+  for (const auto& [k, v] : rows) order.push_back({v, k});
+  std::sort(order.rbegin(), order.rend());
+  std::string text;
+  for (size_t i = 0; i < order.size() && i < 2; ++i) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%s%s %.0f%%", i ? ", " : "", order[i].second.c_str(),
+                  100.0 * order[i].first / total);
+    text += buf;
+  }
+  return text;
+}
+
+bool Encode(const Case& c, int threads, std::vector<uint8_t>* file, double* seconds) {
+  l3::WriteOptions options;
+  options.num_threads = threads;
+  const auto t0 = Clock::now();
+  auto writer = l3::Writer::CreateInMemory({l3::ColumnSpec{"v", l3::PhysicalType::kUInt64, {}}},
+                                           options);
+  if (!writer.ok() || !writer->AppendTyped<uint64_t>(0, c.values.data(), c.values.size()).ok() ||
+      !writer->Close().ok()) {
+    return false;
+  }
+  *seconds = Seconds(t0);
+  *file = writer->TakeBuffer();
+  return true;
+}
+
+// Best of `reps` runs of fn(), in seconds.
+template <typename Fn>
+double Best(int reps, Fn&& fn) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    if (!fn()) return -1;
+    best = std::min(best, Seconds(t0));
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t n = 20000000;
+  int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int reps = 5;
+  std::string only;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--rows") n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (a == "--threads") max_threads = std::atoi(argv[i + 1]);
+    else if (a == "--reps") reps = std::atoi(argv[i + 1]);
+    else if (a == "--only") only = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]\n");
+      return 2;
+    }
+  }
+  const uint64_t out_bytes = n * sizeof(uint64_t);
+
+  // Single-core memcpy of the output bytes (both buffers touched first).
+  std::vector<uint64_t> src(n, 1), dst(n, 0);
+  const double t_memcpy = Best(reps, [&] {
+    std::memcpy(dst.data(), src.data(), out_bytes);
+    return dst[n / 2] == 1;
+  });
+  const double memcpy_gbs = out_bytes / t_memcpy / 1e9;
+  std::printf("rows per column: %llu (u64); memcpy of %llu output bytes, one core: %.2f GB/s\n\n",
+              static_cast<unsigned long long>(n), static_cast<unsigned long long>(out_bytes),
+              memcpy_gbs);
+
+  std::vector<Case> cases;
+  auto want = [&](const std::string& name) { return only.empty() || name == only; };
+  for (uint32_t w : {4u, 8u, 12u, 16u, 32u, 48u}) {
+    if (want("for_w" + std::to_string(w))) cases.push_back(MakeFor(w, n, 11 + w));
+  }
+  for (uint32_t w : {8u, 12u, 16u, 32u}) {
+    if (want("linear_w" + std::to_string(w))) cases.push_back(MakeLinear(w, n, 31 + w));
+  }
+  if (want("sorted_keys")) cases.push_back(MakeSortedKeys(n, 7));
+
+  std::printf("| column | partitions (by rows) | encode 1 thr M val/s | encode %d thr M val/s | "
+              "decode 1 thr M val/s | GB/s | of memcpy | in-cache 1 thr M val/s |",
+              max_threads);
+  for (int t = 2; t <= max_threads; ++t) std::printf(" decode %d thr M val/s |", t);
+  std::printf("\n|---|---|---|---|---|---|---|---|");
+  for (int t = 2; t <= max_threads; ++t) std::printf("---|");
+  std::printf("\n");
+
+  std::vector<uint64_t> out(n);
+  for (const Case& c : cases) {
+    std::vector<uint8_t> file;
+    double t_enc1 = 1e30, t_encn = 1e30, t;
+    for (int r = 0; r < 1; ++r) {
+      if (!Encode(c, 1, &file, &t)) { std::fprintf(stderr, "%s: write failed\n", c.name.c_str()); return 1; }
+      t_enc1 = std::min(t_enc1, t);
+      if (!Encode(c, max_threads, &file, &t)) return 1;
+      t_encn = std::min(t_encn, t);
+    }
+    std::vector<double> decode_s;
+    std::string mix;
+    for (int threads = 1; threads <= max_threads; ++threads) {
+      l3::ReadOptions ro;
+      ro.num_threads = threads;
+      auto reader = l3::Reader::OpenBuffer(file.data(), file.size(), ro);
+      if (!reader.ok()) { std::fprintf(stderr, "open failed\n"); return 1; }
+      if (threads == 1) mix = ModelMix(*reader);
+      std::fill(out.begin(), out.end(), 0);
+      const double s = Best(reps, [&] {
+        return reader->ReadRows(0, 0, n, out.data(), out_bytes).ok();
+      });
+      if (s < 0 || out != c.values) {
+        std::fprintf(stderr, "%s: decode with %d threads differs from the input\n", c.name.c_str(),
+                     threads);
+        return 1;
+      }
+      decode_s.push_back(s);
+    }
+    // Slices of 64 Ki rows into one small buffer, checked against the input.
+    double cached_s = -1;
+    {
+      constexpr uint64_t kSlice = uint64_t{1} << 16;
+      auto reader = l3::Reader::OpenBuffer(file.data(), file.size());
+      if (!reader.ok()) return 1;
+      std::vector<uint64_t> slice(kSlice);
+      bool same = true;
+      cached_s = Best(reps, [&] {
+        for (uint64_t b = 0; b < n; b += kSlice) {
+          const uint64_t e = std::min(n, b + kSlice);
+          if (!reader->ReadRows(0, b, e, slice.data(), kSlice * 8).ok()) return false;
+          same = same && slice[e - b - 1] == c.values[e - 1] && slice[0] == c.values[b];
+        }
+        return true;
+      });
+      if (cached_s < 0 || !same) {
+        std::fprintf(stderr, "%s: sliced decode differs from the input\n", c.name.c_str());
+        return 1;
+      }
+    }
+    const double vps = n / decode_s[0];
+    std::printf("| %s | %s | %.0f | %.0f | %.0f | %.2f | %.0f%% | %.0f |", c.name.c_str(),
+                mix.c_str(), n / t_enc1 / 1e6, n / t_encn / 1e6, vps / 1e6, vps * 8 / 1e9,
+                100.0 * (vps * 8 / 1e9) / memcpy_gbs, n / cached_s / 1e6);
+    for (size_t i = 1; i < decode_s.size(); ++i) std::printf(" %.0f |", n / decode_s[i] / 1e6);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  return 0;
+}

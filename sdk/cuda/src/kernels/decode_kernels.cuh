@@ -366,9 +366,10 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
   auto run_start = [&](uint64_t i) -> uint64_t {
     return i == 0 ? 0 : LoadField(words, starts_bit + (i - 1) * pb, pb);
   };
-  // The run of row lo: largest i with start_i <= lo (binary search).
+  // The run of row lo: largest i with start_i <= lo (binary search; run 0
+  // for a partition's first tile, which in real columns is often its only one).
   uint64_t b = 0;
-  for (uint64_t top = runs - 1; b < top;) {
+  for (uint64_t top = lo == 0 ? 0 : runs - 1; b < top;) {
     const uint64_t mid = b + (top - b + 1) / 2;
     if (run_start(mid) <= lo) {
       b = mid;

@@ -856,6 +856,69 @@ void ZstdCases(const Inv& add) {
   }
 }
 
+void FieldPlaneCases(const Inv& add) {
+  // spec §9.2: the payload stored as zstd over its field-plane form.
+  const ColumnSpec base = Base();
+  const EncodedChunk chunk = EncodeChunk(base.type, 64, base.chunks[0].values, base.chunks[0].parts);
+  const Bytes planes = FieldPlaneForm(chunk);
+  auto planes_case = [&](const std::string& name, std::vector<std::string> sections,
+                         const std::string& desc, const std::string& cls, const std::string& stage,
+                         std::function<void(SegKind, Bytes&, uint8_t&)> edit,
+                         std::function<void(PostscriptFields&)> ps = nullptr,
+                         std::vector<std::string> also = {}) {
+    BuildOptions opt;
+    opt.field_planes = true;
+    opt.edit_stored = [edit](int, int, SegKind kind, Bytes& stored, uint64_t&, uint8_t& compression) {
+      edit(kind, stored, compression);
+    };
+    if (ps) opt.finish.edit_postscript = ps;
+    add(name, std::move(sections), desc, cls, stage, File(opt), {}, std::move(also));
+  };
+  planes_case("field_planes_bit_clear", {"4.4", "7.1", "9.2"},
+              "The payload is stored as ZstdFieldPlanes but FIELD_PLANES (Required_Features bit 4) "
+              "is clear.",
+              "CORRUPT_METADATA", "open", [](SegKind, Bytes&, uint8_t&) {},
+              [](PostscriptFields& ps) { ps.required_features &= ~(uint64_t{1} << 4); });
+  planes_case("field_planes_bit_unused", {"4.4", "9.2"},
+              "FIELD_PLANES is set (format 1.1) but every segment is stored plain.",
+              "CORRUPT_METADATA", "open",
+              [&](SegKind kind, Bytes& stored, uint8_t& compression) {
+                if (kind == SegKind::kPayload) {
+                  stored = chunk.payload;
+                  compression = 0;
+                }
+              },
+              [](PostscriptFields& ps) { ps.required_features |= uint64_t{1} << 4; });
+  planes_case("field_planes_on_parameters", {"7.1", "9.2"},
+              "The parameters segment is stored as ZstdFieldPlanes (allowed on payload segments "
+              "only); FIELD_PLANES is set.",
+              "CORRUPT_METADATA", "open", [](SegKind kind, Bytes&, uint8_t& compression) {
+                if (kind == SegKind::kParameters) compression = 2;
+              });
+  planes_case("field_planes_length_short", {"9.2"},
+              "The payload's frame holds the field-plane form less its last byte.",
+              "CORRUPT_PAYLOAD", "read", [&](SegKind kind, Bytes& stored, uint8_t&) {
+                if (kind == SegKind::kPayload) stored = ZstdFrame(Bytes(planes.begin(), planes.end() - 1));
+              });
+  planes_case("field_planes_length_long", {"9.2"},
+              "The payload's frame holds the field-plane form and one more zero byte.",
+              "CORRUPT_PAYLOAD", "read", [&](SegKind kind, Bytes& stored, uint8_t&) {
+                if (kind != SegKind::kPayload) return;
+                Bytes longer = planes;
+                longer.push_back(0);
+                stored = ZstdFrame(longer);
+              });
+  planes_case("field_planes_top_bits_set", {"9.2"},
+              "In the field-plane form, the first FOR field's byte 0 has bit 7 set although the "
+              "partition's Bit_Width is 5: a bit at or above the field's width.",
+              "CORRUPT_PAYLOAD", "read", [&](SegKind kind, Bytes& stored, uint8_t&) {
+                if (kind != SegKind::kPayload) return;
+                Bytes bad = planes;
+                bad[0] |= 0x80;
+                stored = ZstdFrame(bad);
+              });
+}
+
 }  // namespace
 
 void AddInvalidCases(std::vector<Case>* cases) {
@@ -868,6 +931,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ChunkCases(add);
   ChecksumCases(add);
   ZstdCases(add);
+  FieldPlaneCases(add);
 }
 
 }  // namespace l3::conformance

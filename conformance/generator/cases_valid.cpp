@@ -1122,6 +1122,76 @@ void DeltaCases(const Adder& add) {
   }
 }
 
+void FieldPlaneCases(const Adder& add) {
+  BuildOptions planes;
+  planes.field_planes = true;
+  {
+    // The worked example of spec §9.2: FOR fields 0, 300, 7 (Bit_Width 9),
+    // then LINEAR residuals -1, 2 (Bit_Width 3).
+    std::array<double, 4> theta = {50.0, 10.0, 0.0, 0.0};
+    std::vector<uint64_t> v = {1000, 1300, 1007};
+    Append(&v, FromResiduals(Ty::kU16, kLinear, theta, 64, {-1, 2}));
+    PartSpec lin = Part(2, kLinear, theta);
+    add("field_planes_spec_example_u16", {"9.2"},
+        "The worked example of spec §9.2: u16, V = 64, a FOR_BITPACK partition of 3 rows (Base "
+        "1000, Bit_Width 9, fields 0 300 7) and a LINEAR partition of 2 rows (theta 50, 10; "
+        "residuals -1 and 2, Bit_Width 3). The payload's field-plane form is the 8 bytes "
+        "00 2C 07 01 04 00 01 00, stored as one zstd frame.",
+        {Column("v", Ty::kU16, v, {Part(3, kFor), lin})}, planes);
+  }
+  {
+    Rng rng(93);
+    std::vector<ColumnSpec> cols;
+    for (Ty t : kAllTypes) {
+      PartSpec lin;
+      std::vector<uint64_t> v = PredictedValues(t, kLinear, 64, 250, 6, rng, &lin.theta);
+      lin.n = 250;
+      lin.model = kLinear;
+      Append(&v, ForValues(t, 3, TypeBits(t) == 8 ? 4 : 12, 250, rng));
+      cols.push_back(Column(Fmt("c_%s", TypeName(t)), t, v, {lin, Part(250, kFor)}));
+    }
+    add("field_planes_all_types", {"9.2", "4.4"},
+        "Eight columns, one per integer type, 500 rows each (LINEAR with residuals of both signs "
+        "and FOR_BITPACK), every payload stored as ZstdFieldPlanes; FIELD_PLANES set, the other "
+        "segments plain.",
+        cols, planes);
+  }
+  {
+    // Every model in one i64 chunk with V = 8 (S = 256): constant, runs,
+    // FOR, LINEAR, POLY2, POLY3 and DELTA with exceptions, across tiles.
+    Rng rng(94);
+    const Ty t = Ty::kI64;
+    std::vector<uint64_t> v(300, Canon(t, static_cast<uint64_t>(-5)));
+    for (int r = 0; r < 12; ++r) {
+      const uint64_t value = Canon(t, rng.Next() & 0xFFFFF);
+      for (int i = 0; i < 25; ++i) v.push_back(value);
+    }
+    Append(&v, ForValues(t, 1u << 20, 17, 270, rng));
+    std::vector<PartSpec> parts = {Part(300, kConstant), Part(300, kConstant), Part(270, kFor)};
+    for (Model m : {kLinear, kPoly2, kPoly3}) {
+      PartSpec p;
+      Append(&v, PredictedValues(t, m, 8, 260, 9, rng, &p.theta));
+      p.n = 260;
+      p.model = m;
+      parts.push_back(p);
+    }
+    int64_t cur = -123456789;
+    for (int i = 0; i < 600; ++i) {
+      v.push_back(Canon(t, static_cast<uint64_t>(cur)));
+      cur += rng.Below(10) < 9 ? rng.Between(-3, 3) : rng.Between(-100000, 100000);
+    }
+    PartSpec delta = Part(600, kDelta);
+    delta.width = 3;
+    parts.push_back(delta);
+    add("field_planes_every_model_i64", {"9.2", "8.5", "8.7", "8.9"},
+        "An i64 chunk with V = 8 and a partition of each model: CONSTANT (Bit_Width 0, no "
+        "fields), runs (12 runs), FOR_BITPACK (17 bits), LINEAR, POLY2 and POLY3 (zigzag-mapped "
+        "residuals) and DELTA (600 rows, Bit_Width 3, three Seed words, exception rows and high "
+        "parts); the payload is stored as ZstdFieldPlanes.",
+        {Column("v", t, v, parts, 8)}, planes);
+  }
+}
+
 void AddValidCases(std::vector<Case>* cases) {
   Adder add{cases};
   TypeCases(add);
@@ -1134,6 +1204,7 @@ void AddValidCases(std::vector<Case>* cases) {
   SlapCases(add);
   ContainerCases(add);
   DeltaCases(add);
+  FieldPlaneCases(add);
 }
 
 }  // namespace l3::conformance

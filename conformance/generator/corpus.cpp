@@ -102,6 +102,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
         PendingSegment seg{static_cast<int>(c), static_cast<int>(k), static_cast<SegKind>(s),
                            options.zstd ? Zstd(*segments[s]) : *segments[s],
                            segments[s]->size(), static_cast<uint8_t>(options.zstd ? 1 : 0), false};
+        if (options.field_planes && seg.kind == SegKind::kPayload) {
+          seg.stored = Zstd(FieldPlaneForm(chunk));
+          seg.compression = 2;  // ZstdFieldPlanes
+        }
         if (options.omit) seg.omit = options.omit(seg.column, seg.chunk, seg.kind);
         if (options.edit_stored) {
           options.edit_stored(seg.column, seg.chunk, seg.kind, seg.stored, seg.decoded, seg.compression);
@@ -177,6 +181,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
         }
       }
     }
+  }
+  if (options.field_planes) {
+    // spec §9.2 is new in 1.1 (FIELD_PLANES comes from the segment refs).
+    if (finish.header.format_minor == 0) finish.header.format_minor = 1;
   }
   built.file = FinishFile(std::move(layout), footer, finish);
   built.footer = std::move(footer);

@@ -37,6 +37,9 @@ struct BuildOptions {
   bool bounds = true;
   bool statistics = true;
   bool zstd = false;  ///< every segment compressed (the archive profile, spec §9)
+  /// Payload segments stored as ZstdFieldPlanes (spec §9.2; sets FIELD_PLANES
+  /// and format 1.1). The other segments follow `zstd`.
+  bool field_planes = false;
   std::vector<KeyValueModel> metadata;
   bool writer_info = true;
   /// Edits a chunk's decoded segments before they are placed.

@@ -210,6 +210,7 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
   if (!footer.columns) return;
   auto zstd = [&](const std::optional<SegRef>& s) {
     if (s && s->compression == 1) *required |= 1;  // ZSTD_SEGMENTS
+    if (s && s->compression == 2) *required |= uint64_t{1} << 4;  // FIELD_PLANES (1.1)
   };
   for (const ColumnModel& col : *footer.columns) {
     if (!col.chunks) continue;

@@ -369,3 +369,72 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
 }
 
 }  // namespace l3::conformance
+
+namespace l3::conformance {
+
+// spec §9.2, written from the text: the field-plane form of a chunk's payload.
+Bytes FieldPlaneForm(const EncodedChunk& c) {
+  auto bit_at = [&](uint64_t bit) { return (c.payload[bit / 8] >> (bit % 8)) & 1u; };
+  auto read = [&](uint64_t bit, uint32_t w) {
+    uint64_t v = 0;
+    for (uint32_t j = 0; j < w; ++j) v |= uint64_t{bit_at(bit + j)} << j;
+    return v;
+  };
+  struct Field {
+    uint64_t value;
+    uint32_t width;
+  };
+  std::vector<Field> fields;
+  auto add = [&](uint64_t bit, uint32_t w, bool zigzag) {
+    if (w == 0) return;
+    uint64_t v = read(bit, w);
+    if (zigzag) {
+      // The field as a w-bit two's complement number s: 2s if s >= 0, else -2s - 1.
+      const bool negative = (v >> (w - 1)) & 1u;
+      const uint64_t magnitude = negative ? ((~v + 1) & (w == 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1)) : v;
+      v = negative ? 2 * magnitude - 1 : 2 * magnitude;  // modulo 2^64 for w = 64
+    }
+    fields.push_back({v, w});
+  };
+  const uint32_t V = c.values_per_lane;
+  const uint64_t S = 32 * uint64_t{V};
+  for (uint32_t p = 0; p < c.num_partitions; ++p) {
+    const uint8_t* rec = &c.partition_table[16 * p];
+    const uint8_t* next = rec + 16;
+    const uint64_t n = GetLE(next, 4) - GetLE(rec, 4);
+    const uint64_t start = 64 * GetLE(rec + 4, 4);
+    const uint64_t param = 8 * GetLE(rec + 8, 4);
+    const uint8_t model = rec[12];
+    const uint32_t w = rec[13];
+    uint32_t pb = 0;
+    while (n > 1 && (uint64_t{1} << pb) <= n - 1) ++pb;  // bitlen(n - 1)
+    if (model == kConstant) {
+      if (w == 0) continue;
+      const uint64_t R = GetLE(&c.parameters[param + 8], 8);
+      for (uint64_t i = 0; i < R; ++i) add(start + i * w, w, false);
+      for (uint64_t i = 1; i < R; ++i) add(start + R * w + (i - 1) * pb, pb, false);
+    } else if (model == kDelta) {
+      const uint64_t word = GetLE(&c.parameters[param + 8], 8);
+      const uint64_t E = word & 0xFFFFFFFFu;
+      const uint32_t hw = static_cast<uint32_t>((word >> 32) & 0xFF);
+      const uint64_t seeds = (n + S - 1) / S;
+      for (uint64_t t = 0; t < seeds; ++t) add(start + 64 * t, 64, false);
+      const uint64_t stream = start + 64 * seeds;
+      for (uint64_t x = 0; x < n; ++x) add(stream + SlapBit(n, w, V, x), w, false);
+      for (uint64_t i = 0; i < E; ++i) add(stream + n * w + i * pb, pb, false);
+      for (uint64_t i = 0; i < E; ++i) add(stream + n * w + E * pb + i * hw, hw, false);
+    } else {
+      const bool residual = model == kLinear || model == kPoly2 || model == kPoly3;
+      for (uint64_t x = 0; x < n; ++x) add(start + SlapBit(n, w, V, x), w, residual);
+    }
+  }
+  Bytes out;
+  for (uint32_t k = 0; k < 8; ++k) {
+    for (const Field& f : fields) {
+      if ((f.width + 7) / 8 > k) out.push_back(static_cast<uint8_t>(f.value >> (8 * k)));
+    }
+  }
+  return out;
+}
+
+}  // namespace l3::conformance

@@ -84,6 +84,9 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
 /// Helpers to build partition lists.
 PartSpec Part(uint32_t n, Model model, std::array<double, 4> theta = {});
 
+/// spec §9.2: the field-plane form of the chunk's payload (before zstd).
+Bytes FieldPlaneForm(const EncodedChunk& chunk);
+
 /// Values v(x) = (pred(x) + r(x)) mod 2^N for a predicted partition, from
 /// chosen residuals (each must fit N bits as a signed number).
 std::vector<uint64_t> FromResiduals(Ty t, Model model, const std::array<double, 4>& theta,

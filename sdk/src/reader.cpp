@@ -15,6 +15,7 @@
 
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/planes/field_planes.hpp"
 #include "common/bits.hpp"
 #include "common/crc32c.hpp"
 #include "common/file_source.hpp"
@@ -128,6 +129,57 @@ struct Reader::Impl {
                                                    static_cast<size_t>(seg.stored_bytes),
                                                    storage->data(), storage->size()));
     return storage->empty() ? kEmptySegment : storage->data();
+  }
+
+  // spec §9.2: a payload stored as zstd over its field-plane form. The
+  // partition table and parameters are validated first (the field order
+  // depends on them), then the plane length they imply is checked against
+  // the limits before anything is decompressed.
+  Result<const uint8_t*> MaterializeFieldPlanes(const ColumnInfo& col, const ChunkInfo& ci,
+                                                const uint8_t* table, const uint8_t* parameters,
+                                                uint64_t payload_bytes, const std::string& where,
+                                                std::vector<uint8_t>* storage) const {
+    const SegmentInfo& seg = ci.payload;
+    if (seg.decoded_bytes != payload_bytes) {
+      return Status(StatusCode::kCorruptMetadata,
+                    where + " payload (8 * Payload_Offset[P] + 32): decoded_length " +
+                        std::to_string(seg.decoded_bytes) + " != required " +
+                        std::to_string(payload_bytes));
+    }
+    ChunkView meta;
+    meta.type = col.type;
+    meta.first_row = ci.first_row;
+    meta.num_rows = ci.num_rows;
+    meta.values_per_lane = ci.values_per_lane;
+    meta.num_partitions = ci.num_partitions;
+    meta.partition_table = table;
+    meta.parameters = parameters;
+    meta.parameters_bytes = ci.parameters.decoded_bytes;
+    meta.payload = kEmptySegment;  // not read by the metadata checks
+    meta.payload_bytes = payload_bytes;
+    meta.required_features = ps.required_features;
+    Status st = internal::ValidateChunkMetadata(meta);
+    if (!st.ok()) return Status(st.code(), where + ": " + st.message());
+    const uint64_t plane_bytes = internal::FieldPlaneBytes(meta);
+    const uint64_t cap = seg.stored_bytes > UINT64_MAX / options.max_zstd_expansion
+                             ? UINT64_MAX
+                             : seg.stored_bytes * options.max_zstd_expansion;
+    if (plane_bytes > cap || plane_bytes > options.max_segment_bytes) {
+      return Status(StatusCode::kResourceLimit,
+                    where + " payload: field-plane form of " + std::to_string(plane_bytes) +
+                        " bytes exceeds max_segment_bytes or max_zstd_expansion times "
+                        "stored_length " + std::to_string(seg.stored_bytes));
+    }
+    std::vector<uint8_t> planes(static_cast<size_t>(plane_bytes));
+    L3_RETURN_NOT_OK(internal::ZstdDecompressExact(source->data() + seg.offset,
+                                                   static_cast<size_t>(seg.stored_bytes),
+                                                   planes.data(), planes.size()));
+    storage->resize(static_cast<size_t>(payload_bytes));
+    if (!internal::PayloadFromFieldPlanes(meta, planes.data(), storage->data())) {
+      return Status(StatusCode::kCorruptPayload,
+                    where + " payload: a field's top plane byte has bits above its width");
+    }
+    return storage->data();
   }
 
   Status LoadChunk(int column, int chunk, ChunkSlot* slot) const;
@@ -270,10 +322,17 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
                       Materialize(ci.parameters, 8 * uint64_t{sentinel.param_offset},
                                   where + " parameters (8 * Param_Offset[P])",
                                   &slot->parameters));
-  L3_ASSIGN_OR_RETURN(
-      const uint8_t* payload,
-      Materialize(ci.payload, 8 * uint64_t{sentinel.payload_offset} + internal::kPayloadPaddingBytes,
-                  where + " payload (8 * Payload_Offset[P] + 32)", &slot->payload));
+  const uint64_t payload_bytes =
+      8 * uint64_t{sentinel.payload_offset} + internal::kPayloadPaddingBytes;
+  const uint8_t* payload = nullptr;
+  if (ci.payload.compression == Compression::kZstdFieldPlanes) {
+    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldPlanes(col, ci, table, parameters, payload_bytes,
+                                                        where, &slot->payload));
+  } else {
+    L3_ASSIGN_OR_RETURN(payload, Materialize(ci.payload, payload_bytes,
+                                             where + " payload (8 * Payload_Offset[P] + 32)",
+                                             &slot->payload));
+  }
   const uint8_t* bounds = nullptr;
   if (ci.bounds.present) {
     L3_ASSIGN_OR_RETURN(bounds, Materialize(ci.bounds, 2 * num_partitions * value_bytes,

@@ -11,8 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "pgm/pgm.hpp"
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/planes/field_planes.hpp"
 #include "common/output_sink.hpp"
 #include "common/status_macros.hpp"
 #include "common/utf8.hpp"
@@ -139,8 +139,90 @@ Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOpti
   return seg;
 }
 
+// The archive profile's payload segment (spec §9, §9.2): zstd over the
+// payload, or zstd over its field-plane form where that frame is smaller
+// (format 1.1 files only). Ties keep the plain frame, which 1.0 readers read.
+Result<StoredSegment> StorePayloadSegment(const internal::EncodedChunk& encoded, PhysicalType type,
+                                          const WriteOptions& options) {
+  L3_ASSIGN_OR_RETURN(StoredSegment seg, StoreSegment(encoded.payload, options));
+  if (options.profile != Profile::kArchive || options.format_minor < 1 ||
+      !options.archive_field_planes) {
+    return seg;
+  }
+  ChunkView view;
+  view.type = type;
+  view.num_rows = encoded.num_rows;
+  view.values_per_lane = encoded.values_per_lane;
+  view.num_partitions = encoded.num_partitions;
+  view.partition_table = encoded.partition_table.data();
+  view.parameters = encoded.parameters.data();
+  view.parameters_bytes = encoded.parameters.size();
+  view.payload = encoded.payload.data();
+  view.payload_bytes = encoded.payload.size();
+  const std::vector<uint8_t> planes = internal::FieldPlanesFromPayload(view);
+  if (planes.empty()) return seg;
+  L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
+                      internal::ZstdCompress(planes.data(), planes.size(), options.zstd_level));
+  if (frame.size() < seg.bytes.size()) {
+    seg.bytes = std::move(frame);
+    seg.compression = Compression::kZstdFieldPlanes;
+  }
+  return seg;
+}
+
 // PartitionerOptions::split_min_rows of the archive profile when unset.
 constexpr uint32_t kArchiveSplitMinRows = 64;
+
+// Encodes one chunk with `config` and stores its segments (spec §9 for the
+// archive profile).
+Result<ReadyChunk> EncodeCandidate(PhysicalType type, const std::vector<uint8_t>& values,
+                                   uint64_t num_rows, const internal::EncoderConfig& config,
+                                   const WriteOptions& options) {
+  L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
+                      internal::EncodeChunk(values.data(), num_rows, config));
+  if (encoded.num_rows != num_rows) {
+    return Status(StatusCode::kInternal, "encoder returned a chunk of another length");
+  }
+  ReadyChunk ready;
+  ready.num_rows = encoded.num_rows;
+  ready.num_partitions = encoded.num_partitions;
+  ready.values_per_lane = encoded.values_per_lane;
+  ready.uses_delta = encoded.uses_delta;
+  // The payload first: its field-plane form reads the table and parameters.
+  L3_ASSIGN_OR_RETURN(ready.segments[2], StorePayloadSegment(encoded, type, options));
+  L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
+  L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
+  if (options.write_partition_bounds) {
+    L3_ASSIGN_OR_RETURN(ready.segments[3], StoreSegment(std::move(encoded.bounds), options));
+  }
+  if (options.write_statistics) {
+    ready.statistics.present = true;
+    ready.statistics.has_min_max = encoded.statistics.has_min_max;
+    ready.statistics.min_value = encoded.statistics.min_value;
+    ready.statistics.max_value = encoded.statistics.max_value;
+    ready.statistics.null_count = 0;
+    ready.statistics.distinct_count = encoded.statistics.distinct_count;
+    ready.statistics.distinct_count_exact = encoded.statistics.distinct_count_exact;
+  }
+  return ready;
+}
+
+uint64_t StoredBytes(const ReadyChunk& chunk) {
+  uint64_t total = 0;
+  for (const StoredSegment& seg : chunk.segments) total += seg.bytes.size();
+  return total;
+}
+
+// The archive profile's second candidate (WriteOptions::archive_large_partitions):
+// long partitions, which suit zstd over field planes better than the short
+// partitions that minimise bit-packed size.
+internal::EncoderConfig LargePartitionConfig(internal::EncoderConfig config) {
+  PartitionerOptions& p = config.partitioner;
+  p.initial_partition_rows = std::max<uint32_t>(p.initial_partition_rows, 8192);
+  p.max_partition_rows = std::max<uint32_t>(p.max_partition_rows, 65536);
+  p.split_min_rows = 0u;
+  return config;
+}
 
 // Encodes one chunk and prepares its segments. Runs on a worker thread; owns
 // everything it touches.
@@ -166,34 +248,14 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.num_threads = encoder_threads;
     L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
                         internal::BuildChunkPgm(type, values.data(), num_rows, options));
-    L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
-                        internal::EncodeChunk(values.data(), num_rows, config));
-    values.clear();
-    values.shrink_to_fit();
-    if (encoded.num_rows != num_rows) {
-      return Status(StatusCode::kInternal, "encoder returned a chunk of another length");
+    L3_ASSIGN_OR_RETURN(ReadyChunk ready, EncodeCandidate(type, values, num_rows, config, options));
+    if (options.profile == Profile::kArchive && options.archive_large_partitions) {
+      // The smaller of the two encodings; ties keep the first.
+      L3_ASSIGN_OR_RETURN(ReadyChunk large, EncodeCandidate(type, values, num_rows,
+                                                            LargePartitionConfig(config), options));
+      if (StoredBytes(large) < StoredBytes(ready)) ready = std::move(large);
     }
-    ReadyChunk ready;
-    ready.num_rows = encoded.num_rows;
-    ready.num_partitions = encoded.num_partitions;
-    ready.values_per_lane = encoded.values_per_lane;
-    ready.uses_delta = encoded.uses_delta;
     ready.pgm = std::move(pgm);
-    L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
-    L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
-    L3_ASSIGN_OR_RETURN(ready.segments[2], StoreSegment(std::move(encoded.payload), options));
-    if (options.write_partition_bounds) {
-      L3_ASSIGN_OR_RETURN(ready.segments[3], StoreSegment(std::move(encoded.bounds), options));
-    }
-    if (options.write_statistics) {
-      ready.statistics.present = true;
-      ready.statistics.has_min_max = encoded.statistics.has_min_max;
-      ready.statistics.min_value = encoded.statistics.min_value;
-      ready.statistics.max_value = encoded.statistics.max_value;
-      ready.statistics.null_count = 0;
-      ready.statistics.distinct_count = encoded.statistics.distinct_count;
-      ready.statistics.distinct_count_exact = encoded.statistics.distinct_count_exact;
-    }
     return ready;
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory while encoding a chunk");

@@ -386,6 +386,8 @@ TEST_CASE("Writer: archive profile compresses every segment with zstd (spec §9)
   archive.profile = Profile::kArchive;
   archive.zstd_level = 9;
   archive.partitioner.split_min_rows = 0;  // the hot profile's partitions, compressed
+  archive.archive_large_partitions = false;
+  archive.archive_field_planes = false;  // spec §9.1 only (field planes: field_planes_test)
   std::vector<uint8_t> files[2];
   for (int i = 0; i < 2; ++i) {
     auto writer = Writer::CreateInMemory(TwoColumns(), i == 0 ? hot : archive);

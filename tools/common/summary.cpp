@@ -112,7 +112,8 @@ struct NamedBit {
 constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredValidityBitmaps, "VALIDITY_BITMAPS"},
                                   {kRequiredIbpFloat, "IBP_FLOAT"},
-                                  {kRequiredDeltaModel, "DELTA_MODEL"}};
+                                  {kRequiredDeltaModel, "DELTA_MODEL"},
+                                  {kRequiredFieldPlanes, "FIELD_PLANES"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"}};
 

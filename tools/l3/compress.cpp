@@ -76,6 +76,10 @@ ArgParser MakeParser() {
                                    "that format 1.0 readers read (no DELTA) (default 1)")
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
+      .Flag("no-field-planes", "archive: zstd over the bit-packed payload only, never over its\n"
+            "                            field planes (spec §9.2, format 1.1)")
+      .Flag("one-pass", "archive: encode each chunk once with the partitioner options given,\n"
+            "                            not also with long partitions (about 2x faster)")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
               "                            the bytes written")
       .Flag("pgm", "store a PGM learned index (spec §11.3) in every chunk; fails on a column\n"
@@ -165,6 +169,8 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   if (args.Has("zstd-level")) {
     o.zstd_level = static_cast<int>(ParseSigned(args.Get("zstd-level"), "--zstd-level", 1, 22));
   }
+  o.archive_field_planes = !args.Has("no-field-planes");
+  o.archive_large_partitions = !args.Has("one-pass");
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
   }

@@ -34,8 +34,9 @@ Json SegmentJson(const SegmentInfo& s) {
   j["decoded_bytes"] = s.decoded_bytes;
   j["checksum"] = Format("0x%08x", s.checksum);
   j["compression"] = s.compression == Compression::kNone ? "none"
-                     : s.compression == Compression::kZstd
-                         ? "zstd"
+                     : s.compression == Compression::kZstd ? "zstd"
+                     : s.compression == Compression::kZstdFieldPlanes
+                         ? "zstd+field-planes"
                          : Format("unknown(%u)", static_cast<unsigned>(s.compression));
   return j;
 }

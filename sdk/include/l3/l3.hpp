@@ -81,13 +81,16 @@ enum class ModelType : uint8_t {
 /// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", or "UNKNOWN".
 const char* ModelTypeName(ModelType model) noexcept;
 
-enum class Compression : uint8_t { kNone = 0, kZstd = 1 };
+/// spec §7.1, §9. kZstdFieldPlanes (format 1.1, spec §9.2) applies to
+/// L3Integer payload segments only.
+enum class Compression : uint8_t { kNone = 0, kZstd = 1, kZstdFieldPlanes = 2 };
 
 /// Feature bits of the postscript (spec §4.4).
 inline constexpr uint64_t kRequiredZstdSegments = 1ull << 0;
 inline constexpr uint64_t kRequiredValidityBitmaps = 1ull << 1;
 inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
 inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spec §8.9
+inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 
@@ -158,6 +161,16 @@ struct WriteOptions {
   PartitionerOptions partitioner;
   Profile profile = Profile::kHot;
   int zstd_level = 19;               ///< kArchive only
+  /// kArchive with format_minor >= 1: a payload segment may be stored as
+  /// zstd over its field-plane form (spec §9.2) where that is smaller, which
+  /// sets FIELD_PLANES. Costs a second zstd pass over each payload.
+  bool archive_field_planes = true;
+  /// kArchive: each chunk is also encoded with long partitions (initial
+  /// partitions of at least 8192 rows, merged up to 65536, no splitting),
+  /// which suit zstd and field planes better than the short partitions that
+  /// minimise bit-packed size; the smaller encoding is kept. Doubles the
+  /// archive profile's encoding time.
+  bool archive_large_partitions = true;
   bool write_partition_bounds = true;
   bool write_statistics = true;
   /// Worker threads for encoding; 0 = one per hardware thread. The bytes

@@ -44,6 +44,9 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
         if (s->present && s->compression == Compression::kZstd) {
           ps.required_features |= kRequiredZstdSegments;
         }
+        if (s->present && s->compression == Compression::kZstdFieldPlanes) {
+          ps.required_features |= kRequiredFieldPlanes;
+        }
       }
       if (chunk.bounds.present) ps.optional_features |= kOptionalPartitionBounds;
       if (chunk.pgm.present) ps.optional_features |= kOptionalPgmIndex;

@@ -85,6 +85,7 @@ class FooterChecker {
   const FooterLimits& limits_;
   std::vector<PlacedSegment> segments_;
   bool uses_zstd_ = false;
+  bool uses_field_planes_ = false;
   bool uses_validity_ = false;
   bool uses_ibp_ = false;
   bool uses_bounds_ = false;
@@ -216,7 +217,7 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
                       std::to_string(ref->stored_length()) + " passes Footer_Offset " +
                       std::to_string(ps_.footer_offset));
   }
-  if (compression > static_cast<uint8_t>(Compression::kZstd)) {
+  if (compression > static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
     if (!limits_.allow_unknown) {
       return Status(StatusCode::kUnsupportedFeature,
                     where + ": compression " + std::to_string(compression) + " is not supported");
@@ -227,6 +228,16 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
     uses_zstd_ = true;
     if ((ps_.required_features & kRequiredZstdSegments) == 0) {
       return Corrupt(where + ": compression is Zstd but ZSTD_SEGMENTS is clear");
+    }
+  }
+  if (compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
+    // spec §9.2: payload segments only, behind FIELD_PLANES.
+    uses_field_planes_ = true;
+    if ((ps_.required_features & kRequiredFieldPlanes) == 0) {
+      return Corrupt(where + ": compression is ZstdFieldPlanes but FIELD_PLANES is clear");
+    }
+    if (kind != SegmentKind::kPayload) {
+      return Corrupt(where + ": compression ZstdFieldPlanes is allowed on payload segments only");
     }
   }
   if (compression == static_cast<uint8_t>(Compression::kNone) &&
@@ -245,7 +256,8 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
                   where + ": decoded_length " + std::to_string(ref->decoded_length()) +
                       " exceeds the limit " + std::to_string(limits_.max_segment_bytes));
   }
-  if (compression == static_cast<uint8_t>(Compression::kZstd)) {
+  if (compression == static_cast<uint8_t>(Compression::kZstd) ||
+      compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
     const uint64_t stored = ref->stored_length();
     const uint64_t cap = stored > UINT64_MAX / limits_.max_zstd_expansion
                              ? UINT64_MAX
@@ -399,6 +411,8 @@ Status FooterChecker::CheckFeatureBits() const {
   };
   const Bit bits[] = {
       {ps_.required_features, kRequiredZstdSegments, uses_zstd_, "Required_Features ZSTD_SEGMENTS"},
+      {ps_.required_features, kRequiredFieldPlanes, uses_field_planes_,
+       "Required_Features FIELD_PLANES"},
       {ps_.required_features, kRequiredValidityBitmaps, uses_validity_,
        "Required_Features VALIDITY_BITMAPS"},
       {ps_.required_features, kRequiredIbpFloat, uses_ibp_, "Required_Features IBP_FLOAT"},

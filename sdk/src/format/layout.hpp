@@ -35,9 +35,11 @@ inline constexpr int kPsChecksummedBytes = 52;
 
 // Feature bits this implementation understands (spec §4.4).
 inline constexpr uint64_t kRequiredDeltaModelBit = 1ull << 3;  // DELTA_MODEL (format 1.1)
-inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredDeltaModelBit;
+inline constexpr uint64_t kRequiredFieldPlanesBit = 1ull << 4;  // FIELD_PLANES (format 1.1)
+inline constexpr uint64_t kKnownRequiredFeatures =
+    (1ull << 0) | kRequiredDeltaModelBit | kRequiredFieldPlanesBit;
 inline constexpr uint64_t kDefinedRequiredFeatures =
-    (1ull << 0) | (1ull << 1) | (1ull << 2) | kRequiredDeltaModelBit;
+    (1ull << 0) | (1ull << 1) | (1ull << 2) | kRequiredDeltaModelBit | kRequiredFieldPlanesBit;
 
 inline constexpr uint64_t AlignUp64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 

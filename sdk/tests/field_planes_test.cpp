@@ -1,0 +1,234 @@
+// Field planes (spec §9.2): the transform of a payload segment into whole-byte
+// fields split into planes, and the archive profile that stores payloads as
+// zstd over it.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "codec/decode/decode_chunk.hpp"
+#include "codec/encode/encode_chunk.hpp"
+#include "codec/planes/field_planes.hpp"
+#include "common/bits.hpp"
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
+
+using namespace l3;
+using namespace l3::internal;
+
+namespace {
+
+ChunkView ViewOf(const EncodedChunk& c, PhysicalType type) {
+  ChunkView v;
+  v.type = type;
+  v.num_rows = c.num_rows;
+  v.values_per_lane = c.values_per_lane;
+  v.num_partitions = c.num_partitions;
+  v.partition_table = c.partition_table.data();
+  v.parameters = c.parameters.data();
+  v.parameters_bytes = c.parameters.size();
+  v.payload = c.payload.data();
+  v.payload_bytes = c.payload.size();
+  return v;
+}
+
+// Payload -> planes -> payload gives back the same bytes, and the plane
+// length is FieldPlaneBytes.
+void CheckRoundTrip(const EncodedChunk& chunk, PhysicalType type) {
+  const ChunkView view = ViewOf(chunk, type);
+  REQUIRE(ValidateChunkMetadata(view).ok());
+  const std::vector<uint8_t> planes = FieldPlanesFromPayload(view);
+  CHECK(planes.size() == FieldPlaneBytes(view));
+  std::vector<uint8_t> rebuilt(chunk.payload.size(), 0xA5);
+  CHECK(PayloadFromFieldPlanes(view, planes.data(), rebuilt.data()));
+  CHECK(rebuilt == chunk.payload);
+}
+
+template <typename T>
+std::vector<uint8_t> Pack(const std::vector<T>& v) {
+  std::vector<uint8_t> out(v.size() * sizeof(T));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("field planes: the worked example of spec §9.2") {
+  // u16, V = 64: FOR_BITPACK of 3 rows (w = 9, fields 0, 300, 7), then
+  // LINEAR of 2 rows (w = 3, residuals -1, 2).
+  std::vector<uint8_t> table(3 * kPartitionRecordBytes, 0);
+  PartitionRecord r0{};
+  r0.first_row = 0;
+  r0.model_type = static_cast<uint8_t>(Model::kFor);
+  r0.bit_width = 9;
+  r0.param_offset = 0;
+  r0.payload_offset = 0;
+  PartitionRecord r1{};
+  r1.first_row = 3;
+  r1.model_type = static_cast<uint8_t>(Model::kLinear);
+  r1.bit_width = 3;
+  r1.param_offset = ParamCount(r0.model_type, r0.bit_width);
+  r1.payload_offset = 1;
+  PartitionRecord end{};
+  end.first_row = 5;
+  end.param_offset = r1.param_offset + ParamCount(r1.model_type, r1.bit_width);
+  end.payload_offset = 2;
+  StorePartitionRecord(table.data(), 0, r0);
+  StorePartitionRecord(table.data(), 1, r1);
+  StorePartitionRecord(table.data(), 2, end);
+  std::vector<uint8_t> params(8 * end.param_offset, 0);
+  std::vector<uint8_t> payload(8 * 2 + kPayloadPaddingBytes, 0);
+  const uint64_t fields[] = {0, 300, 7};
+  for (uint64_t x = 0; x < 3; ++x) WriteField(payload.data(), SlapFieldBitOffset(3, 9, 64, x), 9, fields[x]);
+  const uint64_t residuals[] = {0x7 /* -1 */, 0x2};
+  for (uint64_t x = 0; x < 2; ++x) {
+    WriteField(payload.data(), 64 + SlapFieldBitOffset(2, 3, 64, x), 3, residuals[x]);
+  }
+  ChunkView view;
+  view.type = PhysicalType::kUInt16;
+  view.num_rows = 5;
+  view.values_per_lane = 64;
+  view.num_partitions = 2;
+  view.partition_table = table.data();
+  view.parameters = params.data();
+  view.parameters_bytes = params.size();
+  view.payload = payload.data();
+  view.payload_bytes = payload.size();
+  REQUIRE(ValidateChunkMetadata(view).ok());
+  const std::vector<uint8_t> expected = {0x00, 0x2C, 0x07, 0x01, 0x04, 0x00, 0x01, 0x00};
+  CHECK(FieldPlaneBytes(view) == expected.size());
+  CHECK(FieldPlanesFromPayload(view) == expected);
+  std::vector<uint8_t> rebuilt(payload.size(), 0xFF);
+  CHECK(PayloadFromFieldPlanes(view, expected.data(), rebuilt.data()));
+  CHECK(rebuilt == payload);
+  // A bit above a field's width in its top byte (bit 2 of 300's second byte,
+  // beyond its 9 bits) is not canonical.
+  std::vector<uint8_t> bad = expected;
+  bad[6] |= 0x04;
+  CHECK_FALSE(PayloadFromFieldPlanes(view, bad.data(), rebuilt.data()));
+  CHECK(rebuilt == payload);  // still written, with the stray bit dropped
+  bad = expected;
+  bad[4] |= 0x08;  // zigzag(2) = 4 has 3 bits; bit 3 is outside
+  CHECK_FALSE(PayloadFromFieldPlanes(view, bad.data(), rebuilt.data()));
+}
+
+TEST_CASE("field planes: every model, width and type round-trips") {
+  std::mt19937_64 rng(42);
+  const PhysicalType types[] = {PhysicalType::kInt8,  PhysicalType::kInt16, PhysicalType::kInt32,
+                                PhysicalType::kInt64, PhysicalType::kUInt8, PhysicalType::kUInt16,
+                                PhysicalType::kUInt32, PhysicalType::kUInt64};
+  for (PhysicalType type : types) {
+    CAPTURE(PhysicalTypeName(type));
+    const int bytes = PhysicalTypeBytes(type);
+    const uint32_t bits = 8 * static_cast<uint32_t>(bytes);
+    for (uint32_t V : {1u, 4u, 64u}) {
+      CAPTURE(V);
+      // A random walk with steps of growing width, runs, a line with noise and
+      // full-width noise, so that every model and widths 0..bits appear.
+      std::vector<uint64_t> values;
+      uint64_t walk = rng();
+      for (uint32_t w = 0; w <= bits; w += (bits >= 32 ? 7 : 1)) {
+        for (int i = 0; i < 300; ++i) {
+          walk += (w == 0 ? 0 : rng() & LowMask(w)) - (w == 0 ? 0 : uint64_t{1} << (w - 1));
+          values.push_back(walk);
+        }
+      }
+      for (int run = 0; run < 40; ++run) {
+        const uint64_t v = rng();
+        for (int i = 0, len = 1 + static_cast<int>(rng() % 30); i < len; ++i) values.push_back(v);
+      }
+      for (int i = 0; i < 2000; ++i) values.push_back(static_cast<uint64_t>(i) * 37 + rng() % 9);
+      for (int i = 0; i < 700; ++i) values.push_back(rng());
+      std::vector<uint8_t> packed(values.size() * bytes);
+      for (size_t i = 0; i < values.size(); ++i) std::memcpy(&packed[i * bytes], &values[i], bytes);
+      EncoderConfig config;
+      config.type = type;
+      config.values_per_lane = V;
+      Result<EncodedChunk> chunk = EncodeChunk(packed.data(), values.size(), config);
+      REQUIRE(chunk.ok());
+      CheckRoundTrip(*chunk, type);
+      // Forced models, so that each appears whatever the partitioner prefers.
+      for (Model m : {Model::kConstant, Model::kFor, Model::kDelta, Model::kLinear, Model::kPoly2,
+                      Model::kPoly3}) {
+        CAPTURE(static_cast<int>(m));
+        std::vector<PartitionChoice> choices;
+        uint64_t left = values.size();
+        while (left > 0) {
+          const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(left, 1 + rng() % 3000));
+          choices.push_back(PartitionChoice{n, m, std::nullopt});
+          left -= n;
+        }
+        Result<EncodedChunk> forced =
+            EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+        if (!forced.ok()) {
+          // LINEAR/POLY on 64-bit values beyond 2^53 (spec §8.8 rule 3).
+          CHECK(forced.status().code() == StatusCode::kInvalidArgument);
+          continue;
+        }
+        CheckRoundTrip(*forced, type);
+      }
+    }
+  }
+}
+
+TEST_CASE("field planes: the archive profile stores payloads as ZstdFieldPlanes where smaller") {
+  // A random walk: bit-packed deltas that zstd cannot see, and that field
+  // planes expose (spec §9.2).
+  std::mt19937_64 rng(7);
+  std::vector<int32_t> walk(200000);
+  int32_t x = 0;
+  for (int32_t& v : walk) {
+    x += static_cast<int32_t>(rng() % 61) - 30;
+    v = x;
+  }
+  auto write = [&](bool planes, uint16_t format_minor) {
+    WriteOptions o;
+    o.chunk_rows = 50000;
+    o.profile = Profile::kArchive;
+    o.zstd_level = 3;
+    o.archive_field_planes = planes;
+    o.format_minor = format_minor;
+    auto w = Writer::CreateInMemory({ColumnSpec{"walk", PhysicalType::kInt32, {}}}, o);
+    REQUIRE(w.ok());
+    REQUIRE(w->AppendTyped<int32_t>(0, walk.data(), walk.size()).ok());
+    REQUIRE(w->Close().ok());
+    return w->TakeBuffer();
+  };
+  const std::vector<uint8_t> with = write(true, 1);
+  const std::vector<uint8_t> without = write(false, 1);
+  const std::vector<uint8_t> old = write(true, 0);
+  CHECK(with.size() < without.size());
+  CHECK(with == write(true, 1));  // deterministic
+  for (const std::vector<uint8_t>* file : {&with, &without, &old}) {
+    auto r = Reader::OpenBuffer(file->data(), file->size());
+    REQUIRE(r.ok());
+    int planes = 0;
+    for (const ChunkInfo& ci : r->column(0).chunks) {
+      CHECK(ci.partition_table.compression != Compression::kZstdFieldPlanes);
+      CHECK(ci.parameters.compression != Compression::kZstdFieldPlanes);
+      CHECK(ci.bounds.compression != Compression::kZstdFieldPlanes);
+      planes += ci.payload.compression == Compression::kZstdFieldPlanes;
+    }
+    // spec §4.4: FIELD_PLANES is set exactly when a segment uses the form;
+    // format 1.0 files and the option's off switch never do.
+    CHECK(((r->info().required_features & kRequiredFieldPlanes) != 0) == (planes > 0));
+    if (file == &with) {
+      CHECK(planes == 4);
+    } else {
+      CHECK(planes == 0);
+    }
+    std::vector<int32_t> out(walk.size());
+    REQUIRE(r->ReadRows(0, 0, walk.size(), out.data(), out.size() * 4).ok());
+    CHECK(out == walk);
+    CHECK(r->Validate(ValidationLevel::kDeep).ok());
+    int32_t one = 0;
+    REQUIRE(r->ReadRows(0, 123457, 123458, &one, 4).ok());
+    CHECK(one == walk[123457]);
+  }
+  // The plain archive profile of format 1.1 stays readable by the 1.0 rules:
+  // no FIELD_PLANES bit.
+  auto r = Reader::OpenBuffer(old.data(), old.size());
+  REQUIRE(r.ok());
+  CHECK((r->info().required_features & ~kRequiredZstdSegments) == 0);
+}

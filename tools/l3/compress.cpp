@@ -444,9 +444,18 @@ int RunCompress(int argc, char** argv) {
     }
   }
   progress.Pulse("encoding");
+  // The commit point is the rename inside Close(). Close() looks at the
+  // cancel flag (a deferred interrupt) just before it: if one arrived, it
+  // removes the temporary file and fails, and the target is untouched. If
+  // Close() succeeds, the file is in place and the run reports success, also
+  // when an interrupt arrived after that last look (it came too late).
   const Status closed = writer.Close();
-  CheckInterrupted();  // an interrupt during Close: the target is untouched
-  Check(closed, output);
+  if (closed.ok() && output != "-") {
+    defer.Committed();
+  } else {
+    CheckInterrupted();  // an interrupt before the commit point: exit 128 + N
+    Check(closed, output);
+  }
   progress.Finish();
   uint64_t file_bytes = 0;
   if (output == "-") {

@@ -58,10 +58,12 @@ struct Fixture {
     return {Tool("l3"), "compress", "--type", "u64", "--threads", "1", input, "-o", output};
   }
 
+  std::string values = MakeInput();
+
   Fixture() {
     REQUIRE(dir.ok());
     REQUIRE(ref_dir.ok());
-    REQUIRE(WriteFile(input, MakeInput()));
+    REQUIRE(WriteFile(input, values));
     const auto start = Clock::now();
     REQUIRE(Run(Command(ref_dir / "ref.l3")) == 0);
     seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -162,6 +164,49 @@ TEST_CASE("an interrupt right after the rename: the run reports success") {
     CHECK(f.Check(status, sig, "right after the rename") == 0);
   }
   MESSAGE(hits << " of 6 signals sent right after the rename");
+  CHECK(hits > 0);
+}
+
+TEST_CASE("l3 decompress: SIGTERM/SIGINT at many moments and right after the rename") {
+  // decompress renames its own temporary file; the same promise holds.
+  Fixture f;
+  const std::string target = f.ref_dir / "back.bin";
+  REQUIRE(WriteFile(target, kOld));
+  const std::vector<std::string> command = {Tool("l3"), "decompress", "--threads", "1",
+                                            f.ref_dir / "ref.l3", "-o", target};
+  int hits = 0, interrupted = 0;
+  for (int round = 0; round < 16; ++round) {
+    const int sig = round % 2 == 0 ? SIGTERM : SIGINT;
+    const ino_t old_inode = InodeOf(target);
+    const pid_t pid = Spawn(command);
+    REQUIRE(pid > 0);
+    int status = 0;
+    bool exited = false;
+    if (round < 6) {
+      // Right after the rename (the commit point): the run must succeed.
+      bool renamed = false;
+      while (!renamed && !exited) {
+        renamed = InodeOf(target) != old_inode;
+        if (!renamed) exited = waitpid(pid, &status, WNOHANG) == pid;
+      }
+      if (renamed) ++hits;
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(2000 * (round - 6) * (round - 6)));
+    }
+    if (!exited) {
+      kill(pid, sig);
+      status = Wait(pid);
+    }
+    const int rc = ShellStatus(status);
+    INFO("round " << round << ", signal " << sig << ": exit " << rc);
+    CHECK((rc == 0 || rc == 128 + sig));
+    if (round < 6) CHECK(rc == 0);
+    CHECK(ReadFile(target) == (rc == 0 ? f.values : std::string(kOld)));
+    CHECK(Join(f.ref_dir.Files()) == "back.bin ref.l3");
+    if (rc != 0) ++interrupted;
+    REQUIRE(WriteFile(target, kOld));
+  }
+  MESSAGE(hits << " of 6 signals sent right after the rename, " << interrupted << " runs interrupted");
   CHECK(hits > 0);
 }
 

@@ -107,9 +107,11 @@ DeferInterrupts::~DeferInterrupts() {
 }
 
 void DeferInterrupts::Committed() {
-  int state = kRunning;
-  // kDying: a second signal is ending the process on another thread.
-  if (!g_state.compare_exchange_strong(state, kCommitted)) AwaitDeath();
+  int state = g_state.load();
+  do {
+    // kDying: a second signal is ending the process on another thread.
+    if (state == kDying) AwaitDeath();
+  } while (state != kCommitted && !g_state.compare_exchange_weak(state, kCommitted));
   // A signal recorded after the writer's last look at the cancel flag came
   // too late to stop the rename: the run succeeded.
   g_pending_signal = 0;
@@ -240,11 +242,13 @@ void OutputFile::Commit() {
   // The commit point is the rename. A signal handled from here on waits for
   // it: it ends the process if the rename fails, and is ignored if it
   // succeeds (the output is in place, the run succeeds).
-  int state = kRunning;
-  if (!g_state.compare_exchange_strong(state, kCommitting)) AwaitDeath();
+  int before = g_state.load();
+  do {
+    if (before == kDying) AwaitDeath();  // a signal is ending the process
+  } while (!g_state.compare_exchange_weak(before, kCommitting));
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     const int err = errno;
-    g_state.store(kRunning);
+    g_state.store(before);
     const int sig = g_pending_signal;
     if (sig != 0 && g_defer == 0) {
       Discard();

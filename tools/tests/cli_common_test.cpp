@@ -385,6 +385,13 @@ TEST_CASE("output files appear only on commit") {
   std::fclose(f);
   CHECK(std::string(buf) == "complete");
   CHECK(count_entries() == 1);
+  {
+    // A second commit in the same process (after the first commit point).
+    OutputFile out(target);
+    out.Write("again");
+    out.Commit();
+  }
+  CHECK(count_entries() == 1);
   auto e = ErrorOf([&] { OutputFile out(dir + "/missing-dir/x.bin"); });
   CHECK(e.first == 12);
   CHECK(e.second.find("cannot create " + dir + "/missing-dir/x.bin: No such file") == 0);

@@ -51,7 +51,8 @@ void CleanupAndReraise(int sig) {
       errno = saved_errno;
       return;
     }
-    // During the rename the signal waits; EndCommit() decides.
+    // During the rename the signal waits: OutputFile::Commit() acts on it
+    // if the rename fails and drops it if it succeeds.
     if (state == kCommitting && sig != SIGXFSZ) {
       RecordPending(sig);
       errno = saved_errno;

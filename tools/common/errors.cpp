@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/text_safety.hpp"
+
 namespace l3::cli {
 
 int ExitCodeForStatus(StatusCode code) {
@@ -56,6 +58,9 @@ int ReportError(const char* program, const std::exception* error, int exit_code)
   for (char& c : text) {
     if (c == '\n' || c == '\r') c = ' ';
   }
+  // Messages may quote strings from a file (column names, metadata): no
+  // control character or stray byte reaches the terminal.
+  text = TerminalSafe(text);
   std::fflush(stdout);
   std::fprintf(stderr, "%s: %s\n", program, text.c_str());
   return exit_code;

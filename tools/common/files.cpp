@@ -26,16 +26,63 @@ std::atomic<bool> g_cleanup_used[kMaxCleanupSlots];
 volatile std::sig_atomic_t g_defer = 0;
 volatile std::sig_atomic_t g_pending_signal = 0;
 
+// Where the process stands with its output. The signal handler and the
+// thread that renames the output agree through this one atomic, so that a
+// signal handled on any thread either ends the process before the rename
+// (kDying: the rename never happens) or comes after it (kCommitted: the run
+// succeeds), never both.
+enum CommitState : int { kRunning = 0, kCommitting = 1, kCommitted = 2, kDying = 3 };
+std::atomic<int> g_state{kRunning};
+static_assert(std::atomic<int>::is_always_lock_free, "used in a signal handler");
+
+bool IsInterrupt(int sig) { return sig == SIGINT || sig == SIGTERM || sig == SIGHUP; }
+
+void RecordPending(int sig) {
+  if (g_pending_signal == 0) g_pending_signal = sig;
+}
+
 void CleanupAndReraise(int sig) {
-  if (g_defer != 0 && g_pending_signal == 0 && sig != SIGPIPE) {
-    g_pending_signal = sig;
-    return;
+  const int saved_errno = errno;
+  for (;;) {
+    int state = g_state.load();
+    // After the commit point the output is in place and the run reports
+    // success: an interrupt (or a closed pipe) has nothing left to stop.
+    if (state == kCommitted && sig != SIGXFSZ) {
+      errno = saved_errno;
+      return;
+    }
+    // During the rename the signal waits: OutputFile::Commit() acts on it
+    // if the rename fails and drops it if it succeeds.
+    if (state == kCommitting && sig != SIGXFSZ) {
+      RecordPending(sig);
+      errno = saved_errno;
+      return;
+    }
+    if (g_defer != 0 && sig == SIGXFSZ) {
+      // The write that crossed the limit fails with EFBIG; that error ends
+      // the run and its cleanup removes the temporary file (also the SDK
+      // Writer's, whose name only the SDK knows).
+      errno = saved_errno;
+      return;
+    }
+    if (g_defer != 0 && g_pending_signal == 0 && IsInterrupt(sig)) {
+      g_pending_signal = sig;
+      errno = saved_errno;
+      return;
+    }
+    if (state == kDying || g_state.compare_exchange_strong(state, kDying)) break;
+    // The state changed under us (a commit began or ended): look again.
   }
   for (int i = 0; i < kMaxCleanupSlots; ++i) {
     if (g_cleanup_used[i].load()) unlink(g_cleanup_paths[i]);
   }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
+
+/// Waits for the signal handler on another thread to end the process.
+[[noreturn]] void AwaitDeath() {
+  for (;;) pause();
 }
 
 }  // namespace
@@ -55,8 +102,20 @@ void InstallCleanupHandlers() {
 DeferInterrupts::DeferInterrupts() { g_defer = 1; }
 
 DeferInterrupts::~DeferInterrupts() {
+  if (g_state.load() == kCommitted) return;  // interrupts stay ignored until exit
   g_defer = 0;
   if (g_pending_signal != 0) std::raise(g_pending_signal);
+}
+
+void DeferInterrupts::Committed() {
+  int state = g_state.load();
+  do {
+    // kDying: a second signal is ending the process on another thread.
+    if (state == kDying) AwaitDeath();
+  } while (state != kCommitted && !g_state.compare_exchange_weak(state, kCommitted));
+  // A signal recorded after the writer's last look at the cancel flag came
+  // too late to stop the rename: the run succeeded.
+  g_pending_signal = 0;
 }
 
 const volatile std::sig_atomic_t* PendingSignalFlag() { return &g_pending_signal; }
@@ -181,12 +240,28 @@ void OutputFile::Commit() {
   // the target path never changes after SIGINT, SIGTERM or SIGHUP arrived
   // (the destructor removes the temporary file).
   CheckInterrupted();
+  // The commit point is the rename. A signal handled from here on waits for
+  // it: it ends the process if the rename fails, and is ignored if it
+  // succeeds (the output is in place, the run succeeds).
+  int before = g_state.load();
+  do {
+    if (before == kDying) AwaitDeath();  // a signal is ending the process
+  } while (!g_state.compare_exchange_weak(before, kCommitting));
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    ThrowIo("cannot create " + path_, errno);
+    const int err = errno;
+    g_state.store(before);
+    const int sig = g_pending_signal;
+    if (sig != 0 && g_defer == 0) {
+      Discard();
+      std::raise(sig);  // the handler now removes what is left and exits
+    }
+    ThrowIo("cannot create " + path_, err);
   }
   UnregisterCleanup(slot_);
   temp_path_.clear();
   committed_ = true;
+  g_pending_signal = 0;
+  g_state.store(kCommitted);
 }
 
 std::string Extension(const std::string& path) {

@@ -33,9 +33,11 @@ class InputFile {
 
 /// A file written under a temporary name in the target's directory and
 /// renamed into place by Commit(). If Commit() is never reached (an error,
-/// an exception, SIGINT, SIGTERM, SIGHUP or SIGPIPE) the temporary file is
-/// removed and the target path is left as it was. "-" writes to standard
-/// output directly.
+/// an exception, SIGINT, SIGTERM, SIGHUP, SIGPIPE or SIGXFSZ) the temporary
+/// file is removed and the target path is left as it was. "-" writes to
+/// standard output directly. The rename is the commit point of the process:
+/// once it succeeded, SIGINT, SIGTERM, SIGHUP and SIGPIPE are ignored until
+/// the process ends (one output file per process).
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path);
@@ -65,17 +67,24 @@ class OutputFile {
 const volatile std::sig_atomic_t* PendingSignalFlag();
 
 /// Installs handlers that remove registered temporary files on SIGINT,
-/// SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ, then re-raise the signal. Call once, early.
+/// SIGTERM, SIGHUP, SIGPIPE and SIGXFSZ, then re-raise the signal (but see
+/// DeferInterrupts). Call once, early.
 void InstallCleanupHandlers();
 
 /// While a DeferInterrupts object lives, the first SIGINT, SIGTERM or SIGHUP
 /// does not end the process: it is recorded, and the next CheckInterrupted()
 /// throws, so the code in between can clean up what it cannot name (the
 /// SDK Writer's temporary file). A second signal ends the process at once.
+/// SIGXFSZ is left to the failing write (EFBIG) and its error path.
 class DeferInterrupts {
  public:
   DeferInterrupts();
   ~DeferInterrupts();
+  /// Marks the commit point: the output has been renamed into place. A
+  /// pending interrupt is dropped, and SIGINT, SIGTERM and SIGHUP are
+  /// ignored from now until the process ends, so the run reports success
+  /// instead of exiting with 128 + N after the target was replaced.
+  void Committed();
   DeferInterrupts(const DeferInterrupts&) = delete;
   DeferInterrupts& operator=(const DeferInterrupts&) = delete;
 };

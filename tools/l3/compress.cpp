@@ -44,8 +44,8 @@ ArgParser MakeParser() {
               "column; a CSV input gives one column per selected field. All columns must\n"
               "have the same number of rows. INPUT '-' reads standard input (give --format).");
   p.Option("output", "FILE", "the .l3 file to write (required; '-' writes standard output)", 'o')
-      .Option("format", "FMT", "input format raw|npy|csv (default: from the extension:\n"
-              "                            .npy, .csv, .tsv; anything else is raw)")
+      .Option("format", "FMT", "raw|npy|csv, bin = raw (default: from the extension: .npy;\n"
+              "                            .csv, .tsv; anything else is raw, as for decompress)")
       .Option("type", "T[,T...]", "value type of raw inputs, one for all or one per raw input:\n"
               "                            i8 i16 i32 i64 u8 u16 u32 u64; for CSV, forces the\n"
               "                            type of columns without their own :TYPE")
@@ -450,9 +450,18 @@ int RunCompress(int argc, char** argv) {
     }
   }
   progress.Pulse("encoding");
+  // The commit point is the rename inside Close(). Close() looks at the
+  // cancel flag (a deferred interrupt) just before it: if one arrived, it
+  // removes the temporary file and fails, and the target is untouched. If
+  // Close() succeeds, the file is in place and the run reports success, also
+  // when an interrupt arrived after that last look (it came too late).
   const Status closed = writer.Close();
-  CheckInterrupted();  // an interrupt during Close: the target is untouched
-  Check(closed, output);
+  if (closed.ok() && output != "-") {
+    defer.Committed();
+  } else {
+    CheckInterrupted();  // an interrupt before the commit point: exit 128 + N
+    Check(closed, output);
+  }
   progress.Finish();
   uint64_t file_bytes = 0;
   if (output == "-") {

@@ -25,7 +25,7 @@ constexpr uint64_t kBatchRows = uint64_t{1} << 20;
 OutputFormat FormatOf(const std::string& path, const std::string& forced) {
   std::string f = forced;
   if (f.empty()) {
-    if (path == "-") ThrowUsage("writing standard output needs --format bin|npy|csv");
+    if (path == "-") ThrowUsage("writing standard output needs --format raw|npy|csv");
     std::string ext = Extension(path);
     if (ext == "npy") return OutputFormat::kNpy;
     if (ext == "csv" || ext == "tsv") return OutputFormat::kCsv;
@@ -36,7 +36,7 @@ OutputFormat FormatOf(const std::string& path, const std::string& forced) {
   if (f == "bin" || f == "raw") return OutputFormat::kRaw;
   if (f == "npy") return OutputFormat::kNpy;
   if (f == "csv") return OutputFormat::kCsv;
-  ThrowUsage("--format: '" + f + "' is not bin, npy or csv");
+  ThrowUsage("--format: '" + f + "' is not raw, npy or csv");
 }
 
 /// Writes the rows of the selected columns to `out` in one of the formats.
@@ -96,12 +96,12 @@ char ParseDelimiter(const std::string& text) {
 
 int RunDecompress(int argc, char** argv) {
   ArgParser parser("l3 decompress", "l3 decompress [options] INPUT.l3 -o OUTPUT",
-                   "Writes columns of an .l3 file as raw little-endian values (.bin), a NumPy\n"
+                   "Writes columns of an .l3 file as raw little-endian values, a NumPy\n"
                    ".npy file or CSV. Raw and .npy hold one column (default: the first); CSV\n"
                    "holds the selected columns side by side (default: all) under a header line.");
   parser.Option("output", "FILE", "the file to write; '-' writes standard output", 'o')
-      .Option("format", "FMT", "bin|npy|csv (default: from the extension: .npy, .csv .tsv;\n"
-              "                            raw values for any other extension)")
+      .Option("format", "FMT", "raw|npy|csv, bin = raw (default: from the extension: .npy;\n"
+              "                            .csv, .tsv; anything else is raw, as for compress)")
       .Option("column", "NAME|INDEX", "a column to write (repeatable for CSV)", 'c', true)
       .Option("rows", "A:B", "only rows A (inclusive) to B (exclusive); A: and :B work too")
       .Flag("no-header", "CSV: omit the header line")

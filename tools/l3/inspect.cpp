@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "common/args.hpp"
@@ -65,16 +66,21 @@ int RunInfo(int argc, char** argv) {
   const std::string path = args.positionals[0];
   Reader reader = OpenReader(path);
   const FileInfo& info = reader.info();
+  // Strings from the file (and the path) go through TerminalSafe: no
+  // control character or stray byte reaches the terminal.
+  const std::string shown_path = TerminalSafe(path);
   std::string out;
-  out += Format("%s: L3 format %u.%u, %llu bytes, written by %s %s\n", path.c_str(),
+  out += Format("%s: L3 format %u.%u, %llu bytes, written by %s %s\n", shown_path.c_str(),
                 info.format_major, info.format_minor,
-                static_cast<unsigned long long>(info.file_bytes), info.writer_name.c_str(),
-                info.writer_version.c_str());
+                static_cast<unsigned long long>(info.file_bytes),
+                TerminalSafe(info.writer_name).c_str(), TerminalSafe(info.writer_version).c_str());
   out += Format("%llu rows, %d column%s\n", static_cast<unsigned long long>(info.num_rows),
                 reader.num_columns(), reader.num_columns() == 1 ? "" : "s");
+  std::vector<std::string> names;
   size_t name_width = 4;
   for (int c = 0; c < reader.num_columns(); ++c) {
-    name_width = std::max(name_width, reader.column(c).name.size());
+    names.push_back(TerminalSafe(reader.column(c).name));
+    name_width = std::max(name_width, names.back().size());
   }
   int w = static_cast<int>(std::min<size_t>(name_width, 40));
   out += Format("  %-*s  %-4s  %6s  %10s  %12s  %8s  %s\n", w, "name", "type", "chunks",
@@ -86,21 +92,21 @@ int RunInfo(int argc, char** argv) {
     const ColumnInfo& col = reader.column(c);
     ColumnSummary s = SummarizeColumn(reader, c);
     raw_total += RawBytes(col);
-    out += Format("  %-*s  %-4s  %6zu  %10llu  %12llu  %7.2fx  %s\n", w, col.name.c_str(),
+    out += Format("  %-*s  %-4s  %6zu  %10llu  %12llu  %7.2fx  %s\n", w, names[c].c_str(),
                   ColumnTypeName(col).c_str(), col.chunks.size(),
                   static_cast<unsigned long long>(s.num_partitions),
                   static_cast<unsigned long long>(col.stored_bytes),
                   Ratio(RawBytes(col), col.stored_bytes), ModelMixText(s).c_str());
     if (s.failed_chunk >= 0 && first_error == kExitOk) {
       first_error = ExitCodeForStatus(s.error.code());
-      error_text = Format("%s: column '%s' chunk %d: %s", path.c_str(), col.name.c_str(),
+      error_text = Format("%s: column '%s' chunk %d: %s", path.c_str(), names[c].c_str(),
                           s.failed_chunk, s.error.ToString().c_str());
     }
   }
   out += Format("raw %llu bytes, file %llu bytes, ratio %.2fx\n",
                 static_cast<unsigned long long>(raw_total),
                 static_cast<unsigned long long>(info.file_bytes), Ratio(raw_total, info.file_bytes));
-  std::fputs(EscapeControlBytes(out).c_str(), stdout);  // strings from the file
+  std::fputs(out.c_str(), stdout);
   if (first_error != kExitOk) throw CliError(first_error, error_text);
   return kExitOk;
 }

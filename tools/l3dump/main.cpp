@@ -1,13 +1,45 @@
 // l3dump: shows the layout of an .l3 file (docs/cli.md).
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
 #include "common/files.hpp"
 #include "common/reading.hpp"
-#include "dump.hpp"
 #include "common/text_safety.hpp"
+#include "dump.hpp"
+
+namespace {
+
+/// Replaces every string value in `j` by `fix(value)`; the keys are the
+/// tool's own.
+void MapStrings(l3::cli::Json& j, std::string (*fix)(std::string_view)) {
+  if (j.is_string()) {
+    j = fix(j.get_ref<const std::string&>());
+  } else if (j.is_structured()) {
+    for (l3::cli::Json& element : j) MapStrings(element, fix);
+  }
+}
+
+/// `j` as JSON text of printable ASCII: non-ASCII characters and controls
+/// as \uXXXX escapes, DEL included (which JSON libraries leave as it is;
+/// outside strings JSON has no DEL, so replacing the byte is safe).
+std::string AsciiJson(const l3::cli::Json& j) {
+  const std::string raw = j.dump(2, ' ', true, l3::cli::Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(raw.size() + 1);
+  for (char c : raw) {
+    if (c == '\x7f') {
+      out += "\\u007f";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace l3;
@@ -58,12 +90,15 @@ int main(int argc, char** argv) {
     options.verify = args.Has("verify");
     options.allow_unknown = read_options.allow_unknown;
     Json dump = BuildDump(reader, path, options);
-    // Strings from the file may be any bytes (writer name, metadata,
-    // timezone): JSON output replaces invalid UTF-8 with U+FFFD instead of
-    // failing, and text output shows control bytes as \xNN.
-    std::string text = args.Has("json")
-                           ? dump.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"
-                           : EscapeControlBytes(RenderText(dump));
+    // Strings from the file (writer name and version, metadata, column
+    // names, timezones, error messages quoting them) may be any bytes. JSON
+    // output replaces each byte that is not part of well-formed UTF-8 with
+    // U+FFFD and is written as ASCII (\uXXXX escapes), so neither the JSON
+    // library nor a terminal sees anything but valid, inert text. Text
+    // output shows control characters and such bytes as \xNN.
+    const bool json = args.Has("json");
+    MapStrings(dump, json ? ValidUtf8 : TerminalSafe);
+    std::string text = json ? AsciiJson(dump) : RenderText(dump);
     OutputFile out("-");
     out.Write(text);
     out.Commit();

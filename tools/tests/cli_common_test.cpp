@@ -385,6 +385,13 @@ TEST_CASE("output files appear only on commit") {
   std::fclose(f);
   CHECK(std::string(buf) == "complete");
   CHECK(count_entries() == 1);
+  {
+    // A second commit in the same process (after the first commit point).
+    OutputFile out(target);
+    out.Write("again");
+    out.Commit();
+  }
+  CHECK(count_entries() == 1);
   auto e = ErrorOf([&] { OutputFile out(dir + "/missing-dir/x.bin"); });
   CHECK(e.first == 12);
   CHECK(e.second.find("cannot create " + dir + "/missing-dir/x.bin: No such file") == 0);
@@ -414,12 +421,36 @@ TEST_CASE("progress bar text") {
   quiet.Update(5);  // must not write anything when disabled
 }
 
-TEST_CASE("EscapeControlBytes shows terminal escapes from a file instead of sending them") {
-  using l3::cli::EscapeControlBytes;
-  CHECK(EscapeControlBytes("plain name\twith tab\n") == "plain name\twith tab\n");
-  CHECK(EscapeControlBytes(std::string("a\x1b[31mred\x07", 10)) == "a\\x1b[31mred\\x07");
-  CHECK(EscapeControlBytes(std::string("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
-  // Bytes >= 0x80 (UTF-8 or not) are not control bytes and pass unchanged.
-  CHECK(EscapeControlBytes("\xc3\xa9\xff") == "\xc3\xa9\xff");
+TEST_CASE("TerminalSafe shows control characters and stray bytes from a file as \\xNN") {
+  using l3::cli::TerminalSafe;
+  using S = std::string;
+  CHECK(TerminalSafe("plain name, caf\xc3\xa9 \xf0\x9f\x98\x80") == "plain name, caf\xc3\xa9 \xf0\x9f\x98\x80");
+  // C0 controls, newline and tab included: a name cannot break a line.
+  CHECK(TerminalSafe("a\x1b[31mred\x07") == "a\\x1b[31mred\\x07");
+  CHECK(TerminalSafe("tab\tnew\nline\r") == "tab\\x09new\\x0aline\\x0d");
+  CHECK(TerminalSafe(S("nul\0del\x7f", 8)) == "nul\\x00del\\x7f");
+  // C1 controls: as UTF-8 (U+009B, CSI) and as a lone byte (CSI on 8-bit terminals).
+  CHECK(TerminalSafe("x\xc2\x9b" "31m") == "x\\xc2\\x9b" "31m");
+  CHECK(TerminalSafe("x\x9b" "31m") == "x\\x9b" "31m");
+  CHECK(TerminalSafe("\xc2\xa0") == "\xc2\xa0");  // U+00A0 is not a control
+  // Bytes that are not part of well-formed UTF-8, one \xNN each.
+  CHECK(TerminalSafe("\xff\xfe") == "\\xff\\xfe");
+  CHECK(TerminalSafe("\xc0\xaf") == "\\xc0\\xaf");                  // overlong '/'
+  CHECK(TerminalSafe("\xed\xa0\x80") == "\\xed\\xa0\\x80");          // surrogate
+  CHECK(TerminalSafe("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  CHECK(TerminalSafe("ab\xe2\x82") == "ab\\xe2\\x82");                // truncated at the end
+  CHECK(TerminalSafe("\xe2\x82z") == "\\xe2\\x82z");                  // truncated before ASCII
+  CHECK(TerminalSafe(TerminalSafe("\x1b\xff")) == TerminalSafe("\x1b\xff"));  // idempotent
 }
 
+TEST_CASE("ValidUtf8 replaces each byte that is not part of well-formed UTF-8 with U+FFFD") {
+  using l3::cli::ValidUtf8;
+  const std::string r = "\xef\xbf\xbd";
+  CHECK(ValidUtf8("caf\xc3\xa9 \x1b\xc2\x9b") == "caf\xc3\xa9 \x1b\xc2\x9b");  // valid: unchanged
+  CHECK(ValidUtf8("k\xff") == "k" + r);
+  CHECK(ValidUtf8("\xe2\x82") == r + r);  // one per byte, not per sequence
+  CHECK(ValidUtf8("\xc0\xafx") == r + r + "x");
+  CHECK(ValidUtf8("\xed\xa0\x80") == r + r + r);
+  CHECK(ValidUtf8("\x80") == r);
+  CHECK(ValidUtf8(ValidUtf8("\xff")) == ValidUtf8("\xff"));
+}

@@ -1,12 +1,17 @@
 // l3_testfile: makes "future" variants of an .l3 file for the CLI tests. It
 // rewrites the version and feature fields of the File_Header and Postscript
 // (spec §4.1, §4.2), and can change the first column's physical_type or its
-// first chunk's encoding in the FlatBuffers footer (spec §6, §7.2) in place;
-// then it recomputes the Footer_Checksum and Postscript_Checksum. It works
-// from the spec and the schema alone, not from SDK internals.
+// first chunk's encoding or the writer's name (spec §6.3) in the FlatBuffers
+// footer (spec §6, §7.2) in place; then it recomputes the Footer_Checksum and
+// Postscript_Checksum. It works from the spec and the schema alone, not from
+// SDK internals.
 //
 //   l3_testfile IN OUT [--major M] [--minor M] [--required-bit N]...
 //                      [--optional-bit N]... [--physical-type T] [--encoding E]
+//                      [--writer-name BYTES]
+//
+// --writer-name stores any bytes (no longer than the stored name), which the
+// SDK's own writer never would: the tests of hostile strings use it.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -104,6 +109,19 @@ int main(int argc, char** argv) {
       size_t field = chunk0 == 0 ? 0 : FieldOffset(bytes, chunk0, 1);  // ColumnChunk.encoding
       if (field == 0) return Fail("chunk 0 of column 0 stores no encoding");
       Put(bytes, field, value, 2);
+    } else if (opt == "--writer-name") {
+      const std::string text = argv[i + 1];
+      const size_t writer = FieldOffset(bytes, root, 2);  // Footer.writer
+      const size_t info = writer == 0 ? 0 : writer + Get(bytes, writer, 4);
+      const size_t name = info == 0 ? 0 : FieldOffset(bytes, info, 0);  // WriterInfo.name
+      if (name == 0) return Fail("the footer stores no writer name");
+      const size_t str = name + Get(bytes, name, 4);
+      const size_t stored = Get(bytes, str, 4);
+      if (text.size() > stored) return Fail("--writer-name is longer than the stored name");
+      Put(bytes, str, text.size(), 4);
+      for (size_t k = 0; k <= stored; ++k) {
+        bytes[str + 4 + k] = k < text.size() ? static_cast<uint8_t>(text[k]) : 0;
+      }
     } else {
       return Fail("unknown option");
     }

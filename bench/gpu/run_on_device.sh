@@ -14,8 +14,11 @@
 #                  when present)
 #   L3_REAL_DATA_DIR  the real arrays (default .data/real, else ../shared/data/real)
 #   L3_STEPS       steps to run (default "tests memcheck bench ncu"; "peers" adds
-#                  L3 beside nvCOMP on the same arrays, see below)
+#                  L3 beside nvCOMP on the same arrays, see below; "pgm" the
+#                  batched PGM lookups beside thrust::lower_bound)
 #   L3_BENCH_ARGS  extra l3bench arguments
+#   L3_PGM_ARGS    l3_pgm_gpu_bench arguments for the pgm step (default 200M
+#                  keys, 100M lookups, epsilon 64)
 #   L3_PEERS_ARGS  l3bench arguments for the peers step (default: the paper
 #                  datasets and the real arrays tiled to 100M values)
 #   L3_WHEEL_DIR   a directory of wheels (nvidia-nvcomp-cu13,
@@ -56,7 +59,7 @@ if [ -z "$build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
         >"$out/build.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3bench >>"$out/build.log" 2>&1 ||
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3bench l3_pgm_gpu_bench >>"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 fi
 bin="$build/bin"
@@ -108,6 +111,14 @@ if [[ " $steps " == *" peers "* ]]; then
   python3 bench/gpu/gpu_peers_report.py "$out/gpu-peers-l3.json" "$out/nvcomp.json" \
     >"$out/gpu-peers.md" && cat "$out/gpu-peers.md"
   rm -rf "$arrays"
+fi
+
+if [[ " $steps " == *" pgm "* ]]; then
+  echo "== PGM lookups on the GPU beside thrust::lower_bound"
+  # shellcheck disable=SC2086
+  "$bin/l3_pgm_gpu_bench" --commit "$commit" --json "$out/pgm-gpu.json" --md "$out/pgm-gpu.md" \
+    ${L3_PGM_ARGS:-} 2>&1 | tee "$out/pgm.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "l3_pgm_gpu_bench FAILED or found a mismatch"; status=1; }
 fi
 
 if [[ " $steps " == *" ncu "* ]]; then

@@ -12,6 +12,7 @@
 #include "describe_chunk.hpp"
 #include "format/layout.hpp"
 #include "kernels/decode_kernels.cuh"
+#include "launch_common.hpp"
 #include "l3/cuda.hpp"
 
 namespace l3::cuda {
@@ -21,84 +22,14 @@ namespace {
 using detail::ChunkSet;
 using detail::KernelChunk;
 using detail::kMaxLaunchChunks;
+using launch::Aligned;
+using launch::CheckChunks;
+using launch::CheckDescriptor;
+using launch::MakeChunkSet;
+using launch::SmCount;
 
 constexpr uint32_t kDefaultBlockThreads = 128;
 constexpr uint32_t kDefaultSpanRows = 2048;
-
-bool Aligned(const void* p, size_t alignment) {
-  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
-}
-
-/// The checks on a descriptor that kernels rely on: the counts and sizes
-/// that bound every address (a DeviceChunk is plain data and may have been
-/// edited since MakeDeviceChunk).
-Status CheckDescriptor(const DeviceChunk& c) {
-  if (!PhysicalTypeIsInteger(c.type)) {
-    return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
-  }
-  if (c.num_rows == 0 || c.num_rows > UINT32_MAX || c.num_partitions == 0 ||
-      c.num_partitions > c.num_rows || !internal::IsValidValuesPerLane(c.values_per_lane)) {
-    return Status(StatusCode::kInvalidArgument, "malformed DeviceChunk counts");
-  }
-  if (c.partition_table == nullptr || c.parameters == nullptr || c.payload == nullptr ||
-      !Aligned(c.partition_table, 16) || !Aligned(c.parameters, 8) || !Aligned(c.payload, 8)) {
-    return Status(StatusCode::kInvalidArgument, "DeviceChunk pointers null or misaligned");
-  }
-  if (c.parameters_bytes % 8 != 0 || c.payload_bytes % 8 != 0 ||
-      c.payload_bytes < internal::kPayloadPaddingBytes) {
-    return Status(StatusCode::kInvalidArgument, "malformed DeviceChunk segment sizes");
-  }
-  return Status::OK();
-}
-
-Status CheckChunks(const DeviceChunk* chunks, size_t num_chunks) {
-  if (chunks == nullptr || num_chunks == 0) {
-    return Status(StatusCode::kInvalidArgument, "no chunks");
-  }
-  for (size_t i = 0; i < num_chunks; ++i) {
-    L3_CUDA_RETURN_NOT_OK(CheckDescriptor(chunks[i]));
-    if (chunks[i].type != chunks[0].type) {
-      return Status(StatusCode::kInvalidArgument, "chunks of different types");
-    }
-    if (i > 0 && chunks[i].first_row != chunks[i - 1].first_row + chunks[i - 1].num_rows) {
-      return Status(StatusCode::kInvalidArgument, "chunks are not consecutive");
-    }
-  }
-  return Status::OK();
-}
-
-KernelChunk ToKernelChunk(const DeviceChunk& c) {
-  KernelChunk k{};
-  k.table = static_cast<const uint4*>(c.partition_table);
-  k.params = static_cast<const uint64_t*>(c.parameters);
-  k.payload = static_cast<const uint64_t*>(c.payload);
-  k.first_row = c.first_row;
-  k.param_words = c.parameters_bytes / 8;
-  k.payload_words = c.payload_bytes / 8;
-  k.num_rows = static_cast<uint32_t>(c.num_rows);
-  k.num_partitions = c.num_partitions;
-  k.values_per_lane = c.values_per_lane;
-  return k;
-}
-
-/// Chunks [first, last) as one launch's parameter.
-ChunkSet MakeChunkSet(const DeviceChunk* chunks, size_t first, size_t last) {
-  ChunkSet set{};
-  set.count = static_cast<uint32_t>(last - first);
-  for (size_t i = first; i < last; ++i) set.chunk[i - first] = ToKernelChunk(chunks[i]);
-  return set;
-}
-
-int SmCount() {
-  int device = 0;
-  int sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    cudaGetLastError();
-    return 132;
-  }
-  return sms;
-}
 
 template <typename U, int kV, bool kStageWide, bool kDelta = false>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,

@@ -132,6 +132,72 @@ Status Take(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_rows
             cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
+// Key lookups with the PGM learned index (spec §11.3, format 1.1)
+
+/// Levels of an index that lookups descend (spec §11.3.3 lets a reader
+/// descend the upper levels or bisect the leaf); an index with more levels is
+/// used through its leaf level only.
+inline constexpr uint32_t kMaxDevicePgmLevels = 16;
+
+/// One chunk's PGM index in device memory: "segment_keys", "segment_slopes"
+/// and "segment_intercepts" of every level, leaf first, as in the footer.
+/// Obtain it from MakeDevicePgmChunk or UploadPgmIndex.
+struct DevicePgmChunk {
+  const uint64_t* segment_keys = nullptr;        ///< device; level_offsets[num_levels] ordered keys
+  const float* segment_slopes = nullptr;         ///< device; as many
+  const uint64_t* segment_intercepts = nullptr;  ///< device; as many
+  uint32_t num_segments = 0;                     ///< of the leaf level
+  uint32_t epsilon = 0;                          ///< "epsilon"
+  uint32_t epsilon_recursive = 0;                ///< "epsilon_recursive"
+  /// Levels the lookups use: the index's levels when at most
+  /// kMaxDevicePgmLevels, otherwise 1 (the leaf).
+  uint32_t num_levels = 0;
+  uint32_t level_offsets[kMaxDevicePgmLevels + 1] = {};  ///< "level_offsets", num_levels + 1 used
+  uint64_t num_keys = 0;                         ///< "num_keys": the chunk's num_rows
+  /// The ordered keys (spec §11.3.1) of the chunk's minimum and maximum, from
+  /// its statistics: lookups skip a chunk whose maximum is below the key, as
+  /// Reader::LowerBound does, and group keys by value range.
+  bool has_min_max = false;
+  uint64_t min_key = 0;
+  uint64_t max_key = 0;
+};
+
+/// Checks `chunk.pgm` (spec §11.3.4) on the host and describes its device
+/// copy: the caller has copied (or will copy, before the first lookup)
+/// chunk.pgm.keys, .slopes and .intercepts, every level, to the three device
+/// arrays (8-, 4- and 8-byte aligned).
+/// Errors: kUnsupportedFeature (the chunk has no index, or is not an integer
+/// chunk), kCorruptMetadata, kInvalidArgument (null or misaligned pointers).
+Result<DevicePgmChunk> MakeDevicePgmChunk(const ChunkInfo& chunk, PhysicalType type,
+                                          const uint64_t* d_segment_keys,
+                                          const float* d_segment_slopes,
+                                          const uint64_t* d_segment_intercepts);
+
+/// Temporary device bytes LowerBound needs: with at least
+/// kLowerBoundSortMinKeys keys, room to group the keys by value (a radix
+/// sort of 20-bit buckets), so that neighbouring threads search neighbouring
+/// rows; 0 otherwise. A smaller `temp_bytes` makes LowerBound search the keys
+/// in their given order, with the same results.
+inline constexpr size_t kLowerBoundSortMinKeys = size_t{1} << 16;
+Result<size_t> LowerBoundTempBytes(const DeviceChunk* chunks, const DevicePgmChunk* pgms,
+                                   size_t num_chunks, size_t num_keys);
+
+/// Batched lookups: d_rows[i] = the first row of the chunks whose value is
+/// >= d_keys[i], or the row after the last chunk when there is none; the
+/// answer Reader::LowerBound gives. Keys are 64-bit canonical values (cast
+/// from int64_t for signed types), in any order; d_keys and d_rows are device
+/// arrays of num_keys entries. `pgms[i]` is the index of `chunks[i]`. Only the
+/// rows of each key's search window are decoded, by random access into the
+/// compressed partitions; a window that does not hold the answer (a corrupt
+/// index) costs a bisection of the chunk, never a wrong row. With the
+/// temporary storage of LowerBoundTempBytes and chunk statistics, the keys
+/// are first grouped by value range on the device (the results do not
+/// change). Errors (host-side checks only): kInvalidArgument, kDeviceError.
+Status LowerBound(const DeviceChunk* chunks, const DevicePgmChunk* pgms, size_t num_chunks,
+                  const uint64_t* d_keys, size_t num_keys, uint64_t* d_rows, void* d_temp,
+                  size_t temp_bytes, cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
 // Host convenience layer
 
 /// A whole column resident in device memory, owned by this object.
@@ -161,6 +227,33 @@ class DeviceColumnBuffer {
 /// allocation, staging through pinned memory on `stream`. Returns after the
 /// copies completed. Errors: the reader's, kOutOfMemory, kDeviceError.
 Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaStream_t stream);
+
+/// The PGM indexes of a column's chunks in device memory, owned by this
+/// object.
+class DevicePgmBuffer {
+ public:
+  DevicePgmBuffer();
+  DevicePgmBuffer(DevicePgmBuffer&&) noexcept;
+  DevicePgmBuffer& operator=(DevicePgmBuffer&&) noexcept;
+  ~DevicePgmBuffer();
+
+  /// One descriptor per chunk, in row order (pass to LowerBound).
+  const std::vector<DevicePgmChunk>& chunks() const;
+  /// Device bytes of the indexes (segments of every level).
+  uint64_t index_bytes() const;
+
+  struct Impl;
+
+ private:
+  friend Result<DevicePgmBuffer> UploadPgmIndex(const Reader&, int, cudaStream_t);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Copies every chunk's PGM index of `column` (all levels) to the device
+/// on `stream`; returns after the copies completed. Errors:
+/// kUnsupportedFeature (a chunk without an index), kCorruptMetadata,
+/// kOutOfMemory, kDeviceError.
+Result<DevicePgmBuffer> UploadPgmIndex(const Reader& reader, int column, cudaStream_t stream);
 
 /// File -> pinned memory -> device -> decode, overlapping the host-side read
 /// of one chunk with the copy and decode of the previous one (two internal

@@ -33,8 +33,15 @@ class ChunkSearch {
     const uint64_t begin = w.lo > 0 ? w.lo - 1 : 0;
     const uint64_t end = w.hi < n ? w.hi + 1 : n;
     L3_RETURN_NOT_OK(Load(begin, end));
-    uint64_t r = w.lo;
-    while (r < w.hi && keys_[r - begin] < x) ++r;
+    // Bisection over the window: the first row of [lo, hi) whose key is >= x,
+    // or hi. The CUDA backend's batched lookup bisects the same way, so both
+    // give the same row on any bytes.
+    uint64_t a = w.lo, b = w.hi;
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      if (keys_[mid - begin] < x) a = mid + 1; else b = mid;
+    }
+    const uint64_t r = a;
     const bool left_ok = r == 0 || keys_[r - 1 - begin] < x;
     const bool right_ok = r == n || keys_[r - begin] >= x;
     if (left_ok && right_ok) return r;

@@ -264,15 +264,31 @@ __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePa
   if (w == 0) return value;
   const uint32_t lanes = in_tile + 1 < internal::kLanes ? static_cast<uint32_t>(in_tile + 1)
                                                         : internal::kLanes;
+  uint64_t sum = 0;  // modulo 2^64, so modulo 2^N once cast to U
   for (uint32_t lane = 0; lane < lanes; ++lane) {
-    // Steps k of this lane with lane + 32 k <= in_tile.
+    // Steps k of this lane with lane + 32 k <= in_tile: a run of contiguous
+    // fields, read word by word (each word is loaded once).
     const uint64_t count = (in_tile - lane) / internal::kLanes + 1;
-    uint64_t bit = internal::SlapLaneBitOffset(d.rows, w, V, tile, lane);
-    for (uint64_t k = 0; k < count; ++k, bit += w) {
-      value = static_cast<U>(value + static_cast<U>(LoadField(stream, bit, w)));
+    const uint64_t bit = internal::SlapLaneBitOffset(d.rows, w, V, tile, lane);
+    const uint64_t* p = stream + (bit >> 6);
+    uint32_t shift = static_cast<uint32_t>(bit & 63);
+    uint64_t current = __ldg(p);
+    uint64_t next = __ldg(p + 1);
+    const uint64_t mask = internal::LowMask(w);
+    for (uint64_t k = 0; k < count; ++k) {
+      sum += (shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask;
+      shift += w;
+      if (shift >= 64) {
+        // The next field starts in the next word; the word after it lies in
+        // the payload padding at worst (spec §8.6).
+        shift -= 64;
+        current = next;
+        ++p;
+        next = __ldg(p + 1);
+      }
     }
   }
-  return value;
+  return static_cast<U>(value + static_cast<U>(sum));
 }
 
 }  // namespace l3::cuda::detail

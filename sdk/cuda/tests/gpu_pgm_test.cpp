@@ -1,0 +1,251 @@
+// Batched PGM lookups on the GPU (spec §11.3) against the CPU reader's
+// Reader::LowerBoundBatch and against std::lower_bound over the values:
+// every integer type, present and absent keys, keys below the minimum and
+// above the maximum, long duplicate runs, single-row and many chunks, DELTA
+// and non-DELTA partitions, and device indexes that lie.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "pgm/pgm.hpp"
+
+namespace l3::cuda::testing {
+namespace {
+
+const PhysicalType kAllTypes[] = {PhysicalType::kInt8,   PhysicalType::kInt16, PhysicalType::kInt32,
+                                  PhysicalType::kInt64,  PhysicalType::kUInt8, PhysicalType::kUInt16,
+                                  PhysicalType::kUInt32, PhysicalType::kUInt64};
+
+/// Sorted canonical values of `type`: long runs of duplicates, irregular
+/// gaps and both ends of the type's range.
+std::vector<uint64_t> SortedCanonical(PhysicalType type, uint64_t n, uint64_t seed) {
+  const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(type));
+  const bool is_signed = PhysicalTypeIsSigned(type);
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> keys(n);  // ordered keys (spec §11.3.1) within the type's range
+  const uint64_t lo = is_signed ? (uint64_t{1} << 63) - (uint64_t{1} << (bits - 1)) : 0;
+  const uint64_t span = bits == 64 ? ~uint64_t{0} : internal::LowMask(bits);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t r = rng();
+    if (i % 97 < 30) r = keys[i > 0 ? i - 1 : 0] - lo;  // runs of duplicates
+    keys[i] = lo + (bits == 64 ? r : r % (span + 1));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.front() = lo;  // the type's minimum and maximum
+  keys.back() = lo + span;
+  std::vector<uint64_t> canonical(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    canonical[i] = is_signed ? keys[i] ^ (uint64_t{1} << 63) : keys[i];
+  }
+  return canonical;
+}
+
+std::vector<uint8_t> Pack(const std::vector<uint64_t>& canonical, PhysicalType type) {
+  const int bytes = PhysicalTypeBytes(type);
+  std::vector<uint8_t> out(canonical.size() * bytes);
+  for (size_t i = 0; i < canonical.size(); ++i) std::memcpy(&out[i * bytes], &canonical[i], bytes);
+  return out;
+}
+
+/// Keys to look up: every value, value - 1 and + 1 (wrapping), the extremes
+/// of 64 bits, and random 64-bit keys, as canonical words.
+std::vector<uint64_t> Probes(const std::vector<uint64_t>& canonical, uint64_t seed,
+                             int random_keys = 2000) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> keys;
+  for (size_t i = 0; i < canonical.size(); i += 1 + rng() % 3) {
+    keys.push_back(canonical[i]);
+    keys.push_back(canonical[i] - 1);
+    keys.push_back(canonical[i] + 1);
+  }
+  keys.push_back(0);
+  keys.push_back(~uint64_t{0});
+  keys.push_back(uint64_t{1} << 63);
+  keys.push_back((uint64_t{1} << 63) - 1);
+  for (int i = 0; i < random_keys; ++i) keys.push_back(rng());
+  std::shuffle(keys.begin(), keys.end(), rng);
+  return keys;
+}
+
+/// std::lower_bound over the ordered keys of the column.
+uint64_t TrueLowerBound(const std::vector<uint64_t>& canonical, uint64_t key, bool is_signed) {
+  const uint64_t flip = is_signed ? uint64_t{1} << 63 : 0;
+  uint64_t a = 0, b = canonical.size();
+  while (a < b) {
+    const uint64_t mid = a + (b - a) / 2;
+    if ((canonical[mid] ^ flip) < (key ^ flip)) a = mid + 1; else b = mid;
+  }
+  return a;
+}
+
+std::vector<uint64_t> GpuLowerBound(const DeviceColumnBuffer& column, const DevicePgmBuffer& pgm,
+                                    const std::vector<uint64_t>& keys) {
+  DeviceBuffer d_keys(keys.data(), keys.size() * 8);
+  DeviceBuffer d_rows(keys.size() * 8);
+  REQUIRE(cudaMemset(d_rows.data(), 0xA5, keys.size() * 8) == cudaSuccess);
+  Result<size_t> temp = LowerBoundTempBytes(column.chunks().data(), pgm.chunks().data(),
+                                            column.chunks().size(), keys.size());
+  REQUIRE(temp.ok());
+  DeviceBuffer d_temp(*temp);
+  REQUIRE(LowerBound(column.chunks().data(), pgm.chunks().data(), column.chunks().size(),
+                     static_cast<const uint64_t*>(d_keys.data()), keys.size(),
+                     static_cast<uint64_t*>(d_rows.data()), d_temp.data(), *temp, nullptr)
+              .ok());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<uint8_t> bytes = d_rows.ToHost();
+  std::vector<uint64_t> rows(keys.size());
+  std::memcpy(rows.data(), bytes.data(), bytes.size());
+  return rows;
+}
+
+void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta, uint64_t seed,
+                 int random_keys = 2000) {
+  CAPTURE(PhysicalTypeName(type));
+  CAPTURE(n);
+  CAPTURE(chunk_rows);
+  CAPTURE(delta);
+  const std::vector<uint64_t> canonical = SortedCanonical(type, n, seed);
+  const std::vector<uint8_t> raw = Pack(canonical, type);
+  WriteOptions options;
+  options.chunk_rows = chunk_rows;
+  options.pgm = PgmMode::kRequire;
+  options.pgm_epsilon = 16;
+  options.partitioner.enable_delta = delta;
+  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
+  REQUIRE(column.ok());
+  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
+  REQUIRE(pgm.ok());
+  CHECK(pgm->chunks().size() == column->chunks().size());
+  const std::vector<uint64_t> keys = Probes(canonical, seed + 1, random_keys);
+  const std::vector<uint64_t> gpu = GpuLowerBound(*column, *pgm, keys);
+  // Enough keys to be grouped by value before the search (LowerBoundTempBytes
+  // > 0) or not: the same rows either way.
+  CHECK((*LowerBoundTempBytes(column->chunks().data(), pgm->chunks().data(), column->chunks().size(),
+                              keys.size()) > 0) == (keys.size() >= kLowerBoundSortMinKeys));
+  std::vector<uint64_t> cpu(keys.size());
+  REQUIRE(reader->LowerBoundBatch(0, keys.data(), keys.size(), cpu.data()).ok());
+  size_t wrong = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t truth = TrueLowerBound(canonical, keys[i], PhysicalTypeIsSigned(type));
+    if (gpu[i] != cpu[i] || gpu[i] != truth) ++wrong;
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("GPU PGM lookups equal the CPU reader and std::lower_bound (spec §11.3)") {
+  uint64_t seed = 1;
+  for (PhysicalType type : kAllTypes) {
+    CheckColumn(type, 20000, uint64_t{1} << 26, true, seed++);
+    CheckColumn(type, 20000, 3000, false, seed++);
+  }
+  // One-row chunks, a single-row column and chunks that end inside runs.
+  CheckColumn(PhysicalType::kInt32, 40, 1, true, 100);
+  CheckColumn(PhysicalType::kUInt64, 1, 1, true, 101);
+  CheckColumn(PhysicalType::kUInt16, 5000, 97, true, 102);
+  // More chunks than one launch takes (32): later groups answer the keys.
+  CheckColumn(PhysicalType::kInt64, 30000, 500, true, 103);
+  // Keys grouped by value on the device first (at least kLowerBoundSortMinKeys).
+  CheckColumn(PhysicalType::kUInt32, 50000, 20000, true, 104, 80000);
+  CheckColumn(PhysicalType::kInt16, 50000, 1 << 26, false, 105, 80000);
+}
+
+TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row") {
+  const PhysicalType type = PhysicalType::kUInt32;
+  const uint64_t n = 50000;
+  const std::vector<uint64_t> canonical = SortedCanonical(type, n, 7);
+  const std::vector<uint8_t> raw = Pack(canonical, type);
+  WriteOptions options;
+  options.pgm = PgmMode::kRequire;
+  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
+  REQUIRE(column.ok());
+  // A leaf level whose intercepts are all shifted: structurally valid
+  // (spec §11.3.4) but its windows miss.
+  ChunkInfo chunk = reader->column(0).chunks[0];
+  PgmIndexInfo& p = chunk.pgm;
+  const uint32_t leaf = p.level_offsets[1];
+  for (uint32_t i = 0; i < leaf; ++i) p.intercepts[i] = std::min<uint64_t>(p.intercepts[i] / 2, n);
+  // And upper levels whose windows miss too (when there are upper levels).
+  for (size_t i = leaf; i < p.intercepts.size(); ++i) p.intercepts[i] /= 3;
+  REQUIRE(internal::ValidatePgmIndex(p, n).ok());
+  REQUIRE(p.num_levels() >= 2);
+  const size_t s = p.keys.size();
+  DeviceBuffer keys_d(p.keys.data(), 8 * s), slopes_d(p.slopes.data(), 4 * s),
+      intercepts_d(p.intercepts.data(), 8 * s);
+  Result<DevicePgmChunk> g = MakeDevicePgmChunk(
+      chunk, type, static_cast<const uint64_t*>(keys_d.data()),
+      static_cast<const float*>(slopes_d.data()), static_cast<const uint64_t*>(intercepts_d.data()));
+  REQUIRE(g.ok());
+  const std::vector<uint64_t> keys = Probes(canonical, 8);
+  DeviceBuffer d_keys(keys.data(), keys.size() * 8);
+  DeviceBuffer d_rows(keys.size() * 8);
+  REQUIRE(LowerBound(column->chunks().data(), &*g, 1, static_cast<const uint64_t*>(d_keys.data()),
+                     keys.size(), static_cast<uint64_t*>(d_rows.data()), nullptr, 0, nullptr)
+              .ok());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<uint8_t> bytes = d_rows.ToHost();
+  size_t wrong = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    uint64_t row = 0;
+    std::memcpy(&row, bytes.data() + 8 * i, 8);
+    if (row != TrueLowerBound(canonical, keys[i], false)) ++wrong;
+  }
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("GPU PGM lookups: host checks before any launch") {
+  const std::vector<uint64_t> canonical = SortedCanonical(PhysicalType::kUInt64, 1000, 9);
+  const std::vector<uint8_t> raw = Pack(canonical, PhysicalType::kUInt64);
+  WriteOptions plain;
+  const std::vector<uint8_t> file = WriteColumn("k", PhysicalType::kUInt64, raw.data(), 1000, plain);
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  // No index: a specific error, not an empty lookup.
+  CHECK(UploadPgmIndex(*reader, 0, nullptr).status().code() == StatusCode::kUnsupportedFeature);
+  CHECK(MakeDevicePgmChunk(reader->column(0).chunks[0], PhysicalType::kUInt64, nullptr, nullptr,
+                           nullptr)
+            .status()
+            .code() == StatusCode::kUnsupportedFeature);
+  // A corrupt index is rejected on the host (spec §11.3.4).
+  WriteOptions indexed;
+  indexed.pgm = PgmMode::kRequire;
+  const std::vector<uint8_t> file2 = WriteColumn("k", PhysicalType::kUInt64, raw.data(), 1000, indexed);
+  Result<Reader> reader2 = Reader::OpenBuffer(file2.data(), file2.size());
+  REQUIRE(reader2.ok());
+  ChunkInfo chunk = reader2->column(0).chunks[0];
+  chunk.pgm.intercepts[0] = 5000;  // beyond num_keys
+  DeviceBuffer dummy(64);
+  const auto* p64 = static_cast<const uint64_t*>(dummy.data());
+  CHECK(MakeDevicePgmChunk(chunk, PhysicalType::kUInt64, p64, reinterpret_cast<const float*>(p64), p64)
+            .status()
+            .code() == StatusCode::kCorruptMetadata);
+  // Descriptors that do not match their chunk, and null key arrays.
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader2, 0, nullptr);
+  REQUIRE(column.ok());
+  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader2, 0, nullptr);
+  REQUIRE(pgm.ok());
+  DevicePgmChunk bad = pgm->chunks()[0];
+  bad.num_keys = 999;
+  DeviceBuffer rows(8);
+  CHECK(LowerBound(column->chunks().data(), &bad, 1, p64, 1, static_cast<uint64_t*>(rows.data()),
+                   nullptr, 0, nullptr)
+            .code() == StatusCode::kInvalidArgument);
+  CHECK(LowerBound(column->chunks().data(), pgm->chunks().data(), 1, nullptr, 1,
+                   static_cast<uint64_t*>(rows.data()), nullptr, 0, nullptr)
+            .code() == StatusCode::kInvalidArgument);
+}
+
+}  // namespace l3::cuda::testing

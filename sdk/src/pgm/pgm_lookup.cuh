@@ -1,0 +1,363 @@
+// The PGM learned index (spec §11.3), the CUDA half of the lookup: the
+// prediction of §11.3.3 computed exactly as pgm_lookup.cpp computes it on the
+// CPU, and the batched lower-bound kernel, one thread per key. Included by the
+// CUDA backend's pgm_api.cu after kernels/decode_kernels.cuh, whose random
+// access (FindPartition, LoadPartition, DecodeOne) it uses.
+//
+// Per key: the leaf segment by bisection over "segment_keys", the binary64
+// prediction, then a bisection over the rows of the window [lo, hi), each row
+// decoded by random access from the compressed partitions (the partition of
+// the previous probe is reused while it holds the row). The answer is checked
+// against its neighbours as the CPU reader checks it (pgm_reader.cpp), and a
+// window that misses falls back to a bisection of the whole chunk, so that a
+// corrupt index costs time, never a wrong row or an access outside the
+// buffers. Every step matches the CPU reader's, so both return the same row
+// for any bytes.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace l3::cuda::detail {
+
+/// One chunk's leaf level as the lookup kernel sees it (from a DevicePgmChunk).
+struct KernelPgm {
+  const uint64_t* keys;        // "segment_keys", ordered keys (§11.3.1), all levels
+  const float* slopes;         // "segment_slopes"
+  const uint64_t* intercepts;  // "segment_intercepts"
+  uint64_t num_keys;           // "num_keys" = the chunk's num_rows
+  uint64_t max_key;            // ordered key of the chunk maximum, when has_max
+  uint32_t num_segments;       // leaf segments
+  uint32_t epsilon;            // "epsilon"
+  uint32_t has_max;
+  uint32_t epsilon_recursive;  // "epsilon_recursive"
+  uint32_t num_levels;         // levels on the device (1: the leaf only)
+  uint32_t level_offsets[::l3::cuda::kMaxDevicePgmLevels + 1];  // "level_offsets"
+};
+
+struct PgmSet {
+  KernelPgm pgm[kMaxLaunchChunks];
+};
+
+/// rows[i] of a launch over chunks [first, first + count) of the column.
+/// Launches go chunk group by chunk group: a key answered by an earlier group
+/// is skipped, and the last group writes `column_end` for keys no chunk
+/// answers.
+struct LowerBoundArgs {
+  ChunkSet chunks;
+  PgmSet pgms;
+  const uint32_t* order;  // when not null, thread slot i searches key order[i]
+  const uint64_t* keys;
+  uint64_t* rows;
+  uint64_t num_keys;
+  uint64_t column_end;  // the row after the last chunk
+  uint32_t is_signed;
+  uint32_t first_group;
+  uint32_t last_group;
+};
+
+/// A row not yet answered by the chunk groups launched so far.
+inline constexpr uint64_t kPendingRow = ~uint64_t{0};
+
+/// spec §11.3.1: the ordered key of a canonical value.
+__device__ __forceinline__ uint64_t OrderedKey(uint64_t canonical, bool is_signed) {
+  return is_signed ? canonical ^ (uint64_t{1} << 63) : canonical;
+}
+
+/// spec §11.3.3: the search window [lo, hi] of ordered key x. Identical to
+/// internal::PgmPredict: the same bisection, the widened slope times the key
+/// distance rounded to binary64, truncation, and the same clamps. Indexes are
+/// validated on the host; the clamps keep a window inside [0, n] whatever the
+/// device memory holds.
+/// spec §11.3.3 for segment s of a level of `n` positions whose segments are
+/// [level_begin, level_end): the predicted position p, clamped as the spec
+/// says, and the window [lo, hi] around it.
+__device__ __forceinline__ void PredictFrom(const KernelPgm& g, uint32_t s, uint32_t level_end,
+                                            uint64_t x, uint64_t n, uint64_t eps, uint64_t* lo,
+                                            uint64_t* hi) {
+  const double t = __dmul_rn(static_cast<double>(__ldg(g.slopes + s)),
+                             __ull2double_rn(x - __ldg(g.keys + s)));
+  const uint64_t base = __ldg(g.intercepts + s);
+  uint64_t p = n;
+  if (t < 18446744073709551616.0) {
+    const uint64_t f = __double2ull_rz(t);
+    if (base <= n && f < n - base) p = base + f;
+  }
+  const uint64_t cap = s + 1 < level_end ? __ldg(g.intercepts + s + 1) : n;
+  p = min(p, min(cap, n));
+  *lo = p > eps ? p - eps : 0;
+  *hi = n - p > eps + 2 ? p + eps + 2 : n;
+}
+
+/// The first of keys[begin, end) that is > x (upper bound), by bisection.
+__device__ __forceinline__ uint32_t UpperBound(const uint64_t* keys, uint32_t begin, uint32_t end,
+                                               uint64_t x) {
+  while (begin < end) {
+    const uint32_t mid = begin + (end - begin) / 2;
+    if (__ldg(keys + mid) <= x) {
+      begin = mid + 1;
+    } else {
+      end = mid;
+    }
+  }
+  return begin;
+}
+
+/// The last leaf segment whose key is <= x (x >= the first key). The spec
+/// lets a reader find it by bisection over the leaf or by descending the
+/// upper levels (§11.3.3); both give the same segment. This descends: each
+/// upper segment predicts a window of the level below (epsilon_recursive),
+/// searched by bisection and checked, so that upper levels that lie cost a
+/// bisection of that level, never a wrong segment.
+__device__ __forceinline__ uint32_t LeafSegment(const KernelPgm& g, uint64_t x) {
+  const uint32_t levels = g.num_levels;
+  if (levels < 2) return UpperBound(g.keys, 0, g.num_segments, x) - 1;
+  uint32_t s = g.level_offsets[levels - 1];  // the top level's one segment
+  for (uint32_t l = levels - 1; l >= 1; --l) {
+    const uint32_t below = g.level_offsets[l - 1];
+    const uint32_t below_end = g.level_offsets[l];
+    const uint64_t n = below_end - below;
+    uint64_t lo = 0, hi = 0;
+    PredictFrom(g, s, g.level_offsets[l + 1], x, n, g.epsilon_recursive, &lo, &hi);
+    // The window holds the lower bound of x among the keys below, so their
+    // upper bound lies in [lo, hi + 1].
+    uint32_t u = UpperBound(g.keys, below + static_cast<uint32_t>(lo),
+                            below + static_cast<uint32_t>(min(hi + 1, n)), x);
+    const bool ok = u > below && __ldg(g.keys + u - 1) <= x &&
+                    (u == below_end || __ldg(g.keys + u) > x);
+    if (!ok) u = UpperBound(g.keys, below, below_end, x);
+    // Only an upper level that lies about its first key leaves u == below:
+    // then the leaf, whose first key is <= x, is bisected.
+    if (u == below) return UpperBound(g.keys, 0, g.num_segments, x) - 1;
+    s = u - 1;
+  }
+  return s;
+}
+
+__device__ __forceinline__ void PgmWindow(const KernelPgm& g, uint64_t x, uint64_t* lo,
+                                          uint64_t* hi) {
+  if (g.num_segments == 0 || x < __ldg(g.keys)) {
+    *lo = 0;
+    *hi = 0;
+    return;
+  }
+  const uint32_t s = LeafSegment(g, x);
+  PredictFrom(g, s, g.num_segments, x, g.num_keys, g.epsilon, lo, hi);
+}
+
+/// Ordered keys of chunk rows by random access, keeping the partition of the
+/// last row asked for.
+template <typename U>
+class ChunkKeys {
+ public:
+  __device__ __forceinline__ ChunkKeys(const KernelChunk& c, bool is_signed)
+      : c_(c), is_signed_(is_signed) {
+    part_.ok = false;
+  }
+
+  /// The partition holding chunk row r (< num_rows), checked.
+  __device__ __forceinline__ const DevicePartition& PartitionOf(uint64_t r) {
+    constexpr uint32_t kBits = 8 * sizeof(U);
+    if (!part_.ok || r < part_.first || r - part_.first >= part_.rows) {
+      part_ = LoadPartition<kBits>(c_, FindPartition(c_, static_cast<uint32_t>(r)));
+    }
+    return part_;
+  }
+
+  /// The ordered key of chunk row r (< num_rows); rows of a partition that
+  /// failed its checks read as 0, as Take does.
+  __device__ __forceinline__ uint64_t operator()(uint64_t r) {
+    const DevicePartition& d = PartitionOf(r);
+    U value = 0;
+    if (d.ok && r >= d.first && r - d.first < d.rows) value = DecodeOne<U>(c_, d, r - d.first);
+    return Ordered(value);
+  }
+
+  __device__ __forceinline__ uint64_t Ordered(U value) const {
+    return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(value), 8 * sizeof(U), is_signed_),
+                      is_signed_);
+  }
+
+ private:
+  const KernelChunk& c_;
+  bool is_signed_;
+  DevicePartition part_;
+};
+
+/// Values of consecutive rows of a checked DELTA partition (spec §8.9),
+/// walking forward from a known row: v(j) = v(j - 1) + Delta_Base + u(j),
+/// restarting from Seed[t] at the first row of tile t, which is the spec's
+/// sum term for term. A random access costs a scan of its tile; a window of
+/// rows then costs one field per row.
+template <typename U>
+class DeltaCursor {
+ public:
+  /// Positioned before partition row `x`: on row x - 1, or before row 0.
+  __device__ __forceinline__ DeltaCursor(const KernelChunk& c, const DevicePartition& d, uint64_t x)
+      : words_(c.payload + d.word_offset),
+        n_(d.rows),
+        w_(d.width),
+        v_(c.values_per_lane),
+        base_(static_cast<U>(__ldg(c.params + d.param_offset))),
+        exceptions_(words_ + internal::DeltaSeedWords(d.rows, c.values_per_lane), d.rows, d.width,
+                    __ldg(c.params + d.param_offset + 1)) {
+    next_ = x;
+    value_ = x == 0 ? U{0} : DecodeDeltaOne<U>(c, d, x - 1);
+    exception_ = exceptions_.count == 0 ? 0 : exceptions_.LowerBound(x);
+  }
+
+  /// Moves to partition row `target` (>= the next row, < n) and returns its value.
+  __device__ __forceinline__ U AdvanceTo(uint64_t target) {
+    const uint64_t tile_rows = uint64_t{internal::kLanes} * v_;
+    const uint64_t* stream = exceptions_.stream;
+    for (uint64_t j = next_; j <= target; ++j) {
+      if (j % tile_rows == 0) value_ = static_cast<U>(__ldg(words_ + j / tile_rows));
+      U u = w_ == 0 ? U{0}
+                    : static_cast<U>(LoadField(stream, internal::SlapFieldBitOffset(n_, w_, v_, j), w_));
+      if (exception_ < exceptions_.count && exceptions_.Row(exception_) == j) {
+        if (w_ < 64) u = static_cast<U>(u + static_cast<U>(exceptions_.High(exception_) << w_));
+        ++exception_;
+      }
+      value_ = static_cast<U>(value_ + base_ + u);
+    }
+    next_ = target + 1;
+    return value_;
+  }
+
+  /// The value of the row before the next one (valid once a row was reached
+  /// or when constructed for x > 0).
+  __device__ __forceinline__ U value() const { return value_; }
+  __device__ __forceinline__ uint64_t next() const { return next_; }
+
+ private:
+  const uint64_t* words_;
+  uint64_t n_;
+  uint32_t w_;
+  uint32_t v_;
+  U base_;
+  DeltaExceptionList exceptions_;
+  uint64_t next_;       // the next row AdvanceTo reads
+  U value_;             // v(next_ - 1)
+  uint32_t exception_;  // the first exception whose row is >= next_
+};
+
+/// The first row of the chunk whose ordered key is >= x, or num_rows: the
+/// steps of pgm_reader.cpp's ChunkSearch::LowerBound.
+template <typename U>
+__device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const KernelPgm& g,
+                                                    uint64_t x, bool is_signed) {
+  const uint64_t n = c.num_rows;
+  ChunkKeys<U> key(c, is_signed);
+  uint64_t lo = 0, hi = 0;
+  PgmWindow(g, x, &lo, &hi);
+  lo = min(lo, n);
+  hi = min(max(hi, lo), n);
+  uint64_t a = lo, b = hi;
+  const DevicePartition d = lo < hi ? key.PartitionOf(lo) : DevicePartition{};
+  if (lo < hi && d.ok && d.model == static_cast<uint8_t>(internal::Model::kDelta) && lo >= d.first &&
+      hi - d.first <= d.rows) {
+    // DELTA: the same bisection, with every probe reached by walking forward
+    // from the row before `a` (a checkpoint kept as the bisection moves
+    // right) instead of a scan of the tile per probe.
+    DeltaCursor<U> checkpoint(c, d, lo - d.first);
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      DeltaCursor<U> probe = checkpoint;
+      if (key.Ordered(probe.AdvanceTo(mid - d.first)) < x) {
+        a = mid + 1;
+        checkpoint = probe;
+      } else {
+        b = mid;
+      }
+    }
+    // Neighbours: row a - 1 is the checkpoint's row when it lies in the
+    // partition; row a is one step further.
+    const bool left_ok =
+        a == 0 || (a > d.first ? key.Ordered(checkpoint.value()) < x : key(a - 1) < x);
+    bool right_ok = a == n;
+    if (!right_ok) {
+      right_ok = a - d.first < d.rows ? key.Ordered(checkpoint.AdvanceTo(a - d.first)) >= x
+                                      : key(a) >= x;
+    }
+    if (left_ok && right_ok) return a;
+  } else {
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      if (key(mid) < x) {
+        a = mid + 1;
+      } else {
+        b = mid;
+      }
+    }
+    const bool left_ok = a == 0 || key(a - 1) < x;
+    const bool right_ok = a == n || key(a) >= x;
+    if (left_ok && right_ok) return a;
+  }
+  // The window missed (a corrupt index): bisection over the chunk.
+  a = 0;
+  b = n;
+  while (a < b) {
+    const uint64_t mid = a + (b - a) / 2;
+    if (key(mid) < x) {
+      a = mid + 1;
+    } else {
+      b = mid;
+    }
+  }
+  return a;
+}
+
+template <typename U>
+__global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant__ LowerBoundArgs args) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  const bool is_signed = args.is_signed != 0;
+  for (uint64_t slot = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; slot < args.num_keys;
+       slot += stride) {
+    const uint64_t i = args.order != nullptr ? __ldg(args.order + slot) : slot;
+    if (i >= args.num_keys) continue;  // only if the order buffer was overwritten
+    if (!args.first_group && args.rows[i] != kPendingRow) continue;
+    const uint64_t x = OrderedKey(__ldg(args.keys + i), is_signed);
+    uint64_t row = kPendingRow;
+    for (uint32_t k = 0; k < args.chunks.count; ++k) {
+      const KernelPgm& g = args.pgms.pgm[k];
+      // Chunks are each sorted: skip one whose maximum is below the key.
+      if (g.has_max && g.max_key < x) continue;
+      const KernelChunk& c = args.chunks.chunk[k];
+      const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
+      if (r < c.num_rows) {
+        row = c.first_row + r;
+        break;
+      }
+    }
+    if (row == kPendingRow && args.last_group) row = args.column_end;
+    args.rows[i] = row;
+  }
+}
+
+/// Groups keys by value: bucket[i] = (ordered key - min) >> shift, capped
+/// at 2^20, and index[i] = i, for a radix sort of the pairs.
+struct BucketArgs {
+  const uint64_t* keys;
+  uint32_t* bucket;
+  uint32_t* index;
+  uint64_t num_keys;
+  uint64_t min_key;
+  uint32_t shift;
+  uint32_t is_signed;
+};
+
+inline constexpr uint32_t kBucketBits = 20;
+
+__global__ void __launch_bounds__(256) PgmBucketKernel(const __grid_constant__ BucketArgs args) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < args.num_keys; i += stride) {
+    const uint64_t x = OrderedKey(__ldg(args.keys + i), args.is_signed != 0);
+    const uint64_t d = x > args.min_key ? x - args.min_key : 0;
+    const uint64_t b = args.shift >= 64 ? 0 : d >> args.shift;
+    args.bucket[i] = static_cast<uint32_t>(min(b, uint64_t{1} << kBucketBits));
+    args.index[i] = static_cast<uint32_t>(i);
+  }
+}
+
+}  // namespace l3::cuda::detail

@@ -8,8 +8,8 @@
 //
 // The column: N sorted u64 keys with irregular gaps (1 + a geometric gap of
 // mean 64, and one gap in 1000 of up to 2^30), written in memory with a PGM
-// index in every chunk, once with the default model set (DELTA allowed) and
-// once without DELTA. The lookups: M keys uniform over [min, max] (mostly
+// index in every chunk: with the default model set (DELTA allowed) at
+// values_per_lane 64, 8 and 4, and without DELTA. The lookups: M keys uniform over [min, max] (mostly
 // absent), in random order, searched as given and grouped by value first
 // (LowerBoundTempBytes). Every L3 answer is compared with thrust's.
 #include <cuda_runtime.h>
@@ -166,11 +166,20 @@ int main(int argc, char** argv) {
   report["variants"] = nlohmann::json::array();
   std::string md_rows;
   int status = 0;
-  for (const bool delta : {true, false}) {
+  struct Variant {
+    bool delta;
+    uint32_t values_per_lane;
+  };
+  // The default model set, the same with short SLAP tiles (a DELTA row
+  // depends on the rows before it in its tile of 32 * V rows), and no DELTA.
+  for (const Variant variant : {Variant{true, 64}, Variant{true, 8}, Variant{true, 4},
+                                Variant{false, 64}}) {
+    const bool delta = variant.delta;
     l3::WriteOptions w;
     w.pgm = l3::PgmMode::kRequire;
     w.pgm_epsilon = o.epsilon;
     w.partitioner.enable_delta = delta;
+    w.values_per_lane = variant.values_per_lane;
     const auto t0 = std::chrono::steady_clock::now();
     auto writer = l3::Writer::CreateInMemory({l3::ColumnSpec{"key", l3::PhysicalType::kUInt64, {}}}, w);
     if (!writer.ok()) Fail(writer.status(), "writer");
@@ -219,7 +228,9 @@ int main(int argc, char** argv) {
     if (wrong != 0) status = 1;
     const double gq = o.lookups / (ms * 1e-3) / 1e9;
     const double ratio = static_cast<double>(o.keys * 8) / static_cast<double>(file.size());
-    const char* name = delta ? "default models (DELTA allowed)" : "without DELTA";
+    const std::string label = std::string(delta ? "default models (DELTA allowed)" : "without DELTA") +
+                              ", V = " + std::to_string(variant.values_per_lane);
+    const char* name = label.c_str();
     std::printf("   L3 %s: ratio %.2f, DELTA rows %.0f%%, %llu segments, index %.3f B/key, "
                 "write %.1f s; lookups in key order %.3f ms (%.2f G/s), grouped by value %.3f ms, "
                 "%.2f G lookups/s (%.2fx thrust), wrong %llu\n",

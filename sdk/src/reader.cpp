@@ -182,7 +182,27 @@ struct Reader::Impl {
     return storage->data();
   }
 
-  Status LoadChunk(int column, int chunk, ChunkSlot* slot) const;
+  /// Materializes and checks chunk `chunk` of `column` into `slot` (spec
+  /// §10.2). Without the payload (`with_payload` false) only the partition
+  /// table, parameters and bounds are decompressed and checked: enough for
+  /// metadata (Partitions), and no payload bytes are held.
+  Status LoadChunk(int column, int chunk, ChunkSlot* slot, bool with_payload = true) const;
+
+  /// A chunk's view for one use: the cached view when the chunk was already
+  /// prepared, otherwise a load into `scratch` that is not cached, so that
+  /// walking every chunk of a file (validation, metadata) holds one chunk's
+  /// decoded segments at a time.
+  Result<const ChunkView*> Borrow(int column, int chunk, ChunkSlot* scratch,
+                                  bool with_payload = true) const {
+    ChunkSlot* slot = slots[column][chunk].get();
+    if (slot->done.load(std::memory_order_acquire)) {
+      if (!slot->status.ok()) return slot->status;
+      return &slot->view;
+    }
+    Status st = LoadChunk(column, chunk, scratch, with_payload);
+    if (!st.ok()) return st;
+    return &scratch->view;
+  }
 
   /// The validated view of a chunk, prepared on first use (spec §10.2).
   Result<const ChunkView*> Prepare(int column, int chunk) const {
@@ -285,7 +305,7 @@ struct Reader::Impl {
   Status ValidatePadding() const;
 };
 
-Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
+Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with_payload) const {
   const ColumnInfo& col = columns[column];
   const ChunkInfo& ci = col.chunks[chunk];
   const std::string where = ChunkName(column, chunk);
@@ -296,7 +316,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
   if (options.verify_checksums) {
     L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.partition_table, where + " partition_table"));
     L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.parameters, where + " parameters"));
-    L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.payload, where + " payload"));
+    if (with_payload) L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.payload, where + " payload"));
     if (ci.bounds.present) L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.bounds, where + " bounds"));
   }
   const uint64_t num_partitions = ci.num_partitions;
@@ -325,7 +345,12 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
   const uint64_t payload_bytes =
       8 * uint64_t{sentinel.payload_offset} + internal::kPayloadPaddingBytes;
   const uint8_t* payload = nullptr;
-  if (ci.payload.compression == Compression::kZstdFieldPlanes) {
+  if (!with_payload) {
+    // Metadata only: the payload's lengths were checked against the table
+    // (ValidatePartitionTableShape, and ValidateChunkMetadata below), its
+    // bytes are neither read nor decompressed.
+    payload = kEmptySegment;
+  } else if (ci.payload.compression == Compression::kZstdFieldPlanes) {
     L3_ASSIGN_OR_RETURN(payload, MaterializeFieldPlanes(col, ci, table, parameters, payload_bytes,
                                                         where, &slot->payload));
   } else {
@@ -353,7 +378,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot) const {
   view.bounds_bytes = ci.bounds.present ? ci.bounds.decoded_bytes : 0;
   view.required_features = ps.required_features;
   Status st = internal::ValidateChunkMetadata(view);
-  if (st.ok()) st = internal::ValidateRunStarts(view);
+  if (st.ok() && with_payload) st = internal::ValidateRunStarts(view);
   if (!st.ok()) {
     view = ChunkView();
     return Status(st.code(), where + ": " + st.message());
@@ -566,7 +591,10 @@ Result<int> Reader::FindColumn(std::string_view name) const {
 Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) const {
   try {
     L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
-    L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
+    // Metadata only: the payload is not decompressed, and nothing is cached.
+    ChunkSlot scratch;
+    L3_ASSIGN_OR_RETURN(const ChunkView* view,
+                        impl_->Borrow(column, chunk, &scratch, /*with_payload=*/false));
     const uint32_t value_bytes = static_cast<uint32_t>(PhysicalTypeBytes(view->type));
     const bool is_signed = PhysicalTypeIsSigned(view->type);
     std::vector<PartitionInfo> out(view->num_partitions);
@@ -581,7 +609,7 @@ Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) con
       for (uint32_t i = 0; i < info.num_params; ++i) {
         info.params[i] = internal::LoadLE64(part.params + 8 * i);
       }
-      info.payload_offset_bytes = static_cast<uint64_t>(part.payload - view->payload);
+      info.payload_offset_bytes = 8 * uint64_t{internal::LoadPartitionRecord(view->partition_table, p).payload_offset};
       info.payload_bytes = 8 * part.payload_words;
       if (internal::IsRunPartition(part)) info.num_runs = info.params[1];
       if (view->bounds != nullptr) {
@@ -717,7 +745,10 @@ Status Reader::Validate(ValidationLevel level) const {
             L3_RETURN_NOT_OK(impl_->VerifySegmentChecksum(*seg.first, where + seg.second));
           }
         }
-        L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(c, k));
+        // One chunk's decoded segments at a time: validation does not fill
+        // the reader's cache.
+        ChunkSlot scratch;
+        L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Borrow(c, k, &scratch));
         if (level == ValidationLevel::kDeep) {
           Status st = internal::DeepValidateChunk(*view);
           if (!st.ok()) return Status(st.code(), where + ": " + st.message());

@@ -238,6 +238,38 @@ TEST_CASE("segment checksums (spec §5)") {
   CHECK(t2.Validate(ValidationLevel::kStructural).code() == StatusCode::kChecksumMismatch);
 }
 
+TEST_CASE("metadata needs no payload: Partitions reads neither the payload nor its checksum") {
+  // issue 13: metadata commands (l3 info, l3dump) must not decompress or
+  // hold payloads. A damaged payload shows up when values are read, not
+  // when the partition table is listed.
+  const Table t;
+  const Reader good = OpenOk(t.file);
+  const SegmentInfo payload = good.column(0).chunks[2].payload;
+  std::vector<uint8_t> bad = t.file;
+  bad[payload.offset + 5] ^= 0x20;
+  const Reader r = OpenOk(bad);
+  auto parts = r.Partitions(0, 2);
+  REQUIRE(parts.ok());
+  auto expected = good.Partitions(0, 2);
+  REQUIRE(expected.ok());
+  REQUIRE(parts->size() == expected->size());
+  for (size_t p = 0; p < parts->size(); ++p) {
+    CHECK((*parts)[p].first_row == (*expected)[p].first_row);
+    CHECK((*parts)[p].model == (*expected)[p].model);
+    CHECK((*parts)[p].bit_width == (*expected)[p].bit_width);
+    CHECK((*parts)[p].payload_offset_bytes == (*expected)[p].payload_offset_bytes);
+    CHECK((*parts)[p].payload_bytes == (*expected)[p].payload_bytes);
+  }
+  std::vector<int64_t> out(Table::kRows);
+  // Listing did not cache the chunk: the first read still checks the payload.
+  CHECK(r.ReadRows(0, 2000, 2100, out.data(), 800).code() == StatusCode::kChecksumMismatch);
+  // Validation checks every chunk without keeping any: a read after it is
+  // checked (and answered) as before.
+  const Reader v = OpenOk(t.file);
+  CHECK(v.Validate(ValidationLevel::kDeep).ok());
+  CHECK(v.ReadRows(0, 0, Table::kRows, out.data(), out.size() * 8).ok());
+}
+
 TEST_CASE("zstd segments (spec §9)") {
   AssembleOptions zstd;
   zstd.zstd = true;

@@ -105,7 +105,7 @@ std::vector<uint64_t> GpuLowerBound(const DeviceColumnBuffer& column, const Devi
 }
 
 void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta, uint64_t seed,
-                 int random_keys = 2000) {
+                 int random_keys = 2000, uint32_t values_per_lane = 64) {
   CAPTURE(PhysicalTypeName(type));
   CAPTURE(n);
   CAPTURE(chunk_rows);
@@ -117,6 +117,7 @@ void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta,
   options.pgm = PgmMode::kRequire;
   options.pgm_epsilon = 16;
   options.partitioner.enable_delta = delta;
+  options.values_per_lane = values_per_lane;
   const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
@@ -158,6 +159,9 @@ TEST_CASE("GPU PGM lookups equal the CPU reader and std::lower_bound (spec §11.
   // Keys grouped by value on the device first (at least kLowerBoundSortMinKeys).
   CheckColumn(PhysicalType::kUInt32, 50000, 20000, true, 104, 80000);
   CheckColumn(PhysicalType::kInt16, 50000, 1 << 26, false, 105, 80000);
+  // Short SLAP tiles (V = 1 and 4): DELTA windows cross tiles.
+  CheckColumn(PhysicalType::kUInt64, 20000, 1 << 26, true, 106, 2000, 4);
+  CheckColumn(PhysicalType::kInt32, 20000, 7000, true, 107, 80000, 1);
 }
 
 TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row") {

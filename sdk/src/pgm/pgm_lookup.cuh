@@ -205,16 +205,34 @@ class DeltaCursor {
     next_ = x;
     value_ = x == 0 ? U{0} : DecodeDeltaOne<U>(c, d, x - 1);
     exception_ = exceptions_.count == 0 ? 0 : exceptions_.LowerBound(x);
+    // spec §8.5 geometry, once: V is a power of two, so a row's tile, lane
+    // and step are shifts and masks.
+    log2_v_ = static_cast<uint32_t>(__ffs(static_cast<int>(v_)) - 1);
+    tile_shift_ = 5 + log2_v_;
+    full_tiles_ = n_ >> tile_shift_;
+    const uint64_t m = n_ - (full_tiles_ << tile_shift_);
+    partial_q_ = m >> 5;
+    partial_r_ = static_cast<uint32_t>(m & 31);
+  }
+
+  /// SlapFieldBitOffset(n, w, V, j) without divisions.
+  __device__ __forceinline__ uint64_t FieldBit(uint64_t j) const {
+    const uint64_t t = j >> tile_shift_;
+    const uint64_t in_tile = j & ((uint64_t{1} << tile_shift_) - 1);
+    const uint64_t lane = in_tile & 31;
+    const uint64_t step = in_tile >> 5;
+    const uint64_t tile_base = (t << tile_shift_) * w_;
+    if (t < full_tiles_) return tile_base + ((lane << log2_v_) + step) * w_;
+    return tile_base + w_ * (lane * partial_q_ + min(lane, uint64_t{partial_r_}) + step);
   }
 
   /// Moves to partition row `target` (>= the next row, < n) and returns its value.
   __device__ __forceinline__ U AdvanceTo(uint64_t target) {
-    const uint64_t tile_rows = uint64_t{internal::kLanes} * v_;
     const uint64_t* stream = exceptions_.stream;
+    const uint64_t tile_mask = (uint64_t{1} << tile_shift_) - 1;
     for (uint64_t j = next_; j <= target; ++j) {
-      if (j % tile_rows == 0) value_ = static_cast<U>(__ldg(words_ + j / tile_rows));
-      U u = w_ == 0 ? U{0}
-                    : static_cast<U>(LoadField(stream, internal::SlapFieldBitOffset(n_, w_, v_, j), w_));
+      if ((j & tile_mask) == 0) value_ = static_cast<U>(__ldg(words_ + (j >> tile_shift_)));
+      U u = w_ == 0 ? U{0} : static_cast<U>(LoadField(stream, FieldBit(j), w_));
       if (exception_ < exceptions_.count && exceptions_.Row(exception_) == j) {
         if (w_ < 64) u = static_cast<U>(u + static_cast<U>(exceptions_.High(exception_) << w_));
         ++exception_;
@@ -240,6 +258,11 @@ class DeltaCursor {
   uint64_t next_;       // the next row AdvanceTo reads
   U value_;             // v(next_ - 1)
   uint32_t exception_;  // the first exception whose row is >= next_
+  uint32_t log2_v_;
+  uint32_t tile_shift_;  // log2(32 V)
+  uint64_t full_tiles_;
+  uint64_t partial_q_;
+  uint32_t partial_r_;
 };
 
 /// The first row of the chunk whose ordered key is >= x, or num_rows: the

@@ -172,10 +172,6 @@ Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, siz
     args.column_end = column_end;
     args.is_signed = PhysicalTypeIsSigned(chunks[0].type) ? 1u : 0u;
     args.first_group = first == 0 ? 1u : 0u;
-    args.all_have_max = 1u;
-    for (size_t i = first; i < last; ++i) {
-      if (!pgms[i].has_min_max) args.all_have_max = 0u;
-    }
     args.last_group = last == num_chunks ? 1u : 0u;
     const uint32_t grid = static_cast<uint32_t>(blocks);
     switch (value_bytes) {

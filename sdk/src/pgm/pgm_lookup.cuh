@@ -55,7 +55,6 @@ struct LowerBoundArgs {
   uint32_t is_signed;
   uint32_t first_group;
   uint32_t last_group;
-  uint32_t all_have_max;  // every chunk of the launch has statistics
 };
 
 /// A row not yet answered by the chunk groups launched so far.
@@ -332,287 +331,26 @@ __device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const 
   return a;
 }
 
-/// Rows a warp decodes for one DELTA window: 8 per lane.
-inline constexpr uint32_t kWarpWindowSlots = 8;
-
-template <typename U>
-__device__ __forceinline__ U WarpSum(U v) {
-#pragma unroll
-  for (uint32_t offset = 16; offset > 0; offset >>= 1) {
-    if constexpr (sizeof(U) == 8) {
-      v = static_cast<U>(v + static_cast<U>(__shfl_xor_sync(0xFFFFFFFFu, static_cast<unsigned long long>(v), offset)));
-    } else {
-      v = static_cast<U>(v + static_cast<U>(__shfl_xor_sync(0xFFFFFFFFu, static_cast<uint32_t>(v), offset)));
-    }
-  }
-  return v;
-}
-
-template <typename U>
-__device__ __forceinline__ U WarpShfl(U v, uint32_t lane) {
-  if constexpr (sizeof(U) == 8) {
-    return static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(v), lane));
-  } else {
-    return static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(v), lane));
-  }
-}
-
-/// The sum of `count` consecutive w-bit fields from stream bit `bit`, each
-/// word loaded once (modulo 2^64).
-__device__ __forceinline__ uint64_t SumFieldRun(const uint64_t* stream, uint64_t bit, uint32_t w,
-                                                uint64_t count) {
-  if (count == 0 || w == 0) return 0;
-  const uint64_t* p = stream + (bit >> 6);
-  uint32_t shift = static_cast<uint32_t>(bit & 63);
-  uint64_t current = __ldg(p);
-  uint64_t next = __ldg(p + 1);
-  const uint64_t mask = internal::LowMask(w);
-  uint64_t sum = 0;
-  for (uint64_t k = 0; k < count; ++k) {
-    sum += (shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask;
-    shift += w;
-    if (shift >= 64) {
-      shift -= 64;
-      current = next;
-      ++p;
-      next = __ldg(p + 1);
-    }
-  }
-  return sum;
-}
-
-/// One DELTA window decoded by the whole warp (spec §8.9): every lane calls it
-/// with the same arguments. Rows [base, last] of the chunk (all inside
-/// partition d, at most 32 * kWarpWindowSlots of them) are decoded into the
-/// lanes, row base + 32 s + L in slot s of lane L: the sum before `base` in
-/// its tile by the 32 lanes over their own runs, then 32 rows per step with a
-/// warp prefix sum (restarting from the Seed word at a tile's first row).
-/// Then the window [lo, hi) is bisected and the neighbours checked exactly as
-/// ChunkLowerBound does. Returns the row; *ok is false when the neighbour
-/// check fails (the caller then bisects the chunk).
-template <typename U>
-__device__ __noinline__ uint64_t WarpDeltaWindow(const KernelChunk& c, const DevicePartition& d,
-                                                 uint64_t lo, uint64_t hi, uint64_t x,
-                                                 bool is_signed, uint32_t lane, bool* ok) {
-  const uint64_t first = d.first;
-  const uint64_t base = lo > first ? lo - 1 : lo;
-  const uint64_t last = min(hi, first + d.rows - 1);
-  const uint64_t n = d.rows;
-  const uint32_t w = d.width;
-  const uint32_t V = c.values_per_lane;
-  const uint32_t log2_v = static_cast<uint32_t>(__ffs(static_cast<int>(V)) - 1);
-  const uint32_t tile_shift = 5 + log2_v;
-  const uint64_t tile_mask = (uint64_t{1} << tile_shift) - 1;
-  const uint64_t full_tiles = n >> tile_shift;
-  const uint64_t partial = n - (full_tiles << tile_shift);
-  const uint64_t partial_q = partial >> 5;
-  const uint64_t partial_r = partial & 31;
-  const uint64_t* words = c.payload + d.word_offset;
-  const uint64_t* stream = words + internal::DeltaSeedWords(n, V);
-  const U delta_base = static_cast<U>(__ldg(c.params + d.param_offset));
-  const DeltaExceptionList exceptions(stream, n, w, __ldg(c.params + d.param_offset + 1));
-  auto field_bit = [&](uint64_t j) -> uint64_t {  // SlapFieldBitOffset without divisions
-    const uint64_t t = j >> tile_shift;
-    const uint64_t in_tile = j & tile_mask;
-    const uint64_t l = in_tile & 31;
-    const uint64_t step = in_tile >> 5;
-    const uint64_t tile_base = (t << tile_shift) * w;
-    if (t < full_tiles) return tile_base + ((l << log2_v) + step) * w;
-    return tile_base + w * (l * partial_q + min(l, partial_r) + step);
-  };
-  auto ordered = [&](U v) {
-    return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(v), 8 * sizeof(U), is_signed),
-                      is_signed);
-  };
-
-  // The sum over the tile's rows before b0 (partition-local).
-  const uint64_t b0 = base - first;
-  const uint64_t l0 = last - first;
-  const uint64_t t0 = b0 >> tile_shift;
-  const uint64_t s0 = b0 & tile_mask;
-  const uint64_t before = s0 > lane ? ((s0 - 1 - lane) >> 5) + 1 : 0;
-  uint64_t partial_sum =
-      SumFieldRun(stream, internal::SlapLaneBitOffset(n, w, V, t0, lane), w, before);
-  uint32_t e = 0;  // the first exception whose row is >= the rows handled so far
-  if (exceptions.count != 0) {
-    const uint32_t e_tile = exceptions.WarpLowerBound(t0 << tile_shift, lane);
-    e = exceptions.WarpLowerBound(b0, lane);
-    if (w < 64) {
-      for (uint32_t i = e_tile + lane; i < e; i += 32) partial_sum += exceptions.High(i) << w;
-    }
-  }
-  U carry = static_cast<U>(static_cast<U>(__ldg(words + t0)) + static_cast<U>(s0) * delta_base +
-                           WarpSum<U>(static_cast<U>(partial_sum)));
-
-  U vals[kWarpWindowSlots];
-#pragma unroll
-  for (uint32_t g = 0; g < kWarpWindowSlots; ++g) {
-    vals[g] = 0;
-    const uint64_t g_lo = b0 + 32 * uint64_t{g};
-    if (g_lo > l0) continue;  // uniform
-    const uint64_t r = g_lo + lane;
-    const bool valid = r <= l0;
-    U u = valid && w > 0 ? static_cast<U>(LoadField(stream, field_bit(r), w)) : U{0};
-    if (exceptions.count != 0) {
-      for (;;) {
-        const uint32_t my_e = e + lane;
-        const bool has = my_e < exceptions.count;
-        const uint64_t my_row = has ? exceptions.Row(my_e) : ~uint64_t{0};
-        const bool in = my_row >= g_lo && my_row < g_lo + 32;
-        const U my_high = in && w < 64 ? static_cast<U>(exceptions.High(my_e) << w) : U{0};
-        uint32_t bits = __ballot_sync(0xFFFFFFFFu, in);
-        const uint32_t hits = __popc(bits);
-        while (bits != 0) {
-          const uint32_t i = __ffs(bits) - 1;
-          bits &= bits - 1;
-          const uint64_t row = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_row), i);
-          const U high = WarpShfl<U>(my_high, i);
-          if (lane == row - g_lo) u = static_cast<U>(u + high);
-        }
-        e += hits;
-        if (hits < 32) break;
-      }
-    }
-    const U contribution = valid ? static_cast<U>(delta_base + u) : U{0};
-    U prefix = contribution;  // inclusive warp prefix sum
-#pragma unroll
-    for (uint32_t offset = 1; offset < 32; offset <<= 1) {
-      const U y = WarpShfl<U>(prefix, (lane >= offset ? lane - offset : lane));
-      if (lane >= offset) prefix = static_cast<U>(prefix + y);
-    }
-    // A tile's first row restarts from its Seed word (at most one per 32 rows).
-    const bool reset = valid && r != b0 && (r & tile_mask) == 0;
-    const uint32_t reset_bits = __ballot_sync(0xFFFFFFFFu, reset);
-    U value;
-    if (reset_bits != 0) {
-      const uint32_t at = __ffs(reset_bits) - 1;
-      const U before_reset = at == 0 ? U{0} : WarpShfl<U>(prefix, at - 1);
-      const U seed = static_cast<U>(__ldg(words + ((g_lo + at) >> tile_shift)));
-      value = lane >= at ? static_cast<U>(seed + prefix - before_reset) : static_cast<U>(carry + prefix);
-    } else {
-      value = static_cast<U>(carry + prefix);
-    }
-    vals[g] = value;
-    carry = WarpShfl<U>(value, 31);
-  }
-  // The value of chunk row `row` in [base, last], from the lane that holds it.
-  auto held = [&](uint64_t row) {
-    const uint64_t o = row - base;
-    const uint32_t slot = static_cast<uint32_t>(o >> 5);
-    U v = vals[0];
-#pragma unroll
-    for (uint32_t g = 1; g < kWarpWindowSlots; ++g) {
-      if (g == slot) v = vals[g];
-    }
-    return WarpShfl<U>(v, static_cast<uint32_t>(o & 31));
-  };
-  uint64_t a = lo, b = hi;
-  while (a < b) {
-    const uint64_t mid = a + (b - a) / 2;
-    if (ordered(held(mid)) < x) {
-      a = mid + 1;
-    } else {
-      b = mid;
-    }
-  }
-  // Neighbours (chunk rows): inside [base, last] from the lanes, else by
-  // random access (the previous or next partition).
-  constexpr uint32_t kBits = 8 * sizeof(U);
-  auto random_access = [&](uint64_t row) {
-    const DevicePartition q = LoadPartition<kBits>(c, FindPartition(c, static_cast<uint32_t>(row)));
-    U v = 0;
-    if (q.ok && row >= q.first && row - q.first < q.rows) v = DecodeOne<U>(c, q, row - q.first);
-    return v;
-  };
-  const uint64_t chunk_rows = c.num_rows;
-  bool left_ok = a == 0;
-  if (!left_ok) left_ok = ordered(a - 1 >= base ? held(a - 1) : random_access(a - 1)) < x;
-  bool right_ok = a == chunk_rows;
-  if (!right_ok) right_ok = ordered(a <= last ? held(a) : random_access(a)) >= x;
-  *ok = left_ok && right_ok;
-  return a;
-}
-
 template <typename U>
 __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant__ LowerBoundArgs args) {
-  constexpr uint32_t kBits = 8 * sizeof(U);
-  const bool is_signed = args.is_signed != 0;
-  const uint32_t lane = threadIdx.x & 31;
-  // Whole warps walk the keys, so that a warp can decode a DELTA window
-  // together (WarpDeltaWindow); each lane has its own key.
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
-  for (uint64_t warp_slot = uint64_t{blockIdx.x} * blockDim.x + (threadIdx.x & ~31u);
-       warp_slot < args.num_keys; warp_slot += stride) {
-    const uint64_t slot = warp_slot + lane;
-    uint64_t i = kPendingRow;
-    if (slot < args.num_keys) i = args.order != nullptr ? __ldg(args.order + slot) : slot;
-    bool active = i < args.num_keys;  // false past the end (or if the order buffer was overwritten)
-    if (active && !args.first_group && args.rows[i] != kPendingRow) active = false;
-    const uint64_t x = active ? OrderedKey(__ldg(args.keys + i), is_signed) : 0;
-    // With chunk statistics, the first chunk whose maximum is >= x holds the
-    // answer; its window is decoded by the warp when it lies in a DELTA
-    // partition.
-    uint32_t k = args.chunks.count;
-    uint64_t lo = 0, hi = 0;
-    uint32_t p = 0;
-    bool together = false;
-    if (active && args.all_have_max) {
-      k = 0;
-      while (k < args.chunks.count && args.pgms.pgm[k].max_key < x) ++k;
-      if (k < args.chunks.count) {
-        const KernelChunk& c = args.chunks.chunk[k];
-        PgmWindow(args.pgms.pgm[k], x, &lo, &hi);
-        lo = min(lo, uint64_t{c.num_rows});
-        hi = min(max(hi, lo), uint64_t{c.num_rows});
-        if (lo < hi) {
-          p = FindPartition(c, static_cast<uint32_t>(lo));
-          const DevicePartition d = LoadPartition<kBits>(c, p);
-          const uint64_t base = lo > d.first ? lo - 1 : lo;
-          together = d.ok && d.model == static_cast<uint8_t>(internal::Model::kDelta) &&
-                     lo >= d.first && hi - d.first <= d.rows &&
-                     min(hi, uint64_t{d.first} + d.rows - 1) - base < 32 * kWarpWindowSlots;
-        }
-      }
-    }
-    uint64_t together_row = 0;
-    bool together_ok = false;
-    uint32_t pending = __ballot_sync(0xFFFFFFFFu, together);
-    while (pending != 0) {
-      const uint32_t j = __ffs(pending) - 1;
-      pending &= pending - 1;
-      const uint32_t kj = __shfl_sync(0xFFFFFFFFu, k, j);
-      const uint32_t pj = __shfl_sync(0xFFFFFFFFu, p, j);
-      const uint64_t loj = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(lo), j);
-      const uint64_t hij = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(hi), j);
-      const uint64_t xj = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(x), j);
-      const KernelChunk& c = args.chunks.chunk[kj];
-      const DevicePartition d = LoadPartition<kBits>(c, pj);
-      bool ok = false;
-      const uint64_t r = WarpDeltaWindow<U>(c, d, loj, hij, xj, is_signed, lane, &ok);
-      if (lane == j) {
-        together_row = r;
-        together_ok = ok;
-      }
-    }
-    if (!active) continue;
+  const bool is_signed = args.is_signed != 0;
+  for (uint64_t slot = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; slot < args.num_keys;
+       slot += stride) {
+    const uint64_t i = args.order != nullptr ? __ldg(args.order + slot) : slot;
+    if (i >= args.num_keys) continue;  // only if the order buffer was overwritten
+    if (!args.first_group && args.rows[i] != kPendingRow) continue;
+    const uint64_t x = OrderedKey(__ldg(args.keys + i), is_signed);
     uint64_t row = kPendingRow;
-    uint32_t from = 0;  // the chunk the per-thread search starts at
-    if (together && together_ok) {
+    for (uint32_t k = 0; k < args.chunks.count; ++k) {
+      const KernelPgm& g = args.pgms.pgm[k];
+      // Chunks are each sorted: skip one whose maximum is below the key.
+      if (g.has_max && g.max_key < x) continue;
       const KernelChunk& c = args.chunks.chunk[k];
-      if (together_row < c.num_rows) row = c.first_row + together_row;
-      from = k + 1;
-    }
-    if (row == kPendingRow) {
-      for (uint32_t kk = from; kk < args.chunks.count; ++kk) {
-        const KernelPgm& g = args.pgms.pgm[kk];
-        // Chunks are each sorted: skip one whose maximum is below the key.
-        if (g.has_max && g.max_key < x) continue;
-        const KernelChunk& c = args.chunks.chunk[kk];
-        const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
-        if (r < c.num_rows) {
-          row = c.first_row + r;
-          break;
-        }
+      const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
+      if (r < c.num_rows) {
+        row = c.first_row + r;
+        break;
       }
     }
     if (row == kPendingRow && args.last_group) row = args.column_end;

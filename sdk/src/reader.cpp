@@ -301,6 +301,25 @@ struct Reader::Impl {
     return Status::OK();
   }
 
+  /// spec §10.2 for one chunk: unsupported features, every segment checksum
+  /// (even when the reader was opened without verify_checksums) and the
+  /// metadata checks of a load, without caching the chunk.
+  Status ValidateChunkStructure(int column, int chunk) const {
+    if (!unsupported[column][chunk].empty()) {
+      return Status(StatusCode::kUnsupportedFeature, unsupported[column][chunk]);
+    }
+    const ChunkInfo& ci = columns[column].chunks[chunk];
+    const std::string where = ChunkName(column, chunk);
+    const std::pair<const SegmentInfo*, const char*> segments[] = {
+        {&ci.partition_table, " partition_table"}, {&ci.parameters, " parameters"},
+        {&ci.payload, " payload"}, {&ci.bounds, " bounds"}};
+    for (const auto& seg : segments) {
+      if (seg.first->present) L3_RETURN_NOT_OK(VerifySegmentChecksum(*seg.first, where + seg.second));
+    }
+    ChunkSlot scratch;
+    return Borrow(column, chunk, &scratch).status();
+  }
+
   Status ValidateStatistics(int column, int chunk, const ChunkView& view) const;
   Status ValidatePadding() const;
 };
@@ -725,43 +744,43 @@ Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
 
 Status Reader::Validate(ValidationLevel level) const {
   try {
-    if (level == ValidationLevel::kDeep) L3_RETURN_NOT_OK(impl_->ValidatePadding());
+    // spec §10.3: structural checks of every chunk first, so that a file that
+    // is structurally invalid anywhere is rejected with that class before any
+    // value is decoded.
+    for (int c = 0; c < num_columns(); ++c) {
+      for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
+        L3_RETURN_NOT_OK(impl_->ValidateChunkStructure(c, k));
+      }
+    }
+    if (level != ValidationLevel::kDeep) return Status::OK();
+    // spec §13: the rows deep validation would decode, against the limit.
+    uint64_t rows = 0;
+    for (int c = 0; c < num_columns(); ++c) rows += impl_->columns[c].num_rows;
+    if (rows > impl_->options.max_validation_rows) {
+      return Status(StatusCode::kResourceLimit,
+                    "deep validation would decode " + std::to_string(rows) +
+                        " rows, more than ReadOptions::max_validation_rows " +
+                        std::to_string(impl_->options.max_validation_rows));
+    }
+    L3_RETURN_NOT_OK(impl_->ValidatePadding());
     bool uses_delta = false;  // spec §4.4: DELTA_MODEL set iff a partition is DELTA
     for (int c = 0; c < num_columns(); ++c) {
-      const ColumnInfo& col = impl_->columns[c];
-      for (int k = 0; k < static_cast<int>(col.chunks.size()); ++k) {
-        const ChunkInfo& ci = col.chunks[k];
+      for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
         const std::string where = ChunkName(c, k);
-        if (!impl_->unsupported[c][k].empty()) {
-          return Status(StatusCode::kUnsupportedFeature, impl_->unsupported[c][k]);
-        }
-        // spec §10.2: checksums are part of structural validation even when
-        // the reader was opened without verify_checksums.
-        const std::pair<const SegmentInfo*, const char*> segments[] = {
-            {&ci.partition_table, " partition_table"}, {&ci.parameters, " parameters"},
-            {&ci.payload, " payload"}, {&ci.bounds, " bounds"}};
-        for (const auto& seg : segments) {
-          if (seg.first->present) {
-            L3_RETURN_NOT_OK(impl_->VerifySegmentChecksum(*seg.first, where + seg.second));
-          }
-        }
         // One chunk's decoded segments at a time: validation does not fill
         // the reader's cache.
         ChunkSlot scratch;
         L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Borrow(c, k, &scratch));
-        if (level == ValidationLevel::kDeep) {
-          Status st = internal::DeepValidateChunk(*view);
-          if (!st.ok()) return Status(st.code(), where + ": " + st.message());
-          L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
-          for (uint32_t p = 0; p < view->num_partitions && !uses_delta; ++p) {
-            uses_delta = internal::LoadPartitionRecord(view->partition_table, p).model_type ==
-                         static_cast<uint8_t>(internal::Model::kDelta);
-          }
+        Status st = internal::DeepValidateChunk(*view);
+        if (!st.ok()) return Status(st.code(), where + ": " + st.message());
+        L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
+        for (uint32_t p = 0; p < view->num_partitions && !uses_delta; ++p) {
+          uses_delta = internal::LoadPartitionRecord(view->partition_table, p).model_type ==
+                       static_cast<uint8_t>(internal::Model::kDelta);
         }
       }
     }
-    if (level == ValidationLevel::kDeep && !uses_delta &&
-        (impl_->ps.required_features & kRequiredDeltaModel) != 0) {
+    if (!uses_delta && (impl_->ps.required_features & kRequiredDeltaModel) != 0) {
       return Status(StatusCode::kCorruptMetadata,
                     "Required_Features sets DELTA_MODEL but no partition uses DELTA");
     }

@@ -270,6 +270,34 @@ TEST_CASE("metadata needs no payload: Partitions reads neither the payload nor i
   CHECK(v.ReadRows(0, 0, Table::kRows, out.data(), out.size() * 8).ok());
 }
 
+TEST_CASE("deep validation: structural checks of every chunk first, then a row limit") {
+  const Table t;
+  // A damaged payload in chunk 2 and a wrong statistic in chunk 0: the
+  // structural fault is found first, whatever the chunk order.
+  const Reader good = OpenOk(t.file);
+  std::vector<uint8_t> bad = WithFooterEdit(t.file, [](std::vector<ColumnInfo>* cols) {
+    ChunkStatistics& st = (*cols)[0].chunks[0].statistics;
+    REQUIRE(st.present);
+    REQUIRE(st.has_min_max);
+    st.max_value += 1;  // no longer the chunk's maximum
+  });
+  const Reader stats_only = OpenOk(bad);
+  CHECK(stats_only.Validate(ValidationLevel::kDeep).code() == StatusCode::kCorruptMetadata);
+  const SegmentInfo payload = good.column(0).chunks[2].payload;
+  bad[payload.offset + 5] ^= 0x20;
+  const Reader both = OpenOk(bad);
+  CHECK(both.Validate(ValidationLevel::kDeep).code() == StatusCode::kChecksumMismatch);
+  // spec §13: deep validation refuses what it would have to decode beyond
+  // the limit, before decoding anything.
+  ReadOptions small;
+  small.max_validation_rows = 3 * Table::kRows - 1;  // three columns of kRows
+  const Reader limited = OpenOk(t.file, small);
+  CHECK(limited.Validate(ValidationLevel::kStructural).ok());
+  CHECK(limited.Validate(ValidationLevel::kDeep).code() == StatusCode::kResourceLimit);
+  small.max_validation_rows = 3 * Table::kRows;
+  CHECK(OpenOk(t.file, small).Validate(ValidationLevel::kDeep).ok());
+}
+
 TEST_CASE("zstd segments (spec §9)") {
   AssembleOptions zstd;
   zstd.zstd = true;

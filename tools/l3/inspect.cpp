@@ -22,6 +22,8 @@ int RunValidate(int argc, char** argv) {
                    "'FILE: OK' per good file; the exit code of the first failure names the\n"
                    "failed check.");
   parser.Flag("deep", "also decode everything (spec §10.3)")
+      .Option("max-rows", "N", "--deep: refuse (exit code of RESOURCE_LIMIT) a file that claims\n"
+              "                            more than N rows in all (default 1073741824)")
       .Flag("quiet", "print nothing on success", 'q')
       .Epilog("Examples:\n"
               "  l3 validate data.l3\n"
@@ -36,7 +38,11 @@ int RunValidate(int argc, char** argv) {
     // Each file is reported on its own line, so one bad file does not hide
     // the result of the others.
     int code = RunMain("l3", [&]() -> int {
-      Reader reader = OpenReader(path);
+      ReadOptions options;
+      if (args.Has("max-rows")) {
+        options.max_validation_rows = ParseUnsigned(args.Get("max-rows"), "--max-rows", 0, UINT64_MAX);
+      }
+      Reader reader = OpenReader(path, options);
       Check(reader.Validate(deep ? ValidationLevel::kDeep : ValidationLevel::kStructural), path);
       if (!args.Has("quiet")) {
         uint64_t chunks = 0;

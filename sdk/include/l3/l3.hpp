@@ -280,6 +280,11 @@ struct ReadOptions {
   uint64_t max_segment_bytes = uint64_t{1} << 36;
   /// Largest allowed decoded_length / stored_length of a zstd segment.
   uint64_t max_zstd_expansion = uint64_t{1} << 20;
+  /// Most rows Validate(kDeep) decodes in one call (spec §13): deep
+  /// validation costs what the file claims, not what it stores, so a small
+  /// file that claims billions of rows is refused (kResourceLimit) before any
+  /// value is decoded. Raise it to deep-validate larger files.
+  uint64_t max_validation_rows = uint64_t{1} << 30;
 };
 
 struct FileInfo {

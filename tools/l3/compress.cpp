@@ -79,7 +79,7 @@ ArgParser MakeParser() {
       .Flag("no-field-planes", "archive: zstd over the bit-packed payload only, never over its\n"
             "                            field planes (spec §9.2, format 1.1)")
       .Flag("one-pass", "archive: encode each chunk once with the partitioner options given,\n"
-            "                            not also with long partitions (about 2x faster)")
+            "                            not also with long partitions")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
               "                            the bytes written")
       .Flag("pgm", "store a PGM learned index (spec §11.3) in every chunk; fails on a column\n"

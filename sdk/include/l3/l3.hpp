@@ -168,8 +168,8 @@ struct WriteOptions {
   /// kArchive: each chunk is also encoded with long partitions (initial
   /// partitions of at least 8192 rows, merged up to 65536, no splitting),
   /// which suit zstd and field planes better than the short partitions that
-  /// minimise bit-packed size; the smaller encoding is kept. Doubles the
-  /// archive profile's encoding time.
+  /// minimise bit-packed size. The smaller encoding by trial zstd frames
+  /// (level 6) is kept and only it is compressed at zstd_level.
   bool archive_large_partitions = true;
   bool write_partition_bounds = true;
   bool write_statistics = true;

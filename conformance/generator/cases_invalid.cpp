@@ -803,6 +803,23 @@ void ZstdCases(const Inv& add) {
           });
   payload("zstd_trailing_bytes", "The payload's zstd frame is followed by 4 zero bytes.", "CORRUPT_PAYLOAD",
           [](Bytes& stored, uint64_t&) { stored.insert(stored.end(), 4, 0); });
+  payload("zstd_skippable_frame_first",
+          "The payload is stored as a skippable frame (magic 0x184D2A50, 8 bytes of user data) "
+          "followed by the zstd frame of the payload (spec §9.1: exactly one zstd frame).",
+          "CORRUPT_PAYLOAD", [](Bytes& stored, uint64_t&) {
+            Bytes skippable = {0x50, 0x2A, 0x4D, 0x18, 8, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+            skippable.insert(skippable.end(), stored.begin(), stored.end());
+            stored = skippable;
+          });
+  payload("zstd_skippable_frame_only",
+          "The payload's stored bytes are one skippable frame whose user data is the plain "
+          "payload (spec §9.1: a skippable frame is not a zstd frame).",
+          "CORRUPT_PAYLOAD", [plain](Bytes& stored, uint64_t&) {
+            stored = {0x50, 0x2A, 0x4D, 0x18};
+            const uint32_t size = static_cast<uint32_t>(plain.size());
+            for (int i = 0; i < 4; ++i) stored.push_back(static_cast<uint8_t>(size >> (8 * i)));
+            stored.insert(stored.end(), plain.begin(), plain.end());
+          });
   payload("zstd_content_checksum_wrong",
           "The zstd frame's content checksum (its last 4 bytes) has a bit flipped; the segment "
           "checksum is recomputed.",

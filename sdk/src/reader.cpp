@@ -135,29 +135,16 @@ struct Reader::Impl {
   // partition table and parameters are validated first (the field order
   // depends on them), then the plane length they imply is checked against
   // the limits before anything is decompressed.
-  Result<const uint8_t*> MaterializeFieldPlanes(const ColumnInfo& col, const ChunkInfo& ci,
-                                                const uint8_t* table, const uint8_t* parameters,
-                                                uint64_t payload_bytes, const std::string& where,
+  Result<const uint8_t*> MaterializeFieldPlanes(const SegmentInfo& seg, const ChunkView& meta,
+                                                const std::string& where,
                                                 std::vector<uint8_t>* storage) const {
-    const SegmentInfo& seg = ci.payload;
+    const uint64_t payload_bytes = meta.payload_bytes;
     if (seg.decoded_bytes != payload_bytes) {
       return Status(StatusCode::kCorruptMetadata,
                     where + " payload (8 * Payload_Offset[P] + 32): decoded_length " +
                         std::to_string(seg.decoded_bytes) + " != required " +
                         std::to_string(payload_bytes));
     }
-    ChunkView meta;
-    meta.type = col.type;
-    meta.first_row = ci.first_row;
-    meta.num_rows = ci.num_rows;
-    meta.values_per_lane = ci.values_per_lane;
-    meta.num_partitions = ci.num_partitions;
-    meta.partition_table = table;
-    meta.parameters = parameters;
-    meta.parameters_bytes = ci.parameters.decoded_bytes;
-    meta.payload = kEmptySegment;  // not read by the metadata checks
-    meta.payload_bytes = payload_bytes;
-    meta.required_features = ps.required_features;
     Status st = internal::ValidateChunkMetadata(meta);
     if (!st.ok()) return Status(st.code(), where + ": " + st.message());
     const uint64_t plane_bytes = internal::FieldPlaneBytes(meta);
@@ -363,6 +350,20 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
                                   &slot->parameters));
   const uint64_t payload_bytes =
       8 * uint64_t{sentinel.payload_offset} + internal::kPayloadPaddingBytes;
+  // The chunk's view without payload and bounds: what the metadata checks
+  // and the field-plane form need.
+  ChunkView& view = slot->view;
+  view.type = col.type;
+  view.first_row = ci.first_row;
+  view.num_rows = ci.num_rows;
+  view.values_per_lane = ci.values_per_lane;
+  view.num_partitions = ci.num_partitions;
+  view.partition_table = table;
+  view.parameters = parameters;
+  view.parameters_bytes = ci.parameters.decoded_bytes;
+  view.payload = kEmptySegment;  // not read by the metadata checks
+  view.payload_bytes = payload_bytes;
+  view.required_features = ps.required_features;
   const uint8_t* payload = nullptr;
   if (!with_payload) {
     // Metadata only: the payload's lengths were checked against the table
@@ -370,8 +371,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
     // bytes are neither read nor decompressed.
     payload = kEmptySegment;
   } else if (ci.payload.compression == Compression::kZstdFieldPlanes) {
-    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldPlanes(col, ci, table, parameters, payload_bytes,
-                                                        where, &slot->payload));
+    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldPlanes(ci.payload, view, where, &slot->payload));
   } else {
     L3_ASSIGN_OR_RETURN(payload, Materialize(ci.payload, payload_bytes,
                                              where + " payload (8 * Payload_Offset[P] + 32)",
@@ -382,20 +382,10 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
     L3_ASSIGN_OR_RETURN(bounds, Materialize(ci.bounds, 2 * num_partitions * value_bytes,
                                             where + " bounds (2 * P * N / 8)", &slot->bounds));
   }
-  ChunkView& view = slot->view;
-  view.type = col.type;
-  view.first_row = ci.first_row;
-  view.num_rows = ci.num_rows;
-  view.values_per_lane = ci.values_per_lane;
-  view.num_partitions = ci.num_partitions;
-  view.partition_table = table;
-  view.parameters = parameters;
-  view.parameters_bytes = ci.parameters.decoded_bytes;
   view.payload = payload;
   view.payload_bytes = ci.payload.decoded_bytes;
   view.bounds = bounds;
   view.bounds_bytes = ci.bounds.present ? ci.bounds.decoded_bytes : 0;
-  view.required_features = ps.required_features;
   Status st = internal::ValidateChunkMetadata(view);
   if (st.ok() && with_payload) st = internal::ValidateRunStarts(view);
   if (!st.ok()) {

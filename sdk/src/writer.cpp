@@ -139,21 +139,6 @@ Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOpti
   return seg;
 }
 
-// The field-plane form of an encoded chunk's payload (spec §9.2).
-std::vector<uint8_t> FieldPlanesOf(const internal::EncodedChunk& encoded, PhysicalType type) {
-  ChunkView view;
-  view.type = type;
-  view.num_rows = encoded.num_rows;
-  view.values_per_lane = encoded.values_per_lane;
-  view.num_partitions = encoded.num_partitions;
-  view.partition_table = encoded.partition_table.data();
-  view.parameters = encoded.parameters.data();
-  view.parameters_bytes = encoded.parameters.size();
-  view.payload = encoded.payload.data();
-  view.payload_bytes = encoded.payload.size();
-  return internal::FieldPlanesFromPayload(view);
-}
-
 bool FieldPlanesAllowed(const WriteOptions& options) {
   return options.profile == Profile::kArchive && options.format_minor >= 1 &&
          options.archive_field_planes;
@@ -190,7 +175,8 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
   const int level = TrialLevel(options);
   L3_ASSIGN_OR_RETURN(uint64_t payload, TrialBytes(c.encoded.payload, level));
   if (FieldPlanesAllowed(options)) {
-    std::vector<uint8_t> planes = FieldPlanesOf(c.encoded, type);
+    std::vector<uint8_t> planes =
+        internal::FieldPlanesFromPayload(internal::ChunkViewOf(c.encoded, type));
     if (!planes.empty()) {
       L3_ASSIGN_OR_RETURN(uint64_t planes_bytes, TrialBytes(planes, level));
       payload = std::min(payload, planes_bytes);

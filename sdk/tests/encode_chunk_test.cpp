@@ -1317,18 +1317,11 @@ std::vector<uint64_t> DeltaWalk(const TypeInfo& t, uint32_t n, uint32_t w, doubl
   return v;
 }
 
-// The reference decoder's view of an encoded chunk.
+// The reference decoder's view of an encoded chunk, without its bounds.
 ChunkView ViewOf(const EncodedChunk& c, PhysicalType type) {
-  ChunkView view;
-  view.type = type;
-  view.num_rows = c.num_rows;
-  view.values_per_lane = c.values_per_lane;
-  view.num_partitions = c.num_partitions;
-  view.partition_table = c.partition_table.data();
-  view.parameters = c.parameters.data();
-  view.parameters_bytes = c.parameters.size();
-  view.payload = c.payload.data();
-  view.payload_bytes = c.payload.size();
+  ChunkView view = ChunkViewOf(c, type);
+  view.bounds = nullptr;
+  view.bounds_bytes = 0;
   return view;
 }
 

@@ -19,24 +19,10 @@ using namespace l3::internal;
 
 namespace {
 
-ChunkView ViewOf(const EncodedChunk& c, PhysicalType type) {
-  ChunkView v;
-  v.type = type;
-  v.num_rows = c.num_rows;
-  v.values_per_lane = c.values_per_lane;
-  v.num_partitions = c.num_partitions;
-  v.partition_table = c.partition_table.data();
-  v.parameters = c.parameters.data();
-  v.parameters_bytes = c.parameters.size();
-  v.payload = c.payload.data();
-  v.payload_bytes = c.payload.size();
-  return v;
-}
-
 // Payload -> planes -> payload gives back the same bytes, and the plane
 // length is FieldPlaneBytes.
 void CheckRoundTrip(const EncodedChunk& chunk, PhysicalType type) {
-  const ChunkView view = ViewOf(chunk, type);
+  const ChunkView view = ChunkViewOf(chunk, type);
   REQUIRE(ValidateChunkMetadata(view).ok());
   const std::vector<uint8_t> planes = FieldPlanesFromPayload(view);
   CHECK(planes.size() == FieldPlaneBytes(view));

@@ -31,14 +31,19 @@ constexpr uint32_t kLookupBlockThreads = 256;
 
 using launch::Aligned;
 
-/// The checks on a descriptor the kernel relies on (it is plain data and may
-/// have been edited since MakeDevicePgmChunk).
-Status CheckPgm(const DevicePgmChunk& g, const DeviceChunk& c) {
+Status CheckPgmPointers(const DevicePgmChunk& g) {
   if (g.segment_keys == nullptr || g.segment_slopes == nullptr || g.segment_intercepts == nullptr ||
       !Aligned(g.segment_keys, 8) || !Aligned(g.segment_slopes, 4) ||
       !Aligned(g.segment_intercepts, 8)) {
     return Status(StatusCode::kInvalidArgument, "DevicePgmChunk pointers null or misaligned");
   }
+  return Status::OK();
+}
+
+/// The checks on a descriptor the kernel relies on (it is plain data and may
+/// have been edited since MakeDevicePgmChunk).
+Status CheckPgm(const DevicePgmChunk& g, const DeviceChunk& c) {
+  L3_CUDA_RETURN_NOT_OK(CheckPgmPointers(g));
   if (g.num_segments == 0 || g.num_keys != c.num_rows || g.num_segments > g.num_keys + 1 ||
       g.epsilon > kPgmMaxEpsilon || g.epsilon_recursive > kPgmMaxEpsilon || g.num_levels == 0 ||
       g.num_levels > kMaxDevicePgmLevels || g.level_offsets[0] != 0 ||
@@ -217,11 +222,7 @@ Result<DevicePgmChunk> MakeDevicePgmChunk(const ChunkInfo& chunk, PhysicalType t
       g.min_key = internal::PgmOrderedKey(st.min_value, PhysicalTypeIsSigned(type));
       g.max_key = internal::PgmOrderedKey(st.max_value, PhysicalTypeIsSigned(type));
     }
-    if (g.segment_keys == nullptr || g.segment_slopes == nullptr || g.segment_intercepts == nullptr ||
-        !Aligned(g.segment_keys, 8) || !Aligned(g.segment_slopes, 4) ||
-        !Aligned(g.segment_intercepts, 8)) {
-      return Status(StatusCode::kInvalidArgument, "PGM device pointers null or misaligned");
-    }
+    L3_CUDA_RETURN_NOT_OK(CheckPgmPointers(g));
     return g;
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of host memory");

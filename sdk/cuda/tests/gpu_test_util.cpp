@@ -50,20 +50,7 @@ std::vector<uint8_t> DeviceBuffer::ToHost() const {
 }
 
 ChunkView ViewOf(const internal::EncodedChunk& encoded, PhysicalType type, uint64_t first_row) {
-  ChunkView v;
-  v.type = type;
-  v.first_row = first_row;
-  v.num_rows = encoded.num_rows;
-  v.values_per_lane = encoded.values_per_lane;
-  v.num_partitions = encoded.num_partitions;
-  v.partition_table = encoded.partition_table.data();
-  v.parameters = encoded.parameters.data();
-  v.parameters_bytes = encoded.parameters.size();
-  v.payload = encoded.payload.data();
-  v.payload_bytes = encoded.payload.size();
-  v.bounds = encoded.bounds.empty() ? nullptr : encoded.bounds.data();
-  v.bounds_bytes = encoded.bounds.size();
-  return v;
+  return internal::ChunkViewOf(encoded, type, first_row);
 }
 
 UploadedChunk Upload(const ChunkView& view) {

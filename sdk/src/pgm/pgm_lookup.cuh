@@ -265,6 +265,21 @@ class DeltaCursor {
   uint32_t partial_r_;
 };
 
+/// The first row of [a, b) whose key(row) is >= x, or b, by bisection (the
+/// midpoint a + (b - a) / 2, as the CPU reader takes it).
+template <typename Key>
+__device__ __forceinline__ uint64_t FirstNotBelow(Key& key, uint64_t a, uint64_t b, uint64_t x) {
+  while (a < b) {
+    const uint64_t mid = a + (b - a) / 2;
+    if (key(mid) < x) {
+      a = mid + 1;
+    } else {
+      b = mid;
+    }
+  }
+  return a;
+}
+
 /// The first row of the chunk whose ordered key is >= x, or num_rows: the
 /// steps of pgm_reader.cpp's ChunkSearch::LowerBound.
 template <typename U>
@@ -305,30 +320,13 @@ __device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const 
     }
     if (left_ok && right_ok) return a;
   } else {
-    while (a < b) {
-      const uint64_t mid = a + (b - a) / 2;
-      if (key(mid) < x) {
-        a = mid + 1;
-      } else {
-        b = mid;
-      }
-    }
+    a = FirstNotBelow(key, a, b, x);
     const bool left_ok = a == 0 || key(a - 1) < x;
     const bool right_ok = a == n || key(a) >= x;
     if (left_ok && right_ok) return a;
   }
   // The window missed (a corrupt index): bisection over the chunk.
-  a = 0;
-  b = n;
-  while (a < b) {
-    const uint64_t mid = a + (b - a) / 2;
-    if (key(mid) < x) {
-      a = mid + 1;
-    } else {
-      b = mid;
-    }
-  }
-  return a;
+  return FirstNotBelow(key, 0, n, x);
 }
 
 template <typename U>

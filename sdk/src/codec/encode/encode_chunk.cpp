@@ -195,6 +195,23 @@ Result<EncodedChunk> Guarded(Fn&& fn) {
 
 }  // namespace
 
+ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t first_row) {
+  ChunkView v;
+  v.type = type;
+  v.first_row = first_row;
+  v.num_rows = chunk.num_rows;
+  v.values_per_lane = chunk.values_per_lane;
+  v.num_partitions = chunk.num_partitions;
+  v.partition_table = chunk.partition_table.data();
+  v.parameters = chunk.parameters.data();
+  v.parameters_bytes = chunk.parameters.size();
+  v.payload = chunk.payload.data();
+  v.payload_bytes = chunk.payload.size();
+  v.bounds = chunk.bounds.empty() ? nullptr : chunk.bounds.data();
+  v.bounds_bytes = chunk.bounds.size();
+  return v;
+}
+
 Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
                                  const EncoderConfig& config) {
   Status status = ValidateConfig(values, num_rows, config);

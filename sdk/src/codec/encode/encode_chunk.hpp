@@ -47,6 +47,11 @@ struct EncodedChunk {
 Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
                                  const EncoderConfig& config);
 
+/// The ChunkView of an encoded chunk (segments borrowed from `chunk`, bounds
+/// included when computed), as a reader would see it; `first_row` within the
+/// column.
+ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t first_row = 0);
+
 /// A caller-chosen partition, for tests and the conformance corpus generator.
 struct PartitionChoice {
   uint32_t num_rows = 0;

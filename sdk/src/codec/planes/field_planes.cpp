@@ -26,11 +26,12 @@ uint64_t ZigzagDecode(uint64_t z, uint32_t w) {
   return ((z >> 1) ^ (uint64_t{0} - (z & 1))) & LowMask(w);
 }
 
-// Calls fn(bit, width, zigzag) for every field of the payload in the
-// canonical field order of spec §9.2. `bit` counts from the first bit of the
-// payload segment. Fields of width 0 are skipped: they have no bytes.
-template <typename Fn>
-void ForEachField(const ChunkView& view, Fn&& fn) {
+// Calls group(count, width, zigzag, bit_of) for every run of same-width
+// fields of the payload, in the canonical field order of spec §9.2: the run's
+// field i lies at payload bit bit_of(i). Runs of width 0 are skipped: their
+// fields have no bytes. O(number of partitions).
+template <typename Group>
+void ForEachFieldRun(const ChunkView& view, Group&& group) {
   const uint32_t v = view.values_per_lane;
   for (uint32_t p = 0; p < view.num_partitions; ++p) {
     const Partition part = LoadPartition(view, p);
@@ -38,66 +39,75 @@ void ForEachField(const ChunkView& view, Fn&& fn) {
     const uint32_t w = part.bit_width;
     const uint64_t start = 64 * (uint64_t{LoadPartitionRecord(view.partition_table, p).payload_offset});
     const uint8_t model = part.model;
+    auto run = [&](uint64_t count, uint32_t width, bool zigzag, auto bit_of) {
+      if (count != 0 && width != 0) group(count, width, zigzag, bit_of);
+    };
+    auto slap = [n, w, v](uint64_t base) {
+      return [=](uint64_t x) { return base + SlapFieldBitOffset(n, w, v, x); };
+    };
+    auto packed = [](uint64_t base, uint32_t width) {
+      return [=](uint64_t i) { return base + i * width; };
+    };
     if (model == static_cast<uint8_t>(Model::kConstant)) {
       if (w == 0) continue;
       // spec §8.7: R run values of w bits, then R - 1 run starts of pb bits.
       const uint64_t runs = LoadLE64(part.params + 8);
       const uint32_t pb = RunStartBits(n);
-      for (uint64_t i = 0; i < runs; ++i) fn(start + i * w, w, false);
-      if (pb == 0) continue;
-      for (uint64_t i = 1; i < runs; ++i) fn(start + runs * w + (i - 1) * pb, pb, false);
+      run(runs, w, false, packed(start, w));
+      run(runs > 0 ? runs - 1 : 0, pb, false, packed(start + runs * w, pb));
     } else if (model == static_cast<uint8_t>(Model::kDelta)) {
       // spec §8.9: seeds, then the SLAP fields, exception rows, high parts.
       const uint64_t seeds = DeltaSeedWords(n, v);
-      for (uint64_t t = 0; t < seeds; ++t) fn(start + 64 * t, 64, false);
+      run(seeds, 64, false, packed(start, 64));
       const uint64_t stream = start + 64 * seeds;
-      if (w > 0) {
-        for (uint64_t x = 0; x < n; ++x) fn(stream + SlapFieldBitOffset(n, w, v, x), w, false);
-      }
+      run(n, w, false, slap(stream));
       const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part.params + 8));
       const uint32_t pb = RunStartBits(n);
       const uint64_t rows_bit = stream + n * w;
-      if (pb > 0) {
-        for (uint64_t i = 0; i < e.count; ++i) fn(rows_bit + i * pb, pb, false);
-      }
-      const uint64_t highs_bit = rows_bit + uint64_t{e.count} * pb;
-      if (e.width > 0) {
-        for (uint64_t i = 0; i < e.count; ++i) fn(highs_bit + i * e.width, e.width, false);
-      }
-    } else if (w > 0) {
+      run(e.count, pb, false, packed(rows_bit, pb));
+      run(e.count, e.width, false, packed(rows_bit + uint64_t{e.count} * pb, e.width));
+    } else {
       // spec §8.5: FOR_BITPACK offsets (unsigned), LINEAR/POLY residuals
       // (two's complement, zigzag mapped in the planes), in row order.
-      const bool zigzag = IsPredictedModel(model);
-      for (uint64_t x = 0; x < n; ++x) fn(start + SlapFieldBitOffset(n, w, v, x), w, zigzag);
+      run(n, w, IsPredictedModel(model), slap(start));
     }
   }
 }
 
-// Plane k starts at the sum over j < k of the number of fields with more than
-// j bytes.
-std::array<uint64_t, kPlanes> PlaneStarts(const ChunkView& view) {
-  std::array<uint64_t, kPlanes + 1> count{};  // count[b]: fields of b bytes
-  ForEachField(view, [&](uint64_t, uint32_t w, bool) { ++count[FieldBytes(w)]; });
+// Calls fn(bit, width, zigzag) for every field, in canonical field order.
+template <typename Fn>
+void ForEachField(const ChunkView& view, Fn&& fn) {
+  ForEachFieldRun(view, [&](uint64_t count, uint32_t width, bool zigzag, auto bit_of) {
+    for (uint64_t i = 0; i < count; ++i) fn(bit_of(i), width, zigzag);
+  });
+}
+
+// Where each plane starts (plane k after the bytes k' < k of every field),
+// and the length of the whole form; from the field runs alone.
+struct PlaneLayout {
   std::array<uint64_t, kPlanes> start{};
-  uint64_t offset = 0;
+  uint64_t bytes = 0;
+};
+
+PlaneLayout LayoutPlanes(const ChunkView& view) {
+  std::array<uint64_t, kPlanes + 1> count{};  // count[b]: fields of b bytes
+  ForEachFieldRun(view, [&](uint64_t n, uint32_t width, bool, auto) { count[FieldBytes(width)] += n; });
+  PlaneLayout layout;
   for (int k = 0; k < kPlanes; ++k) {
-    start[k] = offset;
-    for (int b = k + 1; b <= kPlanes; ++b) offset += count[b];
+    layout.start[k] = layout.bytes;
+    for (int b = k + 1; b <= kPlanes; ++b) layout.bytes += count[b];
   }
-  return start;
+  return layout;
 }
 
 }  // namespace
 
-uint64_t FieldPlaneBytes(const ChunkView& view) {
-  uint64_t total = 0;
-  ForEachField(view, [&](uint64_t, uint32_t w, bool) { total += FieldBytes(w); });
-  return total;
-}
+uint64_t FieldPlaneBytes(const ChunkView& view) { return LayoutPlanes(view).bytes; }
 
 std::vector<uint8_t> FieldPlanesFromPayload(const ChunkView& view) {
-  std::vector<uint8_t> planes(static_cast<size_t>(FieldPlaneBytes(view)));
-  std::array<uint64_t, kPlanes> cursor = PlaneStarts(view);
+  const PlaneLayout layout = LayoutPlanes(view);
+  std::vector<uint8_t> planes(static_cast<size_t>(layout.bytes));
+  std::array<uint64_t, kPlanes> cursor = layout.start;
   ForEachField(view, [&](uint64_t bit, uint32_t w, bool zigzag) {
     uint64_t value = ReadField(view.payload, bit, w);
     if (zigzag) value = ZigzagEncode(value, w);
@@ -110,7 +120,7 @@ std::vector<uint8_t> FieldPlanesFromPayload(const ChunkView& view) {
 bool PayloadFromFieldPlanes(const ChunkView& view, const uint8_t* planes, uint8_t* payload) {
   bool canonical = true;
   std::memset(payload, 0, static_cast<size_t>(view.payload_bytes));
-  std::array<uint64_t, kPlanes> cursor = PlaneStarts(view);
+  std::array<uint64_t, kPlanes> cursor = LayoutPlanes(view).start;
   ForEachField(view, [&](uint64_t bit, uint32_t w, bool zigzag) {
     const uint32_t bytes = FieldBytes(w);
     uint64_t value = 0;

@@ -24,8 +24,9 @@ namespace l3::internal {
 
 /// Length in bytes of the field-plane form of view's payload: the sum over
 /// every field of ceil(width / 8). Needs the partition table and parameters
-/// only (view.payload is not read). Precondition: ValidateChunkMetadata(view)
-/// passed (view.payload may then be any non-null pointer).
+/// only (view.payload is not read), O(number of partitions). Precondition:
+/// ValidateChunkMetadata(view) passed (view.payload may then be any non-null
+/// pointer).
 uint64_t FieldPlaneBytes(const ChunkView& view);
 
 /// The field-plane form of view.payload. Precondition: ValidateChunkMetadata

@@ -59,7 +59,7 @@ if [ -z "$build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
         >"$out/build.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3bench l3_pgm_gpu_bench >>"$out/build.log" 2>&1 ||
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench >>"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 fi
 bin="$build/bin"
@@ -74,6 +74,9 @@ if [[ " $steps " == *" tests "* ]]; then
   echo "== GPU tests"
   "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/gpu-tests.log" | tail -15
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "GPU tests FAILED"; status=1; }
+  echo "== conformance corpus through the CUDA backend (bit-exact against the expected values)"
+  "$bin/l3_conformance_gpu_check" conformance 2>&1 | tee "$out/conformance-gpu.log" | tail -3
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "conformance GPU check FAILED"; status=1; }
 fi
 
 if [[ " $steps " == *" memcheck "* ]]; then

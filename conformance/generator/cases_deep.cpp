@@ -137,6 +137,38 @@ void AddDeepCases(std::vector<Case>* cases) {
   stats_case("statistics_exact_distinct_wrong",
              "statistics.distinct_count is one more than the true count and marked exact.",
              [](Statistics& s) { s.distinct_count += 1; });
+  stats_case("statistics_min_max_without_has_min_max",
+             "statistics.has_min_max is false but min_value and max_value hold the chunk's "
+             "minimum and maximum (spec §7.6: both MUST be 0 then).",
+             [](Statistics& s) { s.has_min_max = false; });
+  {
+    // spec §5, §10.3 step 3: segments no reader decodes still carry checksums.
+    BuildOptions table;
+    table.extra_segments = {Bytes(100, 0x5A)};
+    table.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
+      SegRef ref = extra[0];
+      ref.checksum ^= 0x00000100u;
+      f.segments = std::vector<SegRef>{ref};
+    };
+    add("segment_table_checksum_wrong", {"4.3.1", "5", "10.3"},
+        "A Footer.segments entry (100 opaque bytes after the chunk's segments) whose checksum "
+        "has one bit flipped. Values decode; deep validation verifies every segment's checksum.",
+        "CHECKSUM_MISMATCH", {base}, table);
+    BuildOptions pgm = table;
+    pgm.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
+      PgmModel index;
+      index.epsilon = 64;
+      index.num_keys = 300;
+      index.level_offsets = {0, 1};
+      index.segments = extra[0];
+      index.segments->checksum ^= 0x00000100u;
+      (*f.columns)[0].chunks->at(0).pgm = index;
+    };
+    add("pgm_segment_checksum_wrong", {"5", "10.3", "11.3"},
+        "A provisional (format 1.0) PgmIndex whose 100-byte segment has a checksum with one bit "
+        "flipped. Readers ignore the index when decoding; deep validation verifies the checksum.",
+        "CHECKSUM_MISMATCH", {base}, pgm);
+  }
   stats_case("statistics_null_count_nonzero",
              "statistics.null_count is 1 but the chunk has no validity segment.",
              [](Statistics& s) { s.null_count = 1; });

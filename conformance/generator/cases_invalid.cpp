@@ -67,6 +67,23 @@ void PutPayloadBits(EncodedChunk& c, uint32_t p, uint64_t bit, uint32_t w, uint6
 ChunkModel& Chunk0(FooterModel& f) { return (*f.columns)[0].chunks->at(0); }
 const ChunkModel& Chunk0(const FooterModel& f) { return (*f.columns)[0].chunks->at(0); }
 
+// One zstd frame of raw blocks (RFC 8878 §3.1.1) with the given
+// Frame_Header_Descriptor and Window_Descriptor bytes: no content size, no
+// checksum (spec §9.1 allows both).
+Bytes RawBlockFrame(const Bytes& in, uint8_t descriptor, uint8_t window) {
+  Bytes f = {0x28, 0xB5, 0x2F, 0xFD, descriptor, window};
+  size_t pos = 0;
+  do {
+    const size_t n = std::min<size_t>(in.size() - pos, 1000);
+    const bool last = pos + n == in.size();
+    const uint32_t header = (last ? 1u : 0u) | static_cast<uint32_t>(n << 3);  // Raw_Block
+    for (int i = 0; i < 3; ++i) f.push_back(static_cast<uint8_t>(header >> (8 * i)));
+    f.insert(f.end(), in.begin() + static_cast<long>(pos), in.begin() + static_cast<long>(pos + n));
+    pos += n;
+  } while (pos < in.size());
+  return f;
+}
+
 Bytes ZstdFrame(const Bytes& in, bool content_size = true) {
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 3);
@@ -524,6 +541,33 @@ void SegmentCases(const Inv& add) {
         pgm.segments = empty;
         Chunk0(f).pgm = pgm;
       });
+  {
+    // spec §4.3.1: entries of the segment table are placed and checked like
+    // any segment.
+    auto entry = [&](const std::string& name, const std::string& desc, const std::string& cls,
+                     std::function<void(SegRef&, const FooterModel&)> edit) {
+      BuildOptions opt;
+      opt.extra_segments = {Bytes(100, 0x5A)};
+      opt.attach = [edit](FooterModel& f, const std::vector<SegRef>& extra) {
+        SegRef ref = extra[0];
+        edit(ref, f);
+        f.segments = std::vector<SegRef>{ref};
+      };
+      add(name, {"4.3", "4.3.1", "7.1"}, desc, cls, "open", File(opt));
+    };
+    entry("segment_table_entry_is_payload",
+          "Footer.segments lists the chunk's payload segment a second time (an entry is never "
+          "also referenced by a 1.0 field); the entry's own 100 bytes are left unreferenced.",
+          "CORRUPT_FRAMING", [](SegRef& r, const FooterModel& f) { r = *Chunk0(f).payload; });
+    entry("segment_table_entry_reserved_nonzero",
+          "A Footer.segments entry (100 opaque bytes after the chunk's segments) with "
+          "reserved_1 = 1.",
+          "CORRUPT_FRAMING", [](SegRef& r, const FooterModel&) { r.reserved_1 = 1; });
+    entry("segment_table_entry_field_planes",
+          "A Footer.segments entry with compression ZstdFieldPlanes (allowed on payload segments "
+          "only, spec §9.2); FIELD_PLANES is set.",
+          "CORRUPT_METADATA", [](SegRef& r, const FooterModel&) { r.compression = 2; });
+  }
   seg("segment_reserved_0_nonzero", {"7.1"}, "SegmentRef.reserved_0 = 1 on the payload.", "CORRUPT_FRAMING",
       [](FooterModel& f) { Chunk0(f).payload->reserved_0 = 1; });
   seg("segment_reserved_1_nonzero", {"7.1"}, "SegmentRef.reserved_1 = 0x100 on the parameters.",
@@ -748,6 +792,22 @@ void ChecksumCases(const Inv& add) {
         Fmt("The %s segment's checksum field has one bit flipped; the segment itself is intact.", kNames[s]),
         "CHECKSUM_MISMATCH", "read", File(opt), {"segment_checksums"});
   }
+  {
+    // spec §10.2: checksum, then length, then decompression.
+    BuildOptions opt;
+    opt.zstd = true;
+    opt.edit_footer = [](FooterModel& f) {
+      ChunkModel& c = Chunk0(f);
+      c.payload->checksum ^= 0x00010000u;
+      c.payload->decoded_length += 8;
+    };
+    add("segment_checksum_and_length_wrong", {"5", "10.2"},
+        "Every segment is a zstd frame; the payload's checksum field has one bit flipped and its "
+        "decoded_length is 8 more than the partition table requires: a reader that verifies "
+        "checksums reports CHECKSUM_MISMATCH (spec §10.2 step 2), one that does not reports the "
+        "length (step 6) before it decompresses anything.",
+        "CHECKSUM_MISMATCH", "read", File(opt), {"segment_checksums"}, {"CORRUPT_METADATA"});
+  }
   BuildOptions flip;
   flip.edit_file = [](Bytes& f, const FooterModel& m) {
     f[Chunk0(m).payload->offset + 3] ^= 0x04;
@@ -820,6 +880,14 @@ void ZstdCases(const Inv& add) {
             for (int i = 0; i < 4; ++i) stored.push_back(static_cast<uint8_t>(size >> (8 * i)));
             stored.insert(stored.end(), plain.begin(), plain.end());
           });
+  payload("zstd_window_log_32",
+          "The payload is one zstd frame of raw blocks whose Window_Descriptor is 0xB0 "
+          "(Exponent 22: Window_Log 32, a 4 GiB window); spec §9.1 bounds Window_Log at 31.",
+          "CORRUPT_PAYLOAD", [plain](Bytes& stored, uint64_t&) { stored = RawBlockFrame(plain, 0x00, 0xB0); });
+  payload("zstd_frame_header_reserved_bit",
+          "The payload is one zstd frame of raw blocks whose Frame_Header_Descriptor sets the "
+          "Reserved_Bit (bit 3); otherwise the frame is valid (Window_Log 17).",
+          "CORRUPT_PAYLOAD", [plain](Bytes& stored, uint64_t&) { stored = RawBlockFrame(plain, 0x08, 0x38); });
   payload("zstd_content_checksum_wrong",
           "The zstd frame's content checksum (its last 4 bytes) has a bit flipped; the segment "
           "checksum is recomputed.",

@@ -735,6 +735,22 @@ void SlapCases(const Adder& add) {
   }
 }
 
+// One zstd frame of raw blocks (RFC 8878) holding `in`, with the given
+// Window_Descriptor and no content size or checksum.
+Bytes RawBlockFrameWithWindow(const Bytes& in, uint8_t window) {
+  Bytes f = {0x28, 0xB5, 0x2F, 0xFD, 0x00, window};
+  size_t pos = 0;
+  do {
+    const size_t n = std::min<size_t>(in.size() - pos, 1000);
+    const bool last = pos + n == in.size();
+    const uint32_t header = (last ? 1u : 0u) | static_cast<uint32_t>(n << 3);  // Raw_Block
+    for (int i = 0; i < 3; ++i) f.push_back(static_cast<uint8_t>(header >> (8 * i)));
+    f.insert(f.end(), in.begin() + static_cast<long>(pos), in.begin() + static_cast<long>(pos + n));
+    pos += n;
+  } while (pos < in.size());
+  return f;
+}
+
 void ContainerCases(const Adder& add) {
   Rng rng(40);
   auto mixed_column = [&](const std::string& name, Ty t, uint32_t n) {
@@ -1049,6 +1065,68 @@ void ContainerCases(const Adder& add) {
         "One chunk of 1000 partitions of 1..12 rows cycling through CONSTANT (single value and "
         "runs), FOR_BITPACK, LINEAR, POLY2 and POLY3.",
         {Column("v", Ty::kI32, v, parts)});
+  }
+  {
+    // Appended last: the Rng of this function feeds the cases above.
+    BuildOptions zstd;
+    zstd.zstd = true;
+    std::vector<ColumnSpec> cols;
+    for (Ty t : kAllTypes) {
+      const std::vector<uint64_t> v = Iota(t, 200, 10, 1);
+      cols.push_back(Column(Fmt("c_%s", TypeName(t)), t, v, {Part(200, kLinear, {10.0, 1.0, 0, 0})}));
+    }
+    BuildOptions window = zstd;
+    window.edit_stored = [](int, int, SegKind kind, Bytes& stored, uint64_t& decoded, uint8_t&) {
+      if (kind != SegKind::kPayload) return;
+      Bytes plain(static_cast<size_t>(decoded));
+      if (ZSTD_decompress(plain.data(), plain.size(), stored.data(), stored.size()) != plain.size()) {
+        Fail("zstd_window_log_31: cannot decompress the payload frame");
+      }
+      stored = RawBlockFrameWithWindow(plain, 0xAF);
+    };
+    add("zstd_window_log_31", {"9.1"},
+        "Eight columns, one per integer type (200 rows, 10, 11, ...), every segment a zstd "
+        "frame; every payload is one frame of raw blocks whose Window_Descriptor is 0xAF "
+        "(Exponent 21, Mantissa 7: Window_Log 31, a window of 2^31 + 7 * 2^28 bytes, the largest "
+        "spec §9.1 allows), without content size. A reader must accept it (a streaming decoder "
+        "with a 2^27 window limit refuses it).",
+        cols, window);
+  }
+  {
+    // spec §6.2: names compare byte-wise, with no Unicode normalisation.
+    const std::vector<uint64_t> v = Iota(Ty::kU16, 100, 100, 3);
+    std::vector<ColumnSpec> cols = {
+        Column("\xC3\xA9", Ty::kU16, v, {Part(100, kLinear, {100.0, 3.0, 0, 0})}),
+        Column("e\xCC\x81", Ty::kU16, v, {Part(100, kLinear, {100.0, 3.0, 0, 0})})};
+    add("column_names_byte_wise", {"6.2"},
+        "Two u16 columns named U+00E9 (bytes C3 A9) and U+0065 U+0301 (65 CC 81), the same "
+        "text after Unicode normalisation: names are compared byte-wise, so they are distinct.",
+        cols);
+  }
+  {
+    // spec §4.3.1: the segment table.
+    std::vector<uint64_t> sorted = Iota(Ty::kU32, 300, 100, 3);
+    ColumnSpec col = Column("v", Ty::kU32, sorted, {Part(300, kLinear, {100.0, 3.0, 0, 0})});
+    BuildOptions table;
+    table.extra_segments = {Bytes(100, 0xA5), Bytes(5, 0x11)};
+    table.attach = [](FooterModel& f, const std::vector<SegRef>& extra) { f.segments = extra; };
+    add("segment_table_opaque_entries", {"4.3", "4.3.1"},
+        "Footer.segments (format 1.1) lists two segments of 100 and 5 opaque bytes after the "
+        "chunk's segments. A 1.1 reader places them in the layout and decodes the column; deep "
+        "validation verifies their checksums. (A 1.0 reader rejects the file with "
+        "CORRUPT_FRAMING: for it the bytes are unexplained.)",
+        {col}, table);
+    BuildOptions unknown = table;
+    unknown.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
+      f.segments = extra;
+      (*f.segments)[0].compression = 9;
+      (*f.segments)[0].decoded_length = 4096;
+    };
+    add("segment_table_unknown_compression", {"4.3.1", "7.1"},
+        "As segment_table_opaque_entries, with compression 9 (unknown) and decoded_length 4096 "
+        "on the first entry: a reader never decodes an entry whose owner it does not know, so "
+        "the unknown value is not an error there.",
+        {col}, unknown);
   }
 }
 

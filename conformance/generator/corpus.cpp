@@ -186,6 +186,8 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
     // spec §9.2 is new in 1.1 (FIELD_PLANES comes from the segment refs).
     if (finish.header.format_minor == 0) finish.header.format_minor = 1;
   }
+  // The segment table (spec §4.3.1) is new in 1.1.
+  if (footer.segments && finish.header.format_minor == 0) finish.header.format_minor = 1;
   built.file = FinishFile(std::move(layout), footer, finish);
   built.footer = std::move(footer);
   if (options.edit_file) options.edit_file(built.file, built.footer);

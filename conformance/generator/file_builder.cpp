@@ -153,7 +153,8 @@ uoffset_t BuildColumn(FlatBufferBuilder& fbb, const ColumnModel& col, bool futur
 Bytes SerializeFooter(const FooterModel& f) {
   FlatBufferBuilder fbb(4096);
   fbb.ForceDefaults(true);
-  uoffset_t columns = 0, writer = 0, metadata = 0, future_table = 0, future_vector = 0;
+  uoffset_t columns = 0, writer = 0, metadata = 0, future_table = 0, future_vector = 0,
+            segments = 0;
   if (f.columns) {
     std::vector<Offset<fbs::Column>> offsets;
     for (const ColumnModel& c : *f.columns) offsets.emplace_back(BuildColumn(fbb, c, f.future_fields));
@@ -180,6 +181,11 @@ Bytes SerializeFooter(const FooterModel& f) {
     }
     metadata = fbb.CreateVector(kvs).o;
   }
+  if (f.segments) {
+    std::vector<fbs::SegmentRef> refs;
+    for (const SegRef& s : *f.segments) refs.push_back(ToStruct(s));
+    segments = fbb.CreateVectorOfStructs(refs).o;
+  }
   if (f.future_fields) {
     future_table = fut::CreateFutureInfo(fbb, fbb.CreateString("footer-level addition"), 2).o;
     future_vector = fbb.CreateVector(std::vector<uint64_t>{1, 2, 3}).o;
@@ -194,6 +200,7 @@ Bytes SerializeFooter(const FooterModel& f) {
   if (columns != 0) fbb.AddOffset(fbs::Footer::VT_COLUMNS, Offset<void>(columns));
   if (writer != 0) fbb.AddOffset(fbs::Footer::VT_WRITER, Offset<void>(writer));
   if (metadata != 0) fbb.AddOffset(fbs::Footer::VT_METADATA, Offset<void>(metadata));
+  if (segments != 0) fbb.AddOffset(fbs::Footer::VT_SEGMENTS, Offset<void>(segments));
   const uoffset_t root = fbb.EndTable(start);
   if (f.identifier.empty()) {
     fbb.Finish(Offset<void>(root));
@@ -225,6 +232,9 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
       }
       if (c.ibp) zstd(c.ibp->masks);
     }
+  }
+  if (footer.segments) {
+    for (const SegRef& s : *footer.segments) zstd(s);
   }
 }
 

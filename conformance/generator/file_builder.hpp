@@ -88,6 +88,8 @@ struct FooterModel {
   std::optional<std::vector<ColumnModel>> columns;
   std::optional<std::pair<std::string, std::string>> writer;
   std::optional<std::vector<KeyValueModel>> metadata;
+  /// Footer.segments, the segment table of format 1.1 (spec §4.3.1).
+  std::optional<std::vector<SegRef>> segments;
   std::string identifier = "L3FT";
   /// Serialise with the extended schema (l3_future.fbs), adding the fields
   /// a later minor version might append.

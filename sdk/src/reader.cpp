@@ -69,6 +69,7 @@ struct Reader::Impl {
   std::vector<ColumnInfo> columns;
   std::vector<std::vector<std::string>> unsupported;
   std::vector<std::pair<uint64_t, uint64_t>> segment_extents;
+  std::vector<internal::ParsedFooter::OpaqueSegment> opaque_segments;
   std::unique_ptr<uint64_t[]> footer_copy;  // when the footer is not 8-aligned in memory
   std::vector<std::vector<std::unique_ptr<ChunkSlot>>> slots;
 
@@ -454,6 +455,7 @@ Result<std::unique_ptr<Reader::Impl>> Reader::Impl::Open(std::unique_ptr<FileSou
     }
   }
   impl->segment_extents = std::move(parsed.segment_extents);
+  impl->opaque_segments = std::move(parsed.opaque_segments);
   impl->slots.resize(impl->columns.size());
   for (size_t c = 0; c < impl->columns.size(); ++c) {
     impl->slots[c].resize(impl->columns[c].chunks.size());
@@ -495,6 +497,11 @@ Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
     return Status(StatusCode::kCorruptMetadata,
                   where + ": statistics.null_count is " + std::to_string(stats.null_count) +
                       " but the chunk has no validity segment");
+  }
+  // spec §7.6: without has_min_max, both words are 0.
+  if (!stats.has_min_max && (stats.min_value != 0 || stats.max_value != 0)) {
+    return Status(StatusCode::kCorruptMetadata,
+                  where + ": statistics.min_value/max_value are not 0 although has_min_max is false");
   }
   if (!stats.has_min_max && !stats.distinct_count_exact) return Status::OK();
   T lo = std::numeric_limits<T>::max();
@@ -751,6 +758,16 @@ Status Reader::Validate(ValidationLevel level) const {
                     "deep validation would decode " + std::to_string(rows) +
                         " rows, more than ReadOptions::max_validation_rows " +
                         std::to_string(impl_->options.max_validation_rows));
+    }
+    // spec §5, §10.3 step 3: the segments no chunk decodes still carry
+    // checksums.
+    for (const internal::ParsedFooter::OpaqueSegment& seg : impl_->opaque_segments) {
+      const uint32_t actual = internal::Crc32c(0, impl_->source->data() + seg.offset,
+                                               static_cast<size_t>(seg.length));
+      if (actual != seg.checksum) {
+        return Status(StatusCode::kChecksumMismatch,
+                      seg.where + ": checksum does not match the stored bytes");
+      }
     }
     L3_RETURN_NOT_OK(impl_->ValidatePadding());
     bool uses_delta = false;  // spec §4.4: DELTA_MODEL set iff a partition is DELTA

@@ -29,6 +29,7 @@ enum class SegmentKind : uint8_t {
   kIbpRowOffsets,
   kIbpClusterIds,
   kPgmSegments,
+  kTableEntry,  // Footer.segments (spec §4.3.1)
 };
 
 const char* SegmentKindName(SegmentKind kind) {
@@ -43,6 +44,7 @@ const char* SegmentKindName(SegmentKind kind) {
     case SegmentKind::kIbpRowOffsets: return "ibp.row_offsets";
     case SegmentKind::kIbpClusterIds: return "ibp.cluster_ids";
     case SegmentKind::kPgmSegments: return "pgm.segments";
+    case SegmentKind::kTableEntry: return "segments";
   }
   return "segment";
 }
@@ -50,18 +52,24 @@ const char* SegmentKindName(SegmentKind kind) {
 struct PlacedSegment {
   uint64_t offset;
   uint64_t length;
-  uint32_t column;
+  uint32_t column;  // for kTableEntry: the entry's index
   uint32_t chunk;
   SegmentKind kind;
+  uint32_t checksum;
 };
+
+std::string Where(const PlacedSegment& s);
 
 std::string Where(uint32_t column, uint32_t chunk) {
   return "column " + std::to_string(column) + " chunk " + std::to_string(chunk);
 }
 
 std::string Where(uint32_t column, uint32_t chunk, SegmentKind kind) {
+  if (kind == SegmentKind::kTableEntry) return "Footer.segments[" + std::to_string(column) + "]";
   return Where(column, chunk) + " " + SegmentKindName(kind);
 }
+
+std::string Where(const PlacedSegment& s) { return Where(s.column, s.chunk, s.kind); }
 
 class FooterChecker {
  public:
@@ -128,6 +136,15 @@ Status FooterChecker::Run(const fbs::Footer& footer, ParsedFooter* out) {
       return Corrupt("column " + std::to_string(c) + ": chunks cover " +
                      std::to_string(out->columns[c].num_rows) + " rows, Footer.num_rows is " +
                      std::to_string(footer.num_rows()));
+    }
+  }
+  // spec §4.3.1: segment-table entries, whose owner this reader does not know.
+  if (const auto* table = footer.segments()) {
+    std::string ignored_reason;
+    for (uint32_t i = 0; i < table->size(); ++i) {
+      SegmentInfo ignored;
+      L3_RETURN_NOT_OK(CheckSegment(table->Get(i), i, 0, SegmentKind::kTableEntry, &ignored,
+                                    &ignored_reason));
     }
   }
   L3_RETURN_NOT_OK(CheckFeatureBits());
@@ -217,7 +234,10 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
                       std::to_string(ref->stored_length()) + " passes Footer_Offset " +
                       std::to_string(ps_.footer_offset));
   }
-  if (compression > static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
+  const bool opaque_entry = kind == SegmentKind::kTableEntry;
+  // spec §4.3.1: an entry whose owner is unknown is never decoded, so an
+  // unknown compression is not an error there.
+  if (compression > static_cast<uint8_t>(Compression::kZstdFieldPlanes) && !opaque_entry) {
     if (!limits_.allow_unknown) {
       return Status(StatusCode::kUnsupportedFeature,
                     where + ": compression " + std::to_string(compression) + " is not supported");
@@ -250,6 +270,12 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
   if (ref->reserved_0() != 0 || ref->reserved_1() != 0) {
     return Status(StatusCode::kCorruptFraming, where + ": reserved fields are not zero");
   }
+  if (opaque_entry) {
+    // Never decoded, so no allocation to bound (spec §4.3.1).
+    segments_.push_back(
+        PlacedSegment{ref->offset(), ref->stored_length(), c, k, kind, ref->checksum()});
+    return Status::OK();
+  }
   // Reader limits (spec §13): bound every later allocation for this segment.
   if (ref->decoded_length() > limits_.max_segment_bytes) {
     return Status(StatusCode::kResourceLimit,
@@ -269,7 +295,7 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
                         " times stored_length " + std::to_string(stored));
     }
   }
-  segments_.push_back(PlacedSegment{ref->offset(), ref->stored_length(), c, k, kind});
+  segments_.push_back(PlacedSegment{ref->offset(), ref->stored_length(), c, k, kind, ref->checksum()});
   return Status::OK();
 }
 
@@ -445,7 +471,7 @@ Status FooterChecker::CheckLayout() {
     if (s.offset != expected) {
       const char* what = s.offset < end ? "overlaps the previous segment" : "leaves a gap";
       return Status(StatusCode::kCorruptFraming,
-                    Where(s.column, s.chunk, s.kind) + " at offset " + std::to_string(s.offset) +
+                    Where(s) + " at offset " + std::to_string(s.offset) +
                         " " + what + " (canonical offset " + std::to_string(expected) + ")");
     }
     end = s.offset + s.length;  // bounded by Footer_Offset (CheckSegment)
@@ -483,7 +509,19 @@ Status ParseFooter(const uint8_t* footer, uint64_t footer_length, const Postscri
   FooterChecker checker(ps, limits);
   L3_RETURN_NOT_OK(checker.Run(*fbs::GetFooter(footer), out));
   out->segment_extents.reserve(checker.segments().size());
-  for (const PlacedSegment& s : checker.segments()) out->segment_extents.emplace_back(s.offset, s.length);
+  for (const PlacedSegment& s : checker.segments()) {
+    out->segment_extents.emplace_back(s.offset, s.length);
+    // spec §5, §10.3 step 3: segments the reader does not decode.
+    switch (s.kind) {
+      case SegmentKind::kPartitionTable:
+      case SegmentKind::kParameters:
+      case SegmentKind::kPayload:
+      case SegmentKind::kBounds:
+        break;
+      default:
+        out->opaque_segments.push_back({s.offset, s.length, s.checksum, Where(s)});
+    }
+  }
   return Status::OK();
 }
 

@@ -31,6 +31,17 @@ struct ParsedFooter {
   /// Every segment the footer references, as (offset, stored_length), sorted
   /// by offset: the bytes between them are padding (spec §4.3).
   std::vector<std::pair<uint64_t, uint64_t>> segment_extents;
+  /// Segments this reader never decodes (validity, IbpMasks and
+  /// PgmIndex.segments segments, segment-table entries, spec §4.3.1), sorted
+  /// by offset: their checksums are verified by deep validation (spec §5,
+  /// §10.3 step 3).
+  struct OpaqueSegment {
+    uint64_t offset;
+    uint64_t length;
+    uint32_t checksum;
+    std::string where;
+  };
+  std::vector<OpaqueSegment> opaque_segments;
 };
 
 /// Verifies and parses the footer. `footer` must be 8-byte aligned. Errors:

@@ -2,12 +2,15 @@
 // interrupted `l3 compress` leaves an existing target byte for byte as it
 // was and removes its temporary file, unless the interrupt came after the
 // commit point (the rename), in which case the run succeeds. The tests run
-// build/bin/l3 and send SIGTERM and SIGINT at many moments.
+// build/bin/l3 and send SIGTERM, SIGINT and SIGKILL at many moments (after
+// SIGKILL a temporary file may remain, but the target is the old file or the
+// complete new one).
 #include <doctest/doctest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -114,6 +117,47 @@ TEST_CASE("SIGTERM and SIGINT at many moments of l3 compress: old target or succ
   }
   MESSAGE(interrupted << " runs interrupted, " << succeeded << " finished");
   CHECK(interrupted > 0);
+}
+
+TEST_CASE("SIGKILL at many moments of l3 compress: the target is the old file or the new one") {
+  // SIGKILL cannot be caught: the temporary file may stay behind, but the
+  // target is never partial. It holds the old bytes until the rename and the
+  // complete new file after it.
+  Fixture f;
+  std::vector<double> delays = {0.0, 0.001, 0.003, 0.01};
+  const int steps = 10;
+  for (int k = 0; k <= steps; ++k) delays.push_back(f.seconds * 1.1 * k / steps);
+  int killed = 0, replaced = 0, leftovers = 0;
+  for (size_t i = 0; i < delays.size(); ++i) {
+    const pid_t pid = Spawn(f.Command(f.target));
+    REQUIRE(pid > 0);
+    std::this_thread::sleep_for(std::chrono::duration<double>(delays[i]));
+    kill(pid, SIGKILL);
+    const int rc = ShellStatus(Wait(pid));
+    INFO("SIGKILL after " << delays[i] << " s: exit " << rc);
+    CHECK((rc == 0 || rc == 128 + SIGKILL));
+    const std::string now = ReadFile(f.target);
+    if (rc == 0) {
+      CHECK_MESSAGE(now == f.reference, "the run succeeded but the target is not the new file");
+    } else {
+      const bool old_or_new = now == kOld || now == f.reference;
+      CHECK_MESSAGE(old_or_new, "a killed run left a target that is neither the old nor the new file");
+      ++killed;
+    }
+    if (now == f.reference) ++replaced;
+    // A temporary file may stay behind (nothing runs after SIGKILL); it is
+    // removed so that the next run starts from the same state.
+    for (const std::string& name : f.dir.Files()) {
+      if (name != "out.l3" && name != "values.bin") {
+        ++leftovers;
+        std::remove((f.dir / name).c_str());
+      }
+    }
+    REQUIRE(WriteFile(f.target, kOld));
+  }
+  MESSAGE(killed << " runs killed, " << replaced << " left the new file, " << leftovers
+                  << " temporary files left behind");
+  CHECK(killed > 0);
 }
 
 TEST_CASE("an interrupt while the temporary file exists leaves the target untouched") {

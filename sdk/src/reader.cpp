@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codec/decode/decode_chunk.hpp"
+#include "codec/dictionary/dictionary_decode.hpp"
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/planes/field_planes.hpp"
 #include "common/bits.hpp"
@@ -54,6 +55,8 @@ struct ChunkSlot {
   ChunkView view;
   // Decompressed copies of zstd segments (spec §9); empty for stored ones.
   std::vector<uint8_t> partition_table, parameters, payload, bounds;
+  // spec §8.10: a dictionary chunk's entries, decoded and checked once.
+  std::vector<uint8_t> dictionary;
 };
 
 // A valid address for a zero-length segment, which has no bytes in the file.
@@ -233,12 +236,15 @@ struct Reader::Impl {
   Result<uint64_t> SliceStart(int column, uint64_t row) const {
     const int chunk = FindChunk(column, row);
     L3_ASSIGN_OR_RETURN(const ChunkView* view, Prepare(column, chunk));
-    const uint64_t local = row - view->first_row;
+    // Partitions cover elements: for a dictionary chunk (spec §8.10), row
+    // `local` is element D + local.
+    const uint64_t d = view->dictionary_entries;
+    const uint64_t element = row - view->first_row + d;
     const internal::Partition part =
-        internal::LoadPartition(*view, internal::FindPartition(*view, local));
+        internal::LoadPartition(*view, internal::FindPartition(*view, element));
     const uint64_t tile_rows = uint64_t{internal::kLanes} * view->values_per_lane;
-    const uint64_t start = part.first_row + (local - part.first_row) / tile_rows * tile_rows;
-    return view->first_row + start;
+    const uint64_t start = part.first_row + (element - part.first_row) / tile_rows * tile_rows;
+    return view->first_row + (start > d ? start - d : 0);
   }
 
   /// ReadRows with options.num_threads: the range is cut into slices at
@@ -341,7 +347,8 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
   // cannot make the reader allocate what the table cannot justify.
   {
     Status shape = internal::ValidatePartitionTableShape(
-        table, num_partitions, ci.num_rows, ci.values_per_lane, col.type, ps.required_features,
+        table, num_partitions, ci.num_rows + ci.dictionary_entries, ci.values_per_lane, col.type,
+        ps.required_features,
         ci.parameters.decoded_bytes, ci.payload.decoded_bytes);
     if (!shape.ok()) return Status(shape.code(), where + ": " + shape.message());
   }
@@ -365,6 +372,8 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
   view.payload = kEmptySegment;  // not read by the metadata checks
   view.payload_bytes = payload_bytes;
   view.required_features = ps.required_features;
+  view.dictionary_entries = ci.dictionary_entries;
+  view.dictionary = nullptr;
   const uint8_t* payload = nullptr;
   if (!with_payload) {
     // Metadata only: the payload's lengths were checked against the table
@@ -389,6 +398,12 @@ Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with
   view.bounds_bytes = ci.bounds.present ? ci.bounds.decoded_bytes : 0;
   Status st = internal::ValidateChunkMetadata(view);
   if (st.ok() && with_payload) st = internal::ValidateRunStarts(view);
+  if (st.ok() && with_payload && view.dictionary_entries > 0) {
+    // spec §8.10 rule 2 before any value is returned; D <= num_rows, so the
+    // entries cost no more memory than decoding the chunk.
+    st = internal::DecodeDictionary(view, &slot->dictionary);
+    if (st.ok()) view.dictionary = slot->dictionary.data();
+  }
   if (!st.ok()) {
     view = ChunkView();
     return Status(st.code(), where + ": " + st.message());

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "codec/dictionary/dictionary_encode.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/planes/field_planes.hpp"
 #include "common/output_sink.hpp"
@@ -111,6 +112,7 @@ struct ReadyChunk {
   uint32_t num_partitions = 0;
   uint32_t values_per_lane = 0;
   bool uses_delta = false;
+  uint64_t dictionary_entries = 0;  // spec §8.10
   // In file order (spec §4.3 keeps write order): partition_table,
   // parameters, payload, bounds.
   StoredSegment segments[4];
@@ -232,6 +234,7 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   ready.num_partitions = encoded.num_partitions;
   ready.values_per_lane = encoded.values_per_lane;
   ready.uses_delta = encoded.uses_delta;
+  ready.dictionary_entries = encoded.dictionary_entries;
   if (options.write_statistics) {
     ready.statistics.present = true;
     ready.statistics.has_min_max = encoded.statistics.has_min_max;
@@ -259,6 +262,19 @@ internal::EncoderConfig LargePartitionConfig(internal::EncoderConfig config) {
   p.max_partition_rows = std::max<uint32_t>(p.max_partition_rows, 65536);
   p.split_min_rows = 0u;
   return config;
+}
+
+// The size by which candidates compete: trial frames in the archive profile,
+// the segments' bytes in the hot profile.
+uint64_t CandidateBytes(const Candidate& c, const WriteOptions& options) {
+  if (options.profile == Profile::kArchive) return c.trial_bytes;
+  const internal::EncodedChunk& e = c.encoded;
+  return e.partition_table.size() + e.parameters.size() + e.payload.size() +
+         (options.write_partition_bounds ? e.bounds.size() : 0);
+}
+
+bool DictionaryAllowed(const WriteOptions& options, const PgmIndexInfo& pgm) {
+  return options.format_minor >= 1 && options.dictionary && !pgm.present;  // spec §8.10 rule 1
 }
 
 // Encodes one chunk and prepares its segments. Runs on a worker thread; owns
@@ -292,6 +308,23 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       L3_ASSIGN_OR_RETURN(Candidate large, EncodeCandidate(type, values, num_rows,
                                                            LargePartitionConfig(config), options));
       if (large.trial_bytes < chosen.trial_bytes) chosen = std::move(large);
+    }
+    if (DictionaryAllowed(options, pgm)) {
+      // spec §8.10: the same partitioners over the dictionary's elements;
+      // kept only where smaller (ties keep the plain chunk).
+      std::vector<internal::EncoderConfig> configs{config};
+      if (options.profile == Profile::kArchive && options.archive_large_partitions) {
+        configs.push_back(LargePartitionConfig(config));
+      }
+      for (const internal::EncoderConfig& c : configs) {
+        L3_ASSIGN_OR_RETURN(std::optional<internal::EncodedChunk> dict,
+                            internal::EncodeDictionaryChunk(values.data(), num_rows, c));
+        if (!dict) break;
+        L3_ASSIGN_OR_RETURN(Candidate candidate, MakeCandidate(std::move(*dict), type, options));
+        if (CandidateBytes(candidate, options) < CandidateBytes(chosen, options)) {
+          chosen = std::move(candidate);
+        }
+      }
     }
     values.clear();
     values.shrink_to_fit();
@@ -384,6 +417,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   chunk.values_per_lane = ready.values_per_lane;
   chunk.num_partitions = ready.num_partitions;
   chunk.uses_delta = ready.uses_delta;
+  chunk.dictionary_entries = ready.dictionary_entries;
   SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                           &chunk.bounds};
   for (int i = 0; i < 4; ++i) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <array>
@@ -402,6 +403,34 @@ std::vector<T> RunValues(size_t n, uint64_t seed, uint32_t max_run = 20) {
   }
   return v;
 }
+
+// The bytes of a gzip file; false when it cannot be read whole.
+inline bool ReadGzipFile(const std::string& path, std::vector<uint8_t>* out) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  std::vector<uint8_t> buffer(1 << 20);
+  int got;
+  while ((got = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    out->insert(out->end(), buffer.begin(), buffer.begin() + got);
+  }
+  gzclose(f);
+  return got == 0;
+}
+
+#ifdef L3_REAL_DATA_DIR
+// A gzip-compressed little-endian array of T from the real data directory.
+template <typename T>
+bool LoadRealArray(const std::string& name, std::vector<T>* out) {
+  std::vector<uint8_t> bytes;
+  if (!ReadGzipFile(std::string(L3_REAL_DATA_DIR) + "/" + name, &bytes) ||
+      bytes.size() % sizeof(T) != 0) {
+    return false;
+  }
+  out->resize(bytes.size() / sizeof(T));
+  std::memcpy(out->data(), bytes.data(), bytes.size());
+  return true;
+}
+#endif
 
 // Keeps a copy of a file a test wrote in $L3_TEST_FILES_DIR, when set, so that
 // the GPU tests can decode every file the CPU tests write and compare with the

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "container_test_util.hpp"
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/minimax_line.hpp"
@@ -1233,21 +1234,6 @@ TEST_CASE("minimax lines give a quantised line zero-bit residuals") {
 // ---------------------------------------------------------------------------
 // Real data (the real integer arrays of L3_REAL_DATA_DIR)
 
-namespace {
-
-bool ReadGzip(const std::string& path, std::vector<uint8_t>* out) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  std::vector<uint8_t> buffer(1 << 20);
-  int got;
-  while ((got = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
-    out->insert(out->end(), buffer.begin(), buffer.begin() + got);
-  }
-  gzclose(f);
-  return got == 0;
-}
-
-}  // namespace
 
 TEST_CASE("real integer arrays round trip") {
   const std::string dir = L3_REAL_DATA_DIR;
@@ -1270,7 +1256,7 @@ TEST_CASE("real integer arrays round trip") {
     Result<PhysicalType> type = ParsePhysicalType(type_name);
     if (!type.ok() || !PhysicalTypeIsInteger(*type)) continue;
     std::vector<uint8_t> bytes;
-    REQUIRE_MESSAGE(ReadGzip(dir + "/" + name, &bytes), name);
+    REQUIRE_MESSAGE(l3::testing::ReadGzipFile(dir + "/" + name, &bytes), name);
     const TypeInfo t = Info(*type);
     const size_t width = t.bits / 8;
     std::vector<uint64_t> values(bytes.size() / width);

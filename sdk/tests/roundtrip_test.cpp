@@ -81,22 +81,6 @@ void CheckFile(const std::vector<uint8_t>& file, const std::vector<T>& values, u
   }
 }
 
-// Reads a gzip-compressed little-endian array of T.
-template <typename T>
-bool LoadReal(const std::string& name, std::vector<T>* out) {
-  const std::string path = std::string(L3_REAL_DATA_DIR) + "/" + name;
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (gz == nullptr) return false;
-  std::vector<uint8_t> bytes;
-  uint8_t buf[1 << 16];
-  int n;
-  while ((n = gzread(gz, buf, sizeof(buf))) > 0) bytes.insert(bytes.end(), buf, buf + n);
-  gzclose(gz);
-  if (n < 0 || bytes.size() % sizeof(T) != 0) return false;
-  out->resize(bytes.size() / sizeof(T));
-  std::memcpy(out->data(), bytes.data(), bytes.size());
-  return true;
-}
 
 }  // namespace
 
@@ -166,7 +150,7 @@ TEST_CASE("round trip of the real integer arrays") {
     auto run = [&](auto tag) {
       using T = decltype(tag);
       std::vector<T> values;
-      loaded = LoadReal(c.file, &values);
+      loaded = LoadRealArray(c.file, &values);
       if (!loaded) return;
       REQUIRE(TypeOf<T>() == c.type);
       const auto file = WriteColumn(values, options);

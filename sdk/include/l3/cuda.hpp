@@ -64,6 +64,14 @@ struct DeviceChunk {
   /// DELTA partition unwritten (it never reads or writes outside its
   /// buffers). MakeDeviceChunk and the Loader set it from the partition table.
   uint64_t delta_rows = 0;
+  /// Dictionary chunks (spec §8.10, format 1.1): D > 0 means the partitions
+  /// cover D + num_rows elements, and `dictionary` holds the D decoded entries
+  /// (ChunkView::dictionary, D * PhysicalTypeBytes(type) bytes, aligned to the
+  /// value size) in device memory. Kernels look every code up in it and
+  /// never read past entry D - 1 (a code >= D decodes to 0 on the device; the
+  /// CPU reports it as kCorruptPayload).
+  uint64_t dictionary_entries = 0;
+  const void* dictionary = nullptr;
 };
 
 /// Validates `view` on the host (spec §7.3, §8.2) and describes its device
@@ -75,6 +83,15 @@ struct DeviceChunk {
 /// backend does not decode), kInvalidArgument (null or misaligned pointers).
 Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
                                     const void* d_parameters, const void* d_payload);
+
+/// The same for any chunk, dictionary chunks included (spec §8.10): the
+/// caller has also copied view.dictionary (view.dictionary_entries values of
+/// view.type, decoded and checked by the Reader) to `d_dictionary`, aligned
+/// to the value size; null when view.dictionary_entries is 0. The four-pointer
+/// form returns kInvalidArgument for a dictionary chunk.
+Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
+                                    const void* d_parameters, const void* d_payload,
+                                    const void* d_dictionary);
 
 /// Optional launch tuning. The defaults are what the benchmark found best on
 /// an H100; results never depend on these values.

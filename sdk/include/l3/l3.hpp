@@ -91,6 +91,7 @@ inline constexpr uint64_t kRequiredValidityBitmaps = 1ull << 1;
 inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
 inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spec §8.9
 inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2
+inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 
@@ -171,6 +172,11 @@ struct WriteOptions {
   /// minimise bit-packed size. The smaller encoding by trial zstd frames
   /// (level 6) is kept and only it is compressed at zstd_level.
   bool archive_large_partitions = true;
+  /// format_minor >= 1: a chunk of few distinct values may be stored as a
+  /// dictionary chunk (spec §8.10: the sorted distinct values, then one code
+  /// per row, all coded by the partition models) where that is smaller, which
+  /// sets DICTIONARY. Chunks with a PGM index never use a dictionary.
+  bool dictionary = true;
   bool write_partition_bounds = true;
   bool write_statistics = true;
   /// Worker threads for encoding; 0 = one per hardware thread. The bytes
@@ -349,6 +355,8 @@ struct ChunkInfo {
   /// Some partition uses DELTA (spec §8.9). Known to the writer; a reader
   /// learns it from the partition table.
   bool uses_delta = false;
+  /// spec §8.10 (format 1.1): dictionary entries D; 0 = not a dictionary chunk.
+  uint64_t dictionary_entries = 0;
   /// Sum of the stored bytes of all of this chunk's segments.
   uint64_t stored_bytes = 0;
 };
@@ -401,6 +409,13 @@ struct ChunkView {
   uint64_t payload_bytes = 0;
   const uint8_t* bounds = nullptr;   ///< null when absent
   uint64_t bounds_bytes = 0;
+  /// Dictionary chunks (spec §8.10, format 1.1): D = `dictionary_entries` > 0
+  /// means the partition table covers D + num_rows elements, the D sorted
+  /// dictionary entries and then one code per row. `dictionary` holds the D
+  /// entries decoded (D * PhysicalTypeBytes(type) bytes, strictly increasing);
+  /// when null, decoders decode them from the payload on each call.
+  uint64_t dictionary_entries = 0;
+  const uint8_t* dictionary = nullptr;
   /// The file's Required_Features (spec §4.4): a DELTA partition in a file
   /// without DELTA_MODEL is CORRUPT_METADATA.
   uint64_t required_features = kRequiredDeltaModel;

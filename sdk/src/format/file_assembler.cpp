@@ -52,6 +52,7 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
       if (chunk.pgm.present) ps.optional_features |= kOptionalPgmIndex;
       if (chunk.validity.present) ps.required_features |= kRequiredValidityBitmaps;
       if (chunk.uses_delta) ps.required_features |= kRequiredDeltaModel;
+      if (chunk.dictionary_entries > 0) ps.required_features |= kRequiredDictionary;
     }
   }
   const std::vector<uint8_t> footer = BuildFooter(info, columns);

@@ -39,6 +39,7 @@ flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder&
   if (chunk.validity.present) b.add_validity(&validity);
   if (chunk.statistics.present) b.add_statistics(stats);
   if (chunk.pgm.present) b.add_pgm(pgm);
+  if (chunk.dictionary_entries > 0) b.add_dictionary_entries(chunk.dictionary_entries);
   return b.Finish();
 }
 

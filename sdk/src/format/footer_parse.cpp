@@ -98,6 +98,7 @@ class FooterChecker {
   bool uses_ibp_ = false;
   bool uses_bounds_ = false;
   bool uses_pgm_ = false;
+  bool uses_dictionary_ = false;
 };
 
 Status Corrupt(std::string message) {
@@ -385,9 +386,34 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
       return Corrupt(where + ": values_per_lane " + std::to_string(info->values_per_lane) +
                      " is not a power of two in 1..1024");
     }
-    if (info->num_partitions < 1 || info->num_partitions > info->num_rows) {
+    // spec §8.10 rule 1: a dictionary chunk's partitions cover M = D + num_rows
+    // elements.
+    const uint64_t entries = chunk.dictionary_entries();
+    info->dictionary_entries = entries;
+    if (entries > 0) {
+      uses_dictionary_ = true;
+      if ((ps_.required_features & kRequiredDictionary) == 0) {
+        return Corrupt(where + ": dictionary_entries > 0 but DICTIONARY is clear");
+      }
+      const uint32_t bits = known_type && !float_type
+                                ? 8 * static_cast<uint32_t>(PhysicalTypeBytes(static_cast<PhysicalType>(raw_type)))
+                                : 64;
+      const bool is_signed = raw_type >= 1 && raw_type <= 4;
+      const uint64_t most = bits >= 64 ? UINT64_MAX
+                                       : (uint64_t{1} << (is_signed ? bits - 1 : bits));
+      if (entries > info->num_rows || entries > most ||
+          info->num_rows + entries > kMaxChunkRows) {
+        return Corrupt(where + ": dictionary_entries " + std::to_string(entries) +
+                       " is outside 1..num_rows, above what the codes of the type can "
+                       "address, or makes num_rows + D exceed 2^32-1");
+      }
+      if (info->has_pgm) return Corrupt(where + ": a dictionary chunk has a pgm index");
+    }
+    const uint64_t elements = info->num_rows + entries;
+    if (info->num_partitions < 1 || info->num_partitions > elements) {
       return Corrupt(where + ": num_partitions " + std::to_string(info->num_partitions) +
-                     " is outside 1..num_rows (" + std::to_string(info->num_rows) + ")");
+                     " is outside 1..num_rows + dictionary_entries (" +
+                     std::to_string(elements) + ")");
     }
     if (info->num_partitions > limits_.max_partitions_per_chunk) {
       return Status(StatusCode::kResourceLimit,
@@ -437,6 +463,8 @@ Status FooterChecker::CheckFeatureBits() const {
   };
   const Bit bits[] = {
       {ps_.required_features, kRequiredZstdSegments, uses_zstd_, "Required_Features ZSTD_SEGMENTS"},
+      {ps_.required_features, kRequiredDictionary, uses_dictionary_,
+       "Required_Features DICTIONARY"},
       {ps_.required_features, kRequiredFieldPlanes, uses_field_planes_,
        "Required_Features FIELD_PLANES"},
       {ps_.required_features, kRequiredValidityBitmaps, uses_validity_,

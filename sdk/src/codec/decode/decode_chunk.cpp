@@ -3,9 +3,13 @@
 #include "codec/decode/decode_chunk.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/dictionary/dictionary_decode.hpp"
+#include "common/status_macros.hpp"
 
 namespace l3::internal {
 namespace {
@@ -172,7 +176,11 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
   return Status::OK();
 }
 
-Status ValidateChunkMetadata(const ChunkView& view) {
+namespace {
+
+// ValidateChunkMetadata over the chunk's elements (spec §8.10: for a
+// dictionary chunk, D + num_rows of them).
+Status ValidateElements(const ChunkView& view) {
   if (!PhysicalTypeIsInteger(view.type)) {
     return Status(StatusCode::kUnsupportedFeature,
                   std::string("physical type ") + PhysicalTypeName(view.type) +
@@ -279,6 +287,15 @@ Status ValidateChunkMetadata(const ChunkView& view) {
   return Status::OK();
 }
 
+}  // namespace
+
+Status ValidateChunkMetadata(const ChunkView& view) {
+  if (view.dictionary_entries > 0 && PhysicalTypeIsInteger(view.type)) {
+    L3_RETURN_NOT_OK(CheckDictionaryShape(view));
+  }
+  return ValidateElements(ElementView(view));
+}
+
 Status ValidateRunStarts(const ChunkView& view) {
   for (uint32_t p = 0; p < view.num_partitions; ++p) {
     const Partition part = LoadPartition(view, p);
@@ -323,6 +340,18 @@ Status DecodeChunkRows(const ChunkView& view, uint64_t row_begin, uint64_t row_e
                                                std::to_string(row_end) + ") outside the chunk");
   }
   if (row_begin == row_end) return Status::OK();
+  if (view.dictionary_entries > 0) {
+    // spec §8.10: the codes of the rows, then their entries.
+    std::vector<uint8_t> decoded;
+    const uint8_t* entries = view.dictionary;
+    if (entries == nullptr) {
+      L3_RETURN_NOT_OK(DecodeDictionary(view, &decoded));
+      entries = decoded.data();
+    }
+    const uint64_t d = view.dictionary_entries;
+    L3_RETURN_NOT_OK(DecodeChunkRows(ElementView(view), d + row_begin, d + row_end, out));
+    return MapCodes(view, entries, out, row_end - row_begin);
+  }
   Status st;
   const bool ok = DispatchIntegerType(view.type, out, [&](auto* typed) {
     st = DecodeRowsTyped(view, row_begin, row_end, typed);
@@ -337,6 +366,27 @@ Status DecodeChunkValue(const ChunkView& view, uint64_t row, uint64_t* value) {
   }
   if (!PhysicalTypeIsInteger(view.type)) {
     return Status(StatusCode::kUnsupportedFeature, "not an integer type");
+  }
+  if (view.dictionary_entries > 0) {
+    // spec §8.10: one random access for the code, one load of its entry.
+    const uint64_t d = view.dictionary_entries;
+    uint64_t code = 0;
+    L3_RETURN_NOT_OK(DecodeChunkValue(ElementView(view), d + row, &code));
+    const uint64_t value_bytes = static_cast<uint64_t>(PhysicalTypeBytes(view.type));
+    uint8_t entry[8] = {};
+    std::memcpy(entry, &code, value_bytes);  // the code as a value of the type
+    std::vector<uint8_t> decoded;
+    const uint8_t* entries = view.dictionary;
+    if (entries == nullptr) {
+      L3_RETURN_NOT_OK(DecodeDictionary(view, &decoded));
+      entries = decoded.data();
+    }
+    L3_RETURN_NOT_OK(MapCodes(view, entries, entry, 1));
+    uint64_t raw = 0;
+    std::memcpy(&raw, entry, value_bytes);
+    *value = CanonicalExtend(raw, 8 * static_cast<uint32_t>(value_bytes),
+                             PhysicalTypeIsSigned(view.type));
+    return Status::OK();
   }
   const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(view.type));
   const bool is_signed = PhysicalTypeIsSigned(view.type);

@@ -7,6 +7,7 @@
 
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/dictionary/dictionary_decode.hpp"
 
 namespace l3::internal {
 namespace {
@@ -138,9 +139,17 @@ Status DeepValidateTyped(const ChunkView& view) {
 
 }  // namespace
 
-Status DeepValidateChunk(const ChunkView& view) {
-  Status st = ValidateChunkMetadata(view);
+Status DeepValidateChunk(const ChunkView& chunk) {
+  Status st = ValidateChunkMetadata(chunk);
   if (!st.ok()) return st;
+  // spec §8.10: the rules below hold for a dictionary chunk's elements, then
+  // the dictionary's own rules.
+  if (chunk.dictionary_entries > 0) {
+    st = DeepValidateChunk(ElementView(chunk));
+    if (!st.ok()) return st;
+    return DeepValidateDictionary(chunk);
+  }
+  const ChunkView& view = chunk;
   switch (view.type) {
     case PhysicalType::kInt8: return DeepValidateTyped<int8_t>(view);
     case PhysicalType::kInt16: return DeepValidateTyped<int16_t>(view);

@@ -201,9 +201,9 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
       const U value = static_cast<U>(carry + lane_bases + sum + correction);
       const int64_t index = tile_out + static_cast<int64_t>(lane) + int64_t{step} * internal::kLanes;
       if (inside) {
-        if (has_row) out[index] = value;
+        if (has_row) out[index] = MapCode(c, value);
       } else {
-        StoreChecked(out, index, range_len, has_row, value);
+        StoreChecked(c, out, index, range_len, has_row, value);
       }
       if constexpr (sizeof(U) == 8) {
         carry = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(value), 31));

@@ -209,6 +209,8 @@ ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t fir
   v.payload_bytes = chunk.payload.size();
   v.bounds = chunk.bounds.empty() ? nullptr : chunk.bounds.data();
   v.bounds_bytes = chunk.bounds.size();
+  v.dictionary_entries = chunk.dictionary_entries;
+  if (chunk.dictionary_entries > 0) v.required_features |= kRequiredDictionary;
   return v;
 }
 

@@ -40,6 +40,9 @@ struct EncodedChunk {
   std::vector<uint8_t> bounds;           ///< 2 * P * N / 8 bytes, or empty, spec §7.5
   ChunkStatisticsData statistics;        ///< meaningful when compute_statistics
   bool uses_delta = false;               ///< some partition is DELTA (spec §8.9)
+  /// spec §8.10: D > 0 for a dictionary chunk, whose partitions cover
+  /// D + num_rows elements (the statistics still describe the num_rows values).
+  uint64_t dictionary_entries = 0;
 };
 
 /// Encodes `num_rows` values (1 <= num_rows <= 2^32 - 1) of `config.type`

@@ -11,7 +11,8 @@
 namespace l3::cuda::detail {
 
 inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_table,
-                                 const void* d_parameters, const void* d_payload) {
+                                 const void* d_parameters, const void* d_payload,
+                                 const void* d_dictionary) {
   DeviceChunk c;
   c.type = view.type;
   c.first_row = view.first_row;
@@ -23,6 +24,8 @@ inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_
   c.parameters_bytes = view.parameters_bytes;
   c.payload = d_payload;
   c.payload_bytes = view.payload_bytes;
+  c.dictionary_entries = view.dictionary_entries;  // spec §8.10
+  c.dictionary = view.dictionary_entries > 0 ? d_dictionary : nullptr;
   // Launch hints (DeviceChunk): rows in full SLAP tiles of fields wider
   // than 32 bits. The kernels check every width against what a launch
   // allocated, so a stale hint cannot make them leave their buffers.

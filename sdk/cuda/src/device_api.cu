@@ -213,6 +213,12 @@ bool DeviceAvailable() noexcept {
 
 Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
                                     const void* d_parameters, const void* d_payload) {
+  return MakeDeviceChunk(view, d_partition_table, d_parameters, d_payload, nullptr);
+}
+
+Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partition_table,
+                                    const void* d_parameters, const void* d_payload,
+                                    const void* d_dictionary) {
   try {
     if (!PhysicalTypeIsInteger(view.type)) {
       return Status(StatusCode::kUnsupportedFeature,
@@ -221,8 +227,12 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
     // spec §10.2: the partition-table and parameter checks, before any
     // kernel sees the chunk.
     L3_CUDA_RETURN_NOT_OK(internal::ValidateChunkMetadata(view));
+    if (view.dictionary_entries > 0 && d_dictionary == nullptr) {
+      return Status(StatusCode::kInvalidArgument,
+                    "a dictionary chunk (spec §8.10) needs its decoded entries in device memory");
+    }
     const DeviceChunk c =
-        detail::DescribeChunk(view, d_partition_table, d_parameters, d_payload);
+        detail::DescribeChunk(view, d_partition_table, d_parameters, d_payload, d_dictionary);
     L3_CUDA_RETURN_NOT_OK(CheckDescriptor(c));
     return c;
   } catch (const std::bad_alloc&) {

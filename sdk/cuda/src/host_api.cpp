@@ -28,6 +28,8 @@ struct ChunkLayout {
   uint64_t table_bytes = 0;
   uint64_t params_offset = 0;
   uint64_t payload_offset = 0;
+  uint64_t dictionary_offset = 0;  // spec §8.10: the decoded entries, when D > 0
+  uint64_t dictionary_bytes = 0;
   uint64_t total_bytes = 0;
 };
 
@@ -36,7 +38,10 @@ ChunkLayout LayoutOf(const ChunkView& view) {
   l.table_bytes = (uint64_t{view.num_partitions} + 1) * 16;
   l.params_offset = AlignUp(l.table_bytes);
   l.payload_offset = l.params_offset + AlignUp(view.parameters_bytes);
-  l.total_bytes = l.payload_offset + AlignUp(view.payload_bytes);
+  l.dictionary_offset = l.payload_offset + AlignUp(view.payload_bytes);
+  l.dictionary_bytes =
+      view.dictionary_entries * static_cast<uint64_t>(PhysicalTypeBytes(view.type));
+  l.total_bytes = l.dictionary_offset + AlignUp(l.dictionary_bytes);
   return l;
 }
 
@@ -44,12 +49,15 @@ void Stage(const ChunkView& view, const ChunkLayout& l, uint8_t* dst) {
   std::memcpy(dst, view.partition_table, l.table_bytes);
   std::memcpy(dst + l.params_offset, view.parameters, view.parameters_bytes);
   std::memcpy(dst + l.payload_offset, view.payload, view.payload_bytes);
+  if (l.dictionary_bytes > 0) std::memcpy(dst + l.dictionary_offset, view.dictionary, l.dictionary_bytes);
 }
 
 /// A descriptor of a view the Reader has already validated (GetChunkView
-/// runs the spec §10.2 checks), without repeating the O(P) checks.
+/// runs the spec §10.2 checks and decodes a dictionary), without repeating
+/// the O(P) checks.
 DeviceChunk DescribeValidated(const ChunkView& view, const ChunkLayout& l, const uint8_t* base) {
-  return detail::DescribeChunk(view, base, base + l.params_offset, base + l.payload_offset);
+  return detail::DescribeChunk(view, base, base + l.params_offset, base + l.payload_offset,
+                               base + l.dictionary_offset);
 }
 
 Status CheckColumn(const Reader& reader, int column) {

@@ -26,9 +26,17 @@ inline Status CheckDescriptor(const DeviceChunk& c) {
   if (!PhysicalTypeIsInteger(c.type)) {
     return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
   }
-  if (c.num_rows == 0 || c.num_rows > UINT32_MAX || c.num_partitions == 0 ||
-      c.num_partitions > c.num_rows || !internal::IsValidValuesPerLane(c.values_per_lane)) {
+  // spec §8.10: partitions cover D + num_rows elements.
+  const uint64_t elements = c.num_rows + c.dictionary_entries;
+  if (c.num_rows == 0 || c.dictionary_entries > c.num_rows || elements > UINT32_MAX ||
+      c.num_partitions == 0 || c.num_partitions > elements ||
+      !internal::IsValidValuesPerLane(c.values_per_lane)) {
     return Status(StatusCode::kInvalidArgument, "malformed DeviceChunk counts");
+  }
+  if (c.dictionary_entries > 0 &&
+      (c.dictionary == nullptr || !Aligned(c.dictionary, PhysicalTypeBytes(c.type)))) {
+    return Status(StatusCode::kInvalidArgument,
+                  "DeviceChunk dictionary null or misaligned (spec §8.10)");
   }
   if (c.partition_table == nullptr || c.parameters == nullptr || c.payload == nullptr ||
       !Aligned(c.partition_table, 16) || !Aligned(c.parameters, 8) || !Aligned(c.payload, 8)) {
@@ -65,9 +73,11 @@ inline KernelChunk ToKernelChunk(const DeviceChunk& c) {
   k.first_row = c.first_row;
   k.param_words = c.parameters_bytes / 8;
   k.payload_words = c.payload_bytes / 8;
-  k.num_rows = static_cast<uint32_t>(c.num_rows);
+  k.num_rows = static_cast<uint32_t>(c.num_rows + c.dictionary_entries);  // elements
   k.num_partitions = c.num_partitions;
   k.values_per_lane = c.values_per_lane;
+  k.dictionary_entries = static_cast<uint32_t>(c.dictionary_entries);
+  k.dictionary = c.dictionary_entries > 0 ? c.dictionary : nullptr;
   return k;
 }
 

@@ -44,6 +44,9 @@ Status CheckPgmPointers(const DevicePgmChunk& g) {
 /// have been edited since MakeDevicePgmChunk).
 Status CheckPgm(const DevicePgmChunk& g, const DeviceChunk& c) {
   L3_CUDA_RETURN_NOT_OK(CheckPgmPointers(g));
+  if (c.dictionary_entries > 0) {  // spec §8.10 rule 1: never both
+    return Status(StatusCode::kInvalidArgument, "a dictionary chunk has no PGM index");
+  }
   if (g.num_segments == 0 || g.num_keys != c.num_rows || g.num_segments > g.num_keys + 1 ||
       g.epsilon > kPgmMaxEpsilon || g.epsilon_recursive > kPgmMaxEpsilon || g.num_levels == 0 ||
       g.num_levels > kMaxDevicePgmLevels || g.level_offsets[0] != 0 ||

@@ -1,5 +1,7 @@
 #include "gpu_test_util.hpp"
 
+#include "codec/dictionary/dictionary_decode.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -58,8 +60,22 @@ UploadedChunk Upload(const ChunkView& view) {
   u.table = DeviceBuffer(view.partition_table, (uint64_t{view.num_partitions} + 1) * 16);
   u.params = DeviceBuffer(view.parameters, view.parameters_bytes);
   u.payload = DeviceBuffer(view.payload, view.payload_bytes);
-  Result<DeviceChunk> chunk =
-      MakeDeviceChunk(view, u.table.data(), u.params.data(), u.payload.data());
+  if (view.dictionary_entries > 0) {
+    // spec §8.10: the host decodes (and checks) the entries; a Reader's view
+    // carries them already.
+    std::vector<uint8_t> entries;
+    const uint8_t* host = view.dictionary;
+    if (host == nullptr) {
+      const Status st = internal::DecodeDictionary(view, &entries);
+      INFO(st.ToString());
+      REQUIRE(st.ok());
+      host = entries.data();
+    }
+    u.dictionary =
+        DeviceBuffer(host, view.dictionary_entries * PhysicalTypeBytes(view.type));
+  }
+  Result<DeviceChunk> chunk = MakeDeviceChunk(view, u.table.data(), u.params.data(),
+                                              u.payload.data(), u.dictionary.data());
   INFO(chunk.status().ToString());
   REQUIRE(chunk.ok());
   u.chunk = *chunk;

@@ -38,6 +38,7 @@ class DeviceBuffer {
 /// A chunk's three segments copied to the device, and its descriptor.
 struct UploadedChunk {
   DeviceBuffer table, params, payload;
+  DeviceBuffer dictionary;  // spec §8.10: the decoded entries, when D > 0
   DeviceChunk chunk;
 };
 

@@ -62,10 +62,14 @@ struct TakeArgs {
   void* out;
 };
 
+/// Stores a decoded element of chunk `c` (its dictionary entry, for a
+/// dictionary chunk, spec §8.10) when it lies inside the output range.
 template <typename U>
-__device__ __forceinline__ void StoreChecked(U* out, int64_t index, uint64_t range_len, bool active,
-                                             U value) {
-  if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) out[index] = value;
+__device__ __forceinline__ void StoreChecked(const KernelChunk& c, U* out, int64_t index,
+                                             uint64_t range_len, bool active, U value) {
+  if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) {
+    out[index] = MapCode(c, value);
+  }
 }
 
 /// Width classes of a SLAP partition: no payload (Bit_Width = 0), fields of
@@ -285,7 +289,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
       for (uint32_t i = 0; i < G; ++i) {
         if (k + i < steps) {
           const U v = value_of(f[i]);
-          StoreChecked(out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
+          StoreChecked(c, out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
                        k + i < lane_rows, v);
         }
       }
@@ -305,7 +309,7 @@ __device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const S
   const uint64_t rows = min(tile_rows, d.rows - uint64_t{tile} * tile_rows);
   const U base = static_cast<U>(sp.params[0]);
   for (uint64_t x = lane; x < rows; x += internal::kLanes) {
-    StoreChecked(out, tile_out + static_cast<int64_t>(x), range_len, true, base);
+    StoreChecked(c, out, tile_out + static_cast<int64_t>(x), range_len, true, base);
   }
 }
 
@@ -407,7 +411,7 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
     const uint32_t count = before + __popc(begins & (0xFFFFFFFFu >> (31 - lane)));
     const int src = static_cast<int>(min(max(count, 1u), 32u) - 1);
     const U value = ShuffleValue(my_value, src);
-    StoreChecked(out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
+    StoreChecked(c, out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
                  step + lane < hi, value);
   }
 }
@@ -536,20 +540,35 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       if (c.first_row >= be) break;
       const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
       const uint32_t tile_rows = internal::kLanes * V;
-      const uint64_t chunk_end = c.first_row + c.num_rows;
-      // Chunk-local bounds of the block's and the warp's spans (chunk rows
-      // fit in 32 bits, spec §7.2); a chunk's row 0 starts a tile.
+      // Partitions cover elements (spec §8.10): a dictionary chunk's row r
+      // is element D + r, so its row 0 may lie inside a tile.
+      const uint32_t dict = c.dictionary_entries;
+      const uint64_t chunk_end = c.first_row + ChunkRows(c);
+      // Chunk-local element bounds of the block's and the warp's spans
+      // (elements fit in 32 bits, spec §7.2, §8.10).
       auto local = [&](uint64_t row) {
-        return static_cast<uint32_t>(min(max(row, c.first_row), chunk_end) - c.first_row);
+        return static_cast<uint32_t>(min(max(row, c.first_row), chunk_end) - c.first_row) + dict;
       };
       const uint32_t ls = local(bs);
       const uint32_t le = local(be);
       if (ls >= le) continue;
       const uint32_t wls = local(ws);
       const uint32_t wle = local(we);
-      const bool owns_head = bspan == 0 && warp == 0 && c.first_row <= args.row_begin;
-      const int64_t chunk_out =
+      // The warp whose span holds the chunk's first row in this launch also
+      // decodes the tile that row lies in when the tile starts earlier: the
+      // tile of row_begin, or of a dictionary chunk's row 0.
+      const uint64_t head_row = max(c.first_row, args.row_begin);
+      const bool owns_head = ws <= head_row && head_row < we;
+      // Output index of element e: chunk_out + e. The chunk's outputs start
+      // at out_lo; elements before it (rows before row_begin, or a
+      // dictionary's entries in a tile of codes) are never stored, because
+      // the tiles see `out` from out_lo on.
+      const int64_t first_out =
           static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
+      const int64_t out_lo = max(first_out, int64_t{0});
+      const int64_t chunk_out = first_out - dict - out_lo;
+      U* const chunk_dst = out + out_lo;
+      const uint64_t chunk_range = range_len - static_cast<uint64_t>(out_lo);
 
       __syncthreads();  // the previous round's readers are done with the stage
       if (warp == 0) {
@@ -621,7 +640,8 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
               DecodeTile<U, kV, kStageWide, kDelta>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
-                                            range_len, out, lane, warp_stage, args.stage_rows);
+                                            chunk_range, chunk_dst, lane, warp_stage,
+                                            args.stage_rows);
             }
           }
         }
@@ -685,13 +705,14 @@ __global__ void __launch_bounds__(256) TakeKernel(const __grid_constant__ TakeAr
     }
     if (row < args.window_begin || row >= args.window_end) continue;
     const KernelChunk& c = args.chunks.chunk[FindChunk(args.chunks, row)];
-    const uint64_t local = row - c.first_row;
+    // spec §8.10: row `local` is element D + local of a dictionary chunk.
+    const uint64_t local = row - c.first_row + c.dictionary_entries;
     U value = 0;
     if (local < c.num_rows) {
       const DevicePartition d =
           LoadPartition<kTypeBits>(c, FindPartition(c, static_cast<uint32_t>(local)));
       if (d.ok && local >= d.first && local - d.first < d.rows) {
-        value = DecodeOne<U>(c, d, local - d.first);
+        value = MapCode(c, DecodeOne<U>(c, d, local - d.first));
       }
     }
     out[i] = value;

@@ -18,7 +18,7 @@
 namespace l3::cuda::detail {
 
 /// Chunks per launch: their descriptors travel as a kernel parameter
-/// (64 bytes each, well inside the 4 KiB parameter limit).
+/// (72 bytes each, well inside the 4 KiB parameter limit).
 inline constexpr int kMaxLaunchChunks = 32;
 
 /// One chunk as the kernels see it. Filled by the host from a DeviceChunk.
@@ -29,12 +29,28 @@ struct KernelChunk {
   uint64_t first_row;        // column row of chunk row 0
   uint64_t param_words;
   uint64_t payload_words;    // 8 * payload_words == payload segment length
-  uint32_t num_rows;
+  uint32_t num_rows;         // elements: D + rows of the chunk (spec §8.10)
   uint32_t num_partitions;
   uint32_t values_per_lane;  // spec values_per_lane (V)
-  uint32_t reserved;
+  uint32_t dictionary_entries;  // D, 0 for a chunk without a dictionary
+  const void* dictionary;       // D decoded entries (device), null when D = 0
 };
-static_assert(sizeof(KernelChunk) == 64, "KernelChunk is passed by value in kernel parameters");
+static_assert(sizeof(KernelChunk) == 72, "KernelChunk is passed by value in kernel parameters");
+
+/// Rows of the chunk (its elements less the dictionary's, spec §8.10).
+__host__ __device__ __forceinline__ uint32_t ChunkRows(const KernelChunk& c) {
+  return c.num_rows - c.dictionary_entries;
+}
+
+/// spec §8.10: a decoded element of a dictionary chunk is a code; its value
+/// is the dictionary entry. A code >= D (a corrupt payload) gives 0 and never
+/// reads outside the dictionary. Chunks without a dictionary pass through.
+template <typename U>
+__device__ __forceinline__ U MapCode(const KernelChunk& c, U element) {
+  if (c.dictionary == nullptr) return element;
+  return element < c.dictionary_entries ? __ldg(static_cast<const U*>(c.dictionary) + element)
+                                        : U{0};
+}
 
 struct ChunkSet {
   KernelChunk chunk[kMaxLaunchChunks];

@@ -1,5 +1,7 @@
 #include "case_util.hpp"
 
+#include <algorithm>
+
 #include <cstdarg>
 #include <cstdio>
 
@@ -131,6 +133,23 @@ std::string Fmt(const char* format, ...) {
   std::vsnprintf(buf, sizeof(buf), format, args);
   va_end(args);
   return buf;
+}
+
+ColumnSpec DictionaryColumn(std::string name, Ty t, const std::vector<uint64_t>& rows,
+                            std::vector<PartSpec> parts, uint32_t V, uint64_t* entries) {
+  std::vector<uint64_t> dict = rows;
+  std::sort(dict.begin(), dict.end(), [t](uint64_t a, uint64_t b) { return Less(t, a, b); });
+  dict.erase(std::unique(dict.begin(), dict.end()), dict.end());
+  std::vector<uint64_t> elements = dict;
+  for (uint64_t v : rows) {
+    const auto it = std::lower_bound(dict.begin(), dict.end(), v,
+                                     [t](uint64_t a, uint64_t b) { return Less(t, a, b); });
+    elements.push_back(static_cast<uint64_t>(it - dict.begin()));  // the code, canonical
+  }
+  ColumnSpec c = Column(std::move(name), t, std::move(elements), std::move(parts), V);
+  c.chunks[0].dictionary_entries = dict.size();
+  if (entries != nullptr) *entries = dict.size();
+  return c;
 }
 
 }  // namespace l3::conformance

@@ -42,6 +42,13 @@ std::vector<uint64_t> RunValues(Ty t, uint64_t base, uint32_t w, uint32_t n, uin
 /// Bit_Width 3), `rows_per_partition` rows each, values drawn from `seed`.
 ColumnSpec ForLinearRunsColumn(uint32_t rows_per_partition, uint64_t seed);
 
+/// A dictionary chunk (spec §8.10) of `rows`: the elements are the sorted
+/// distinct values, then each row's code; `parts` partition all D + n
+/// elements. Sets *entries to D.
+ColumnSpec DictionaryColumn(std::string name, Ty t, const std::vector<uint64_t>& rows,
+                            std::vector<PartSpec> parts, uint32_t V = 64,
+                            uint64_t* entries = nullptr);
+
 /// The Bit_Width the encoder chose for partition p.
 inline uint32_t WidthOf(const EncodedChunk& chunk, uint32_t p) { return chunk.partition_table[16 * p + 13]; }
 

@@ -37,6 +37,17 @@ void AddDeepCases(std::vector<Case>* cases) {
   Deep add{cases};
   const ColumnSpec base = Base();
   {
+    // spec §8.10 rule 4: every entry is some row's value.
+    ColumnSpec dict = Column("v", Ty::kI32,
+                             {Canon(Ty::kI32, static_cast<uint64_t>(-5)), 9, 700, 2, 2, 0, 2, 0, 0},
+                             {Part(3, kFor), Part(6, kFor)});
+    dict.chunks[0].dictionary_entries = 3;
+    add("dictionary_entry_unused", {"8.10", "10.3"},
+        "i32 dictionary chunk with entries -5 9 700 and codes 2 2 0 2 0 0: entry 1 (9) is used "
+        "by no row. Every row decodes; only deep validation sees it.",
+        "CORRUPT_PAYLOAD", {dict});
+  }
+  {
     BuildOptions opt;
     opt.edit_file = [](Bytes& f, const FooterModel& m) {
       const SegRef& params = *(*m.columns)[0].chunks->at(0).parameters;  // 40 bytes

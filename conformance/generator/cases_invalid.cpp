@@ -1006,6 +1006,61 @@ void FieldPlaneCases(const Inv& add) {
 
 }  // namespace
 
+// Dictionary chunks (spec §8.10): the rules a reader enforces.
+void DictionaryCases(const Inv& add) {
+  auto elements_column = [](Ty t, std::vector<uint64_t> elements, uint64_t d) {
+    const uint32_t m = static_cast<uint32_t>(elements.size());
+    ColumnSpec c = Column("v", t, std::move(elements), {Part(static_cast<uint32_t>(d), kFor),
+                                                      Part(m - static_cast<uint32_t>(d), kFor)});
+    c.chunks[0].dictionary_entries = d;
+    return c;
+  };
+  auto file = [](const ColumnSpec& c, const BuildOptions& opt = {}) {
+    return BuildTable({c}, opt).file;
+  };
+  add("dictionary_code_out_of_range", {"8.10"},
+      "u16 dictionary chunk, D = 3, elements 5 9 700 2 2 0 3 1 1: the code of row 3 is 3, not "
+      "below D (rule 3). Found when the row is decoded.",
+      "CORRUPT_PAYLOAD", "decode", file(elements_column(Ty::kU16, {5, 9, 700, 2, 2, 0, 3, 1, 1}, 3)));
+  add("dictionary_negative_code", {"8.10"},
+      "i32 dictionary chunk, D = 3, the code of row 3 is -1 (rule 3: a negative code is invalid). "
+      "Found when the row is decoded.",
+      "CORRUPT_PAYLOAD", "decode",
+      file(elements_column(Ty::kI32,
+                           {Canon(Ty::kI32, static_cast<uint64_t>(-5)), 9, 700, 2, 2, 0,
+                            Canon(Ty::kI32, ~uint64_t{0}), 1, 1},
+                           3)));
+  add("dictionary_entries_not_increasing", {"8.10"},
+      "u16 dictionary chunk whose entries are 9 5 700 (rule 2: strictly increasing).",
+      "CORRUPT_PAYLOAD", "read", file(elements_column(Ty::kU16, {9, 5, 700, 2, 2, 0, 2, 1, 1}, 3)));
+  add("dictionary_entries_repeated", {"8.10"},
+      "u16 dictionary chunk whose entries are 5 9 9 (rule 2: equal entries are not increasing).",
+      "CORRUPT_PAYLOAD", "read", file(elements_column(Ty::kU16, {5, 9, 9, 2, 2, 0, 2, 1, 1}, 3)));
+  {
+    BuildOptions opt;
+    opt.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features &= ~(uint64_t{1} << 5);
+    };
+    add("dictionary_bit_clear", {"4.4", "8.10"},
+        "A valid dictionary chunk in a file whose DICTIONARY bit (Required_Features bit 5) is "
+        "clear (rule 1).",
+        "CORRUPT_METADATA", "open",
+        file(elements_column(Ty::kU16, {5, 9, 700, 2, 2, 0, 2, 1, 1}, 3), opt));
+  }
+  add("dictionary_entries_above_rows", {"7.2", "8.10"},
+      "u32 chunk of 3 rows with dictionary_entries = 5 (rule 1: D <= num_rows).",
+      "CORRUPT_METADATA", "open", file(elements_column(Ty::kU32, {1, 2, 3, 4, 5, 0, 1, 2}, 5)));
+  {
+    std::vector<uint64_t> e;
+    for (uint64_t i = 0; i < 129; ++i) e.push_back(Canon(Ty::kI8, i - 128));  // -128..0
+    for (uint64_t i = 0; i < 129; ++i) e.push_back(Canon(Ty::kI8, i % 128));
+    add("dictionary_i8_129_entries", {"8.10"},
+        "i8 chunk of 129 rows with D = 129: a signed byte's codes address at most 2^7 = 128 "
+        "entries (rule 1).",
+        "CORRUPT_METADATA", "open", file(elements_column(Ty::kI8, e, 129)));
+  }
+}
+
 void AddInvalidCases(std::vector<Case>* cases) {
   Inv add{cases};
   FramingCases(add);
@@ -1017,6 +1072,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ChecksumCases(add);
   ZstdCases(add);
   FieldPlaneCases(add);
+  DictionaryCases(add);
 }
 
 }  // namespace l3::conformance

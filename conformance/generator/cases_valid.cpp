@@ -1270,6 +1270,88 @@ void FieldPlaneCases(const Adder& add) {
   }
 }
 
+// Dictionary chunks (spec §8.10, format 1.1): files set DICTIONARY.
+void DictionaryCases(const Adder& add) {
+  {
+    // The worked example of spec §8.10.
+    add("dictionary_spec_example_u16", {"8.10"},
+        "The worked example of spec §8.10: u16 rows 700 700 5 700 9 9, D = 3, elements "
+        "5 9 700 2 2 0 2 1 1, V = 1: FOR over the entries (Base 5, Bit_Width 10) and FOR over "
+        "the codes (Base 0, Bit_Width 2).",
+        {DictionaryColumn("v", Ty::kU16, {700, 700, 5, 700, 9, 9}, {Part(3, kFor), Part(6, kFor)},
+                          1)});
+  }
+  {
+    // Signed codes up to 2^(N-1) - 1: 128 distinct i8 values, codes 0..127
+    // in runs; the entries as a LINEAR partition.
+    Rng rng(101);
+    std::vector<uint64_t> rows;
+    while (rows.size() < 3000) {
+      const uint64_t v = Canon(Ty::kI8, rng.Below(128) * 2 - 128);  // even values -128..126
+      for (uint64_t r = 1 + rng.Below(12); r > 0 && rows.size() < 3000; --r) rows.push_back(v);
+    }
+    for (uint64_t v = 0; v < 128; ++v) rows[v] = Canon(Ty::kI8, v * 2 - 128);  // all 128 used
+    PartSpec entries = Part(128, kLinear, {-128, 2});
+    add("dictionary_i8_all_codes", {"8.10"},
+        "An i8 chunk of 3000 rows with D = 128 (the most a signed byte's codes address): "
+        "entries -128, -126, ..., 126 as one LINEAR partition, codes 0..127 in runs.",
+        {DictionaryColumn("v", Ty::kI8, rows, {entries, Part(3000, kConstant)}, 64)});
+  }
+  {
+    // Repeating timestamps, archive-style: entries in a DELTA partition,
+    // codes in runs and FOR, every segment zstd, the payload as field planes.
+    Rng rng(102);
+    std::vector<uint64_t> times(40);
+    uint64_t t = 1600000000000ull;
+    for (auto& x : times) {
+      t += 1 + rng.Below(5000000);
+      x = t;
+    }
+    std::vector<uint64_t> rows;
+    while (rows.size() < 5000) {
+      const uint64_t v = times[rng.Below(times.size())];
+      for (uint64_t r = 1 + rng.Below(30); r > 0 && rows.size() < 5000; --r) rows.push_back(v);
+    }
+    for (size_t i = 0; i < times.size(); ++i) rows[i * 3] = times[i];  // all 40 used
+    BuildOptions opt;
+    opt.zstd = true;
+    opt.field_planes = true;
+    uint64_t d = 0;
+    ColumnSpec col = DictionaryColumn("ts", Ty::kI64, rows, {}, 64, &d);
+    col.chunks[0].parts = {Part(static_cast<uint32_t>(d), kDelta), Part(2000, kConstant),
+                           Part(3000, kFor)};
+    add("dictionary_timestamps_field_planes_i64", {"8.9", "8.10", "9.2"},
+        "i64 timestamps drawn from 40 values, in runs: a dictionary chunk whose entries are one "
+        "DELTA partition and whose codes are runs then FOR; every segment zstd, the payload as "
+        "zstd over its field planes (which cover the elements).",
+        {col}, opt);
+  }
+  {
+    // Two chunks, one with a dictionary and one without, of every unsigned
+    // width's extremes.
+    std::vector<ColumnSpec> cols;
+    for (Ty t : {Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64, Ty::kI16, Ty::kI32, Ty::kI64}) {
+      std::vector<uint64_t> rows;
+      for (uint64_t i = 0; i < 300; ++i) {
+        rows.push_back(i % 3 == 0 ? TypeMinWord(t) : i % 3 == 1 ? TypeMaxWord(t) : Canon(t, 7));
+      }
+      ColumnSpec col = DictionaryColumn(std::string("c_") + TypeName(t), t, rows,
+                                        {Part(3, kFor), Part(300, kFor)}, 8);
+      ChunkSpec plain;
+      plain.values = rows;
+      plain.V = 8;
+      plain.parts = {Part(300, kFor)};
+      col.chunks.push_back(plain);
+      cols.push_back(col);
+    }
+    add("dictionary_type_extremes", {"8.10"},
+        "Seven columns (u8..u64, i16..i64) of two chunks each: a dictionary chunk of the type's "
+        "minimum, maximum and 7 (D = 3, codes as FOR of Bit_Width 2), then the same rows as a "
+        "plain FOR chunk.",
+        cols);
+  }
+}
+
 void AddValidCases(std::vector<Case>* cases) {
   Adder add{cases};
   TypeCases(add);
@@ -1283,6 +1365,7 @@ void AddValidCases(std::vector<Case>* cases) {
   ContainerCases(add);
   DeltaCases(add);
   FieldPlaneCases(add);
+  DictionaryCases(add);
 }
 
 }  // namespace l3::conformance

@@ -49,13 +49,29 @@ ColumnSpec Column(std::string name, Ty type, std::vector<uint64_t> values,
   return c;
 }
 
+std::vector<uint64_t> RowValues(const ChunkSpec& k) {
+  if (k.dictionary_entries == 0) return k.values;
+  // spec §8.10: row r is e(e(D + r)); the corpus's valid files have codes
+  // below D, and the others are never decoded for expectations.
+  const uint64_t d = k.dictionary_entries;
+  std::vector<uint64_t> rows;
+  for (uint64_t i = d; i < k.values.size(); ++i) {
+    const uint64_t code = k.values[i];
+    rows.push_back(code < d ? k.values[code] : 0);
+  }
+  return rows;
+}
+
 std::vector<ExpectedColumn> ExpectedOf(const std::vector<ColumnSpec>& columns) {
   std::vector<ExpectedColumn> out;
   for (const ColumnSpec& c : columns) {
     ExpectedColumn e;
     e.name = c.name;
     e.type = c.type;
-    for (const ChunkSpec& k : c.chunks) e.values.insert(e.values.end(), k.values.begin(), k.values.end());
+    for (const ChunkSpec& k : c.chunks) {
+      const std::vector<uint64_t> rows = RowValues(k);
+      e.values.insert(e.values.end(), rows.begin(), rows.end());
+    }
     out.push_back(std::move(e));
   }
   return out;
@@ -95,6 +111,23 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
     for (size_t k = 0; k < columns[c].chunks.size(); ++k) {
       const ChunkSpec& spec = columns[c].chunks[k];
       EncodedChunk chunk = EncodeChunk(columns[c].type, spec.V, spec.values, spec.parts);
+      if (spec.dictionary_entries > 0) {
+        // spec §8.10: the partitions cover the elements; the chunk's rows
+        // and statistics are those of the decoded values.
+        chunk.dictionary_entries = spec.dictionary_entries;
+        chunk.num_rows = spec.values.size() - spec.dictionary_entries;
+        const Ty t = columns[c].type;
+        const std::vector<uint64_t> rows = RowValues(spec);
+        Statistics& st = chunk.statistics;
+        st.min_value = st.max_value = rows.at(0);
+        std::vector<uint64_t> sorted = rows;
+        std::sort(sorted.begin(), sorted.end(), [t](uint64_t a, uint64_t b) { return Less(t, a, b); });
+        st.min_value = sorted.front();
+        st.max_value = sorted.back();
+        st.distinct_count = static_cast<uint64_t>(
+            std::unique(sorted.begin(), sorted.end()) - sorted.begin());
+        st.distinct_count_exact = true;
+      }
       if (options.edit_chunk) options.edit_chunk(static_cast<int>(c), static_cast<int>(k), chunk);
       const Bytes* segments[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                                   &chunk.bounds};
@@ -148,6 +181,7 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
       chunk.encoding = 1;  // L3Integer
       chunk.values_per_lane = static_cast<uint16_t>(e.values_per_lane);
       chunk.num_partitions = e.num_partitions;
+      if (e.dictionary_entries > 0) chunk.dictionary_entries = e.dictionary_entries;
       auto take = [&](std::optional<SegRef>* ref) {
         if (!pending[next].omit) *ref = refs[next];
         ++next;
@@ -174,6 +208,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
   FinishOptions finish = options.finish;
   for (const ColumnSpec& col : columns) {
     for (const ChunkSpec& k : col.chunks) {
+      // spec §8.10 is new in 1.1 (DICTIONARY comes from the footer).
+      if (k.dictionary_entries > 0 && finish.header.format_minor == 0) {
+        finish.header.format_minor = 1;
+      }
       for (const PartSpec& p : k.parts) {
         if (p.model == kDelta) {
           finish.extra_required |= uint64_t{1} << 3;

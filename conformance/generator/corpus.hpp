@@ -14,7 +14,10 @@ namespace l3::conformance {
 
 /// One chunk of a column: its values and how to partition them.
 struct ChunkSpec {
+  /// The rows' values; for a dictionary chunk (dictionary_entries = D > 0,
+  /// spec §8.10) the M = D + rows elements: the entries, then the codes.
   std::vector<uint64_t> values;
+  uint64_t dictionary_entries = 0;
   uint32_t V = 64;
   std::vector<PartSpec> parts;
 };
@@ -83,6 +86,10 @@ struct ExpectedColumn {
 };
 
 std::vector<ExpectedColumn> ExpectedOf(const std::vector<ColumnSpec>& columns);
+
+/// A chunk's decoded row values (a dictionary chunk's codes looked up,
+/// spec §8.10; a code at or above D gives 0).
+std::vector<uint64_t> RowValues(const ChunkSpec& chunk);
 
 struct Case {
   std::string name;  ///< file stem; the id is kind + "/" + name

@@ -105,6 +105,7 @@ uoffset_t BuildChunk(FlatBufferBuilder& fbb, const ChunkModel& c, bool future) {
   AddSeg(fbb, fbs::ColumnChunk::VT_BOUNDS, c.bounds, &bounds);
   AddSeg(fbb, fbs::ColumnChunk::VT_VALIDITY, c.validity, &validity);
   AddIf(fbb, fbs::ColumnChunk::VT_NUM_PARTITIONS, c.num_partitions);
+  AddIf(fbb, fbs::ColumnChunk::VT_DICTIONARY_ENTRIES, c.dictionary_entries);
   if (stats != 0) fbb.AddOffset(fbs::ColumnChunk::VT_STATISTICS, Offset<void>(stats));
   if (ibp != 0) fbb.AddOffset(fbs::ColumnChunk::VT_IBP, Offset<void>(ibp));
   if (pgm != 0) fbb.AddOffset(fbs::ColumnChunk::VT_PGM, Offset<void>(pgm));
@@ -226,6 +227,9 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
       if (c.validity) *required |= 2;               // VALIDITY_BITMAPS
       if (c.encoding && *c.encoding == 2) *required |= 4;  // IBP_FLOAT
       if (c.bounds) *optional |= 1;                 // PARTITION_BOUNDS
+      if (c.dictionary_entries && *c.dictionary_entries > 0) {
+        *required |= uint64_t{1} << 5;              // DICTIONARY (1.1)
+      }
       if (c.pgm) {
         *optional |= 2;                             // PGM_INDEX
         zstd(c.pgm->segments);

@@ -68,6 +68,7 @@ struct ChunkModel {
   std::optional<Statistics> statistics;
   std::optional<IbpModel> ibp;
   std::optional<PgmModel> pgm;
+  std::optional<uint64_t> dictionary_entries;  ///< format 1.1, spec §8.10
 };
 
 struct ColumnModel {

@@ -73,6 +73,9 @@ struct EncodedChunk {
   uint32_t num_partitions = 0;
   Bytes partition_table, parameters, payload, bounds;
   Statistics statistics;  ///< exact min, max and distinct count
+  /// spec §8.10: D > 0 for a dictionary chunk; then the partitions cover
+  /// num_rows + D elements and `statistics` describe the rows' values.
+  uint64_t dictionary_entries = 0;
 };
 
 /// Encodes `values` with the given partitions. Aborts the generator (with a

@@ -113,7 +113,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredValidityBitmaps, "VALIDITY_BITMAPS"},
                                   {kRequiredIbpFloat, "IBP_FLOAT"},
                                   {kRequiredDeltaModel, "DELTA_MODEL"},
-                                  {kRequiredFieldPlanes, "FIELD_PLANES"}};
+                                  {kRequiredFieldPlanes, "FIELD_PLANES"},
+                                  {kRequiredDictionary, "DICTIONARY"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"}};
 

@@ -78,6 +78,8 @@ ArgParser MakeParser() {
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
       .Flag("no-field-planes", "archive: zstd over the bit-packed payload only, never over its\n"
             "                            field planes (spec §9.2, format 1.1)")
+      .Flag("no-dictionary", "never store a chunk as a dictionary chunk (spec §8.10, format\n"
+            "                            1.1; default: where smaller)")
       .Flag("one-pass", "archive: encode each chunk once with the partitioner options given,\n"
             "                            not also with long partitions")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
@@ -170,6 +172,7 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
     o.zstd_level = static_cast<int>(ParseSigned(args.Get("zstd-level"), "--zstd-level", 1, 22));
   }
   o.archive_field_planes = !args.Has("no-field-planes");
+  o.dictionary = !args.Has("no-dictionary");
   o.archive_large_partitions = !args.Has("one-pass");
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));

@@ -193,6 +193,9 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
       jk["encoding_id"] = ch.encoding;
       jk["values_per_lane"] = ch.values_per_lane;
       jk["num_partitions"] = ch.num_partitions;
+      // spec §8.10: D > 0 for a dictionary chunk, whose partitions cover
+      // D entries and then num_rows codes.
+      jk["dictionary_entries"] = ch.dictionary_entries;
       jk["stored_bytes"] = ch.stored_bytes;
       Json segs;
       segs["partition_table"] = SegmentJson(ch.partition_table);

@@ -155,6 +155,10 @@ std::string RenderText(const Json& d) {
                     Plural(k["num_partitions"].get<uint64_t>(), "partition").c_str(),
                     Num(k["stored_bytes"]).c_str(),
                     k["opaque"].get<bool>() ? " (opaque: not interpreted by this reader)" : "");
+      if (k.contains("dictionary_entries") && k["dictionary_entries"].get<uint64_t>() > 0) {
+        out += Format("    %-16s %s entries, then %s codes (partitions cover both, spec §8.10)\n",
+                      "dictionary", Num(k["dictionary_entries"]).c_str(), Num(k["num_rows"]).c_str());
+      }
       const Json& s = k["segments"];
       out += SegmentLine("partition_table", s["partition_table"]);
       out += SegmentLine("parameters", s["parameters"]);

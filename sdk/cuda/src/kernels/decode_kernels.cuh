@@ -246,6 +246,8 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
     // The whole tile lies in the output range (always so in a full decode).
+    // Every store maps a dictionary code to its entry (MapCode, spec §8.10),
+    // as StoreChecked does on the checked path.
     U* o = out + tile_out + lane;
     if (full && V % (4 * G) == 0) {
 #pragma unroll (4 / G)
@@ -253,7 +255,9 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         uint64_t f[G];
         ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
-        for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
+        for (uint32_t i = 0; i < G; ++i) {
+          o[(k + i) * internal::kLanes] = MapCode(c, value_of(f[i]));
+        }
       }
     } else {
       // Every lane has the first q steps of a partial tile (V of a full
@@ -266,7 +270,9 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         uint64_t f[G];
         ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
-        for (uint32_t i = 0; i < G; ++i) o[(k + i) * internal::kLanes] = value_of(f[i]);
+        for (uint32_t i = 0; i < G; ++i) {
+          o[(k + i) * internal::kLanes] = MapCode(c, value_of(f[i]));
+        }
       }
       for (; k < steps; k += G) {
         uint64_t f[G];
@@ -275,7 +281,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         for (uint32_t i = 0; i < G; ++i) {
           if (k + i < steps) {
             const U v = value_of(f[i]);
-            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = v;
+            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = MapCode(c, v);
           }
         }
       }

@@ -63,12 +63,13 @@ struct TakeArgs {
 };
 
 /// Stores a decoded element of chunk `c` (its dictionary entry, for a
-/// dictionary chunk, spec §8.10) when it lies inside the output range.
-template <typename U>
+/// dictionary chunk, spec §8.10, in kernels instantiated with kMap) when it
+/// lies inside the output range.
+template <bool kMap = true, typename U>
 __device__ __forceinline__ void StoreChecked(const KernelChunk& c, U* out, int64_t index,
                                              uint64_t range_len, bool active, U value) {
   if (active && index >= 0 && static_cast<uint64_t>(index) < range_len) {
-    out[index] = MapCode(c, value);
+    out[index] = MapCode<kMap>(c, value);
   }
 }
 
@@ -174,7 +175,7 @@ __device__ __forceinline__ void StageWideTile(const uint64_t* tile_words, uint32
 /// kStaged (wide fields, full tiles, V = 64 only): the lanes read their runs
 /// from the warp's shared-memory `stage` (StageWideTile) instead of from
 /// global memory.
-template <typename U, uint8_t kModel, int kWidthClass, int kV, bool kStaged = false>
+template <typename U, uint8_t kModel, int kWidthClass, int kV, bool kMap, bool kStaged = false>
 __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPartition& sp,
                                             uint32_t tile, int64_t tile_out, uint64_t range_len,
                                             U* __restrict__ out, uint32_t lane,
@@ -246,8 +247,8 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
   const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   if (tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len) {
     // The whole tile lies in the output range (always so in a full decode).
-    // Every store maps a dictionary code to its entry (MapCode, spec §8.10),
-    // as StoreChecked does on the checked path.
+    // With kMap, every store maps a dictionary code to its entry (MapCode,
+    // spec §8.10), as StoreChecked does on the checked path.
     U* o = out + tile_out + lane;
     if (full && V % (4 * G) == 0) {
 #pragma unroll (4 / G)
@@ -256,7 +257,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
         for (uint32_t i = 0; i < G; ++i) {
-          o[(k + i) * internal::kLanes] = MapCode(c, value_of(f[i]));
+          o[(k + i) * internal::kLanes] = MapCode<kMap>(c, value_of(f[i]));
         }
       }
     } else {
@@ -271,7 +272,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
         for (uint32_t i = 0; i < G; ++i) {
-          o[(k + i) * internal::kLanes] = MapCode(c, value_of(f[i]));
+          o[(k + i) * internal::kLanes] = MapCode<kMap>(c, value_of(f[i]));
         }
       }
       for (; k < steps; k += G) {
@@ -281,7 +282,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
         for (uint32_t i = 0; i < G; ++i) {
           if (k + i < steps) {
             const U v = value_of(f[i]);
-            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = MapCode(c, v);
+            if (k + i < lane_rows) o[(k + i) * internal::kLanes] = MapCode<kMap>(c, v);
           }
         }
       }
@@ -295,7 +296,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
       for (uint32_t i = 0; i < G; ++i) {
         if (k + i < steps) {
           const U v = value_of(f[i]);
-          StoreChecked(c, out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
+          StoreChecked<kMap>(c, out, lane_out + int64_t{k + i} * internal::kLanes, range_len,
                        k + i < lane_rows, v);
         }
       }
@@ -304,7 +305,7 @@ __device__ __noinline__ void DecodeSlapTile(const KernelChunk& c, const StagedPa
 }
 
 /// A CONSTANT partition's tile (spec §8.3, Bit_Width = 0).
-template <typename U, int kV>
+template <typename U, int kV, bool kMap>
 __device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const StagedPartition& sp,
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
@@ -315,7 +316,7 @@ __device__ __forceinline__ void DecodeConstantTile(const KernelChunk& c, const S
   const uint64_t rows = min(tile_rows, d.rows - uint64_t{tile} * tile_rows);
   const U base = static_cast<U>(sp.params[0]);
   for (uint64_t x = lane; x < rows; x += internal::kLanes) {
-    StoreChecked(c, out, tile_out + static_cast<int64_t>(x), range_len, true, base);
+    StoreChecked<kMap>(c, out, tile_out + static_cast<int64_t>(x), range_len, true, base);
   }
 }
 
@@ -356,7 +357,7 @@ __device__ __forceinline__ U ShuffleValue(U v, int src) {
 /// moves forward and every field index stays in [0, R - 1], so corrupt
 /// starts give wrong values, never an access outside the partition or more
 /// than R window loads per tile.
-template <typename U, int kV>
+template <typename U, int kV, bool kMap>
 __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPartition& sp,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane) {
@@ -417,7 +418,7 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
     const uint32_t count = before + __popc(begins & (0xFFFFFFFFu >> (31 - lane)));
     const int src = static_cast<int>(min(max(count, 1u), 32u) - 1);
     const U value = ShuffleValue(my_value, src);
-    StoreChecked(c, out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
+    StoreChecked<kMap>(c, out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
                  step + lane < hi, value);
   }
 }
@@ -430,7 +431,7 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
 
 namespace l3::cuda::detail {
 
-template <typename U, uint8_t kModel, int kV, bool kStageWide>
+template <typename U, uint8_t kModel, int kV, bool kStageWide, bool kMap>
 __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const StagedPartition& d,
                                               uint32_t tile, int64_t tile_out,
                                               uint64_t range_len, U* __restrict__ out,
@@ -438,14 +439,14 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
                                               uint32_t stage_rows) {
   switch (WidthClassOf(d.d.width)) {
     case kZeroWidth:
-      DecodeSlapTile<U, kModel, kZeroWidth, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DecodeSlapTile<U, kModel, kZeroWidth, kV, kMap>(c, d, tile, tile_out, range_len, out, lane);
       break;
     case kNarrow16:
-      DecodeSlapTile<U, kModel, kNarrow16, kV>(c, d, tile, tile_out, range_len, out,
+      DecodeSlapTile<U, kModel, kNarrow16, kV, kMap>(c, d, tile, tile_out, range_len, out,
                                                          lane);
       break;
     case kNarrow32:
-      DecodeSlapTile<U, kModel, kNarrow32, kV>(c, d, tile, tile_out, range_len, out,
+      DecodeSlapTile<U, kModel, kNarrow32, kV, kMap>(c, d, tile, tile_out, range_len, out,
                                                          lane);
       break;
     default:
@@ -453,17 +454,17 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
         // The stage was sized for the launch's widest field (a hint): wider
         // fields, and partial tiles, read from global memory.
         if (tile < d.full_tiles && d.d.width + 2u <= stage_rows) {
-          DecodeSlapTile<U, kModel, kWide, kV, true>(c, d, tile, tile_out, range_len, out, lane,
+          DecodeSlapTile<U, kModel, kWide, kV, kMap, true>(c, d, tile, tile_out, range_len, out, lane,
                                                      stage);
           break;
         }
       }
-      DecodeSlapTile<U, kModel, kWide, kV>(c, d, tile, tile_out, range_len, out, lane);
+      DecodeSlapTile<U, kModel, kWide, kV, kMap>(c, d, tile, tile_out, range_len, out, lane);
       break;
   }
 }
 
-template <typename U, int kV, bool kStageWide, bool kDelta>
+template <typename U, int kV, bool kStageWide, bool kDeltaOrDictionary>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane, uint64_t* stage,
@@ -474,32 +475,33 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kFor, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kLinear, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kPoly2, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV, kStageWide>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kPoly3, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case static_cast<uint8_t>(internal::Model::kDelta):
-      // Only kernels launched for chunks with DELTA partitions carry the
-      // DELTA decoder (DeviceChunk::delta_rows): its code alone makes the
-      // span loop spill, which slows every other model.
-      if constexpr (kDelta) DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      // Only kernels launched for chunks with DELTA partitions or a
+      // dictionary carry the DELTA decoder (DeviceChunk::delta_rows) and the
+      // code lookups: the DELTA code alone makes the span loop spill, and a
+      // lookup per store costs the other models ~10%.
+      if constexpr (kDeltaOrDictionary) DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
-        DecodeConstantTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+        DecodeConstantTile<U, kV, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane);
       } else {
-        DecodeRunTile<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+        DecodeRunTile<U, kV, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane);
       }
       break;
   }
@@ -521,7 +523,7 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
 /// dynamic shared memory per warp for StageWideTile.
-template <typename U, int kV, bool kStageWide, bool kDelta = false>
+template <typename U, int kV, bool kStageWide, bool kDeltaOrDictionary = false>
 __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];
@@ -645,7 +647,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV, kStageWide, kDelta>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+              DecodeTile<U, kV, kStageWide, kDeltaOrDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
                                             chunk_range, chunk_dst, lane, warp_stage,
                                             args.stage_rows);
             }

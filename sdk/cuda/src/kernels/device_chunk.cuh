@@ -44,12 +44,18 @@ __host__ __device__ __forceinline__ uint32_t ChunkRows(const KernelChunk& c) {
 
 /// spec §8.10: a decoded element of a dictionary chunk is a code; its value
 /// is the dictionary entry. A code >= D (a corrupt payload) gives 0 and never
-/// reads outside the dictionary. Chunks without a dictionary pass through.
-template <typename U>
+/// reads outside the dictionary. Chunks without a dictionary pass through;
+/// kernels instantiated without kMap (launches without dictionary chunks)
+/// skip the test.
+template <bool kMap = true, typename U>
 __device__ __forceinline__ U MapCode(const KernelChunk& c, U element) {
-  if (c.dictionary == nullptr) return element;
-  return element < c.dictionary_entries ? __ldg(static_cast<const U*>(c.dictionary) + element)
-                                        : U{0};
+  if constexpr (!kMap) {
+    return element;
+  } else {
+    if (c.dictionary == nullptr) return element;
+    return element < c.dictionary_entries ? __ldg(static_cast<const U*>(c.dictionary) + element)
+                                          : U{0};
+  }
 }
 
 struct ChunkSet {

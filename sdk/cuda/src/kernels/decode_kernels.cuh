@@ -550,8 +550,12 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       const uint32_t tile_rows = internal::kLanes * V;
       // Partitions cover elements (spec §8.10): a dictionary chunk's row r
       // is element D + r, so its row 0 may lie inside a tile.
-      const uint32_t dict = c.dictionary_entries;
-      const uint64_t chunk_end = c.first_row + ChunkRows(c);
+      // Only kDeltaOrDictionary kernels see dictionary chunks (the launcher
+      // picks them); the others keep the plain row arithmetic below, whose
+      // `out` and range_len stay kernel parameters instead of registers live
+      // across the tile loop (the span loop spills otherwise, ~15% slower).
+      const uint32_t dict = kDeltaOrDictionary ? c.dictionary_entries : 0;
+      const uint64_t chunk_end = c.first_row + (c.num_rows - dict);
       // Chunk-local element bounds of the block's and the warp's spans
       // (elements fit in 32 bits, spec §7.2, §8.10).
       auto local = [&](uint64_t row) {
@@ -564,19 +568,23 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       const uint32_t wle = local(we);
       // The warp whose span holds the chunk's first row in this launch also
       // decodes the tile that row lies in when the tile starts earlier: the
-      // tile of row_begin, or of a dictionary chunk's row 0.
+      // tile of row_begin, or of a dictionary chunk's row 0. Without a
+      // dictionary only row_begin can lie inside a tile: span 0 owns it.
       const uint64_t head_row = max(c.first_row, args.row_begin);
-      const bool owns_head = ws <= head_row && head_row < we;
-      // Output index of element e: chunk_out + e. The chunk's outputs start
-      // at out_lo; elements before it (rows before row_begin, or a
-      // dictionary's entries in a tile of codes) are never stored, because
-      // the tiles see `out` from out_lo on.
+      const bool owns_head = kDeltaOrDictionary ? ws <= head_row && head_row < we
+                                                : bspan == 0 && warp == 0 &&
+                                                      c.first_row <= args.row_begin;
+      // Output index of element e: chunk_out + e. With a dictionary, the
+      // chunk's outputs start at out_lo and elements before it (rows before
+      // row_begin, or the entries in a tile of codes) are never stored,
+      // because the tiles see `out` from out_lo on.
       const int64_t first_out =
           static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
-      const int64_t out_lo = max(first_out, int64_t{0});
+      const int64_t out_lo = kDeltaOrDictionary ? max(first_out, int64_t{0}) : 0;
       const int64_t chunk_out = first_out - dict - out_lo;
-      U* const chunk_dst = out + out_lo;
-      const uint64_t chunk_range = range_len - static_cast<uint64_t>(out_lo);
+      U* const chunk_dst = kDeltaOrDictionary ? out + out_lo : out;
+      const uint64_t chunk_range =
+          kDeltaOrDictionary ? range_len - static_cast<uint64_t>(out_lo) : range_len;
 
       __syncthreads();  // the previous round's readers are done with the stage
       if (warp == 0) {

@@ -31,10 +31,10 @@ using launch::SmCount;
 constexpr uint32_t kDefaultBlockThreads = 128;
 constexpr uint32_t kDefaultSpanRows = 2048;
 
-template <typename U, int kV, bool kStageWide, bool kDeltaOrDictionary = false>
+template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
                     cudaStream_t stream) {
-  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide, kDeltaOrDictionary>;
+  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide, kDelta, kDictionary>;
   size_t stage_bytes = 0;
   if constexpr (kStageWide) {
     stage_bytes = size_t{threads / 32} * args.stage_rows * detail::kStagePitch * sizeof(uint64_t);
@@ -51,13 +51,19 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
 
 template <typename U>
 Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_wide,
-                       bool delta_or_dictionary, uint32_t blocks, uint32_t threads,
-                       cudaStream_t stream) {
+                       bool has_delta, bool has_dictionary, uint32_t blocks,
+                       uint32_t threads, cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
   // tile geometry of layout.hpp folds into shifts; only it stages wide tiles.
-  // Launches with DELTA partitions or dictionary chunks use the kernels that
-  // carry the DELTA decoder and the code lookups.
-  if (delta_or_dictionary) {
+  // Launches with DELTA partitions use the kernels that carry its decoder;
+  // launches with dictionary chunks (rare: low-cardinality columns) those
+  // that also look codes up. Each costs the span loop registers, so the
+  // plain kernels carry neither.
+  if (has_dictionary) {
+    if (all_v64) return LaunchDecode<U, 64, false, true, true>(args, blocks, threads, stream);
+    return LaunchDecode<U, 0, false, true, true>(args, blocks, threads, stream);
+  }
+  if (has_delta) {
     if (all_v64) return LaunchDecode<U, 64, false, true>(args, blocks, threads, stream);
     return LaunchDecode<U, 0, false, true>(args, blocks, threads, stream);
   }
@@ -109,7 +115,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     uint64_t launch_payload_bytes = 0;
     uint64_t wide_rows = 0;
     uint32_t max_wide_width = 0;
-    bool delta_or_dictionary = false;
+    bool has_delta = false;
+    bool has_dictionary = false;
     while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
       all_v64 = all_v64 && chunks[last].values_per_lane == 64;
       max_v = std::max(max_v, chunks[last].values_per_lane);
@@ -117,8 +124,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       launch_payload_bytes += chunks[last].payload_bytes;
       wide_rows += chunks[last].wide_full_tile_rows;
       max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
-      delta_or_dictionary = delta_or_dictionary || chunks[last].delta_rows != 0 ||
-                            chunks[last].dictionary_entries != 0;
+      has_delta = has_delta || chunks[last].delta_rows != 0;
+      has_dictionary = has_dictionary || chunks[last].dictionary_entries != 0;
       ++last;
     }
     using Staging = LaunchConfig::WideTileStaging;
@@ -152,10 +159,22 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const uint32_t grid = static_cast<uint32_t>(blocks);
     Status launched;
     switch (value_bytes) {
-      case 1: launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, delta_or_dictionary, grid, threads, stream); break;
-      case 2: launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, delta_or_dictionary, grid, threads, stream); break;
-      case 4: launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, delta_or_dictionary, grid, threads, stream); break;
-      default: launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, delta_or_dictionary, grid, threads, stream); break;
+      case 1:
+        launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
+                                        grid, threads, stream);
+        break;
+      case 2:
+        launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
+                                        grid, threads, stream);
+        break;
+      case 4:
+        launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
+                                        grid, threads, stream);
+        break;
+      default:
+        launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
+                                        grid, threads, stream);
+        break;
     }
     L3_CUDA_RETURN_NOT_OK(launched);
     first = last;

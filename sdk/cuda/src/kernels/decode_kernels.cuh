@@ -464,7 +464,7 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
   }
 }
 
-template <typename U, int kV, bool kStageWide, bool kDeltaOrDictionary>
+template <typename U, int kV, bool kStageWide, bool kDelta, bool kDictionary>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane, uint64_t* stage,
@@ -475,33 +475,32 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
   constexpr uint8_t kPoly3 = static_cast<uint8_t>(internal::Model::kPoly3);
   switch (d.d.model) {
     case kFor:
-      DispatchWidth<U, kFor, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kFor, kV, kStageWide, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kLinear:
-      DispatchWidth<U, kLinear, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kLinear, kV, kStageWide, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kPoly2:
-      DispatchWidth<U, kPoly2, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kPoly2, kV, kStageWide, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case kPoly3:
-      DispatchWidth<U, kPoly3, kV, kStageWide, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
+      DispatchWidth<U, kPoly3, kV, kStageWide, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage,
                                             stage_rows);
       break;
     case static_cast<uint8_t>(internal::Model::kDelta):
-      // Only kernels launched for chunks with DELTA partitions or a
-      // dictionary carry the DELTA decoder (DeviceChunk::delta_rows) and the
-      // code lookups: the DELTA code alone makes the span loop spill, and a
-      // lookup per store costs the other models ~10%.
-      if constexpr (kDeltaOrDictionary) DispatchDeltaWidth<U, kV>(c, d, tile, tile_out, range_len, out, lane);
+      // Only kernels launched for chunks with DELTA partitions (or a
+      // dictionary) carry the DELTA decoder (DeviceChunk::delta_rows): its
+      // code alone makes the span loop spill, which slows every other model.
+      if constexpr (kDelta) DispatchDeltaWidth<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
-        DecodeConstantTile<U, kV, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane);
+        DecodeConstantTile<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       } else {
-        DecodeRunTile<U, kV, kDeltaOrDictionary>(c, d, tile, tile_out, range_len, out, lane);
+        DecodeRunTile<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       }
       break;
   }
@@ -523,7 +522,7 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
 /// dynamic shared memory per warp for StageWideTile.
-template <typename U, int kV, bool kStageWide, bool kDeltaOrDictionary = false>
+template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
 __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];
@@ -550,11 +549,11 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       const uint32_t tile_rows = internal::kLanes * V;
       // Partitions cover elements (spec §8.10): a dictionary chunk's row r
       // is element D + r, so its row 0 may lie inside a tile.
-      // Only kDeltaOrDictionary kernels see dictionary chunks (the launcher
-      // picks them); the others keep the plain row arithmetic below, whose
-      // `out` and range_len stay kernel parameters instead of registers live
-      // across the tile loop (the span loop spills otherwise, ~15% slower).
-      const uint32_t dict = kDeltaOrDictionary ? c.dictionary_entries : 0;
+      // Only kDictionary kernels see dictionary chunks (the launcher picks
+      // them); the others keep the plain row arithmetic below, whose `out`
+      // and range_len stay kernel parameters instead of registers live
+      // across the tile loop (the span loop spills more otherwise).
+      const uint32_t dict = kDictionary ? c.dictionary_entries : 0;
       const uint64_t chunk_end = c.first_row + (c.num_rows - dict);
       // Chunk-local element bounds of the block's and the warp's spans
       // (elements fit in 32 bits, spec §7.2, §8.10).
@@ -571,7 +570,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       // tile of row_begin, or of a dictionary chunk's row 0. Without a
       // dictionary only row_begin can lie inside a tile: span 0 owns it.
       const uint64_t head_row = max(c.first_row, args.row_begin);
-      const bool owns_head = kDeltaOrDictionary ? ws <= head_row && head_row < we
+      const bool owns_head = kDictionary ? ws <= head_row && head_row < we
                                                 : bspan == 0 && warp == 0 &&
                                                       c.first_row <= args.row_begin;
       // Output index of element e: chunk_out + e. With a dictionary, the
@@ -580,11 +579,11 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
       // because the tiles see `out` from out_lo on.
       const int64_t first_out =
           static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
-      const int64_t out_lo = kDeltaOrDictionary ? max(first_out, int64_t{0}) : 0;
+      const int64_t out_lo = kDictionary ? max(first_out, int64_t{0}) : 0;
       const int64_t chunk_out = first_out - dict - out_lo;
-      U* const chunk_dst = kDeltaOrDictionary ? out + out_lo : out;
+      U* const chunk_dst = kDictionary ? out + out_lo : out;
       const uint64_t chunk_range =
-          kDeltaOrDictionary ? range_len - static_cast<uint64_t>(out_lo) : range_len;
+          kDictionary ? range_len - static_cast<uint64_t>(out_lo) : range_len;
 
       __syncthreads();  // the previous round's readers are done with the stage
       if (warp == 0) {
@@ -655,7 +654,7 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV, kStageWide, kDeltaOrDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+              DecodeTile<U, kV, kStageWide, kDelta, kDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
                                             chunk_range, chunk_dst, lane, warp_stage,
                                             args.stage_rows);
             }

@@ -96,8 +96,8 @@ __device__ __forceinline__ S WarpInclusiveSum(S x, uint32_t lane) {
 
 /// One tile of a DELTA partition. Same contract as DecodeSlapTile: the whole
 /// warp calls it with the same tile; `tile_out` is the output index of the
-/// tile's row 0.
-template <typename U, int kWidthClass, int kV>
+/// tile's row 0. kMap: the launch may hold dictionary chunks (MapCode).
+template <typename U, int kWidthClass, int kV, bool kMap>
 __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedPartition& sp,
                                              uint32_t tile, int64_t tile_out, uint64_t range_len,
                                              U* __restrict__ out, uint32_t lane) {
@@ -201,9 +201,9 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
       const U value = static_cast<U>(carry + lane_bases + sum + correction);
       const int64_t index = tile_out + static_cast<int64_t>(lane) + int64_t{step} * internal::kLanes;
       if (inside) {
-        if (has_row) out[index] = MapCode(c, value);
+        if (has_row) out[index] = MapCode<kMap>(c, value);
       } else {
-        StoreChecked(c, out, index, range_len, has_row, value);
+        StoreChecked<kMap>(c, out, index, range_len, has_row, value);
       }
       if constexpr (sizeof(U) == 8) {
         carry = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(value), 31));
@@ -214,7 +214,7 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   }
 }
 
-template <typename U, int kV>
+template <typename U, int kV, bool kMap>
 __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const StagedPartition& sp,
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
@@ -223,14 +223,14 @@ __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const S
   // FOR_BITPACK does up to 16 bits) keeps too many scans in flight and spills.
   switch (WidthClassOf(sp.d.width)) {
     case kZeroWidth:
-      DecodeDeltaTile<U, kZeroWidth, kV>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kZeroWidth, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
       break;
     case kNarrow16:
     case kNarrow32:
-      DecodeDeltaTile<U, kNarrow32, kV>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kNarrow32, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
       break;
     default:
-      DecodeDeltaTile<U, kWide, kV>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kWide, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
       break;
   }
 }

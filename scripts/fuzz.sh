@@ -88,7 +88,7 @@ for t in "${targets[@]}"; do
     -artifact_prefix="$artifacts/" "${parallel[@]}" "${extra[@]}" >"$log" 2>&1
   rc=$?
   set -e
-  { grep -E '^#[0-9]+ ' "$log" || true; } | sed -n '1p;$p'
+  { grep -E '^#[0-9]+[[:space:]]' "$log" || true; } | sed -n '1p;$p'
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
   if [[ $rc -ne 0 ]]; then
     echo "$t: libFuzzer exited with $rc; see $log and $artifacts" >&2

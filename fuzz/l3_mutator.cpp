@@ -110,15 +110,18 @@ class Mapper {
       map_->fields.push_back({Pos(v->Data()) + i * width, width});
     }
   }
+  // The fields are read as bytes: a SegmentRef in a vector (the segment
+  // table) need not be 8-aligned (spec §6).
   void Ref(const fbs::SegmentRef* ref, bool partition_table) {
     if (ref == nullptr) return;
     const size_t at = Pos(ref);
     for (size_t f : {0, 8, 16}) map_->fields.push_back({at + f, 8});
     map_->fields.push_back({at + 28, 1});  // compression
     map_->fields.push_back({at + 29, 1});  // reserved_0
-    if (ref->offset() <= size_ && ref->stored_length() <= size_ - ref->offset()) {
-      map_->segments.push_back({at, ref->offset(), ref->stored_length(), ref->decoded_length(),
-                                static_cast<uint8_t>(ref->compression()), partition_table});
+    const uint64_t offset = Load(file_ + at, 8), stored = Load(file_ + at + 8, 8);
+    if (offset <= size_ && stored <= size_ - offset) {
+      map_->segments.push_back(
+          {at, offset, stored, Load(file_ + at + 16, 8), file_[at + 28], partition_table});
     }
   }
 
@@ -155,8 +158,11 @@ bool MapFile(const uint8_t* file, size_t size, FileMap* map) {
   Mapper m(file, size, map);
   const fbs::Footer* f = fbs::GetFooter(footer);
   m.Scalar(f, fbs::Footer::VT_NUM_ROWS, 8);
-  if (f->segments() != nullptr) {
-    for (const fbs::SegmentRef* ref : *f->segments()) m.Ref(ref, false);
+  if (const auto* table = f->segments()) {
+    for (uint32_t i = 0; i < table->size(); ++i) {
+      m.Ref(reinterpret_cast<const fbs::SegmentRef*>(table->Data() + i * sizeof(fbs::SegmentRef)),
+            false);
+    }
   }
   for (const fbs::Column* col : *f->columns()) {
     m.Scalar(col, fbs::Column::VT_PHYSICAL_TYPE, 1);

@@ -89,7 +89,9 @@ for t in "${targets[@]}"; do
   rc=$?
   set -e
   { grep -E '^#[0-9]+[[:space:]]' "$log" || true; } | sed -n '1p;$p'
-  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" || true
+  # (libFuzzer prints its final statistics twice after a crash.)
+  { grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' \
+      "$log" || true; } | awk '!seen[$0]++'
   if [[ $rc -ne 0 ]]; then
     echo "$t: libFuzzer exited with $rc; see $log and $artifacts" >&2
     grep -E 'ERROR|fuzz property violated|SUMMARY' "$log" | head -5 >&2 || true

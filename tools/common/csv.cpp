@@ -160,14 +160,20 @@ CsvTable ReadCsv(std::FILE* file, const std::string& source, const CsvOptions& o
     if (names[i].empty()) names[i] = "col" + std::to_string(i);
   }
 
-  // Resolve the selection to field indices.
+  // Resolve the selection to field indices. No selection is every field in
+  // order, by index: not through the name lookup below, where a header name
+  // that is a number ("b,0") would shadow an index and select a field twice.
   std::vector<Target> targets;
-  std::vector<CsvSelection> selection = options.columns;
-  if (selection.empty()) {
-    for (size_t i = 0; i < num_fields; ++i) selection.push_back({std::to_string(i), std::nullopt});
+  if (options.columns.empty()) {
+    for (size_t i = 0; i < num_fields; ++i) {
+      Target t;
+      t.field = i;
+      t.forced = options.type;
+      targets.push_back(t);
+    }
   }
   std::set<size_t> seen;
-  for (const CsvSelection& sel : selection) {
+  for (const CsvSelection& sel : options.columns) {
     Target t;
     bool found = false;
     for (size_t i = 0; i < num_fields && !found; ++i) {

@@ -256,6 +256,14 @@ TEST_CASE("CSV columns, header detection and inference") {
 
   CsvTable only_header = Csv("x,y\n");
   CHECK(only_header.num_rows == 0);
+
+  // Without a selection every field is read, whatever the header names: a
+  // name that is also a field index ("0") selects nothing twice.
+  CsvTable numeric_names = Csv("b,0\n1,2\n");
+  REQUIRE(numeric_names.columns.size() == 2);
+  CHECK(numeric_names.columns[0].name == "b");
+  CHECK(numeric_names.columns[1].name == "0");
+  CHECK(numeric_names.columns[1].words == std::vector<uint64_t>{2});
 }
 
 TEST_CASE("CSV errors name line and column") {

@@ -49,6 +49,16 @@ Result<std::vector<uint8_t>> ZstdCompress(const uint8_t* data, size_t size, int 
 
 Status ZstdDecompressExact(const uint8_t* stored, size_t stored_size, uint8_t* out,
                            size_t out_size) {
+  // spec §9.1: the stored bytes begin with a zstd frame. A skippable frame is
+  // not one, even alone (libzstd would decode it to zero bytes).
+  const uint32_t magic = stored_size < 4 ? 0
+                                         : static_cast<uint32_t>(stored[0]) |
+                                               static_cast<uint32_t>(stored[1]) << 8 |
+                                               static_cast<uint32_t>(stored[2]) << 16 |
+                                               static_cast<uint32_t>(stored[3]) << 24;
+  if (magic != ZSTD_MAGICNUMBER) {
+    return Status(StatusCode::kCorruptPayload, "zstd segment does not start with a zstd frame");
+  }
   // spec §9: exactly one frame. A frame followed by more bytes (another frame
   // or garbage) is not a valid segment.
   const size_t frame_size = ZSTD_findFrameCompressedSize(stored, stored_size);

@@ -3,6 +3,7 @@
 #include <flatbuffers/flatbuffers.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <unordered_set>
 
@@ -143,8 +144,12 @@ Status FooterChecker::Run(const fbs::Footer& footer, ParsedFooter* out) {
   if (const auto* table = footer.segments()) {
     std::string ignored_reason;
     for (uint32_t i = 0; i < table->size(); ++i) {
+      // The verifier does not check vector element alignment (spec §6): the
+      // entry is copied to an aligned SegmentRef before its fields are read.
+      fbs::SegmentRef entry;
+      std::memcpy(&entry, table->Data() + i * sizeof(fbs::SegmentRef), sizeof entry);
       SegmentInfo ignored;
-      L3_RETURN_NOT_OK(CheckSegment(table->Get(i), i, 0, SegmentKind::kTableEntry, &ignored,
+      L3_RETURN_NOT_OK(CheckSegment(&entry, i, 0, SegmentKind::kTableEntry, &ignored,
                                     &ignored_reason));
     }
   }

@@ -1,9 +1,25 @@
 #include "pgm/pgm_footer.hpp"
 
+#include <cstring>
+#include <vector>
+
 #include "common/status_macros.hpp"
 #include "pgm/pgm.hpp"
 
 namespace l3::internal {
+namespace {
+
+// spec §6: the verifier does not check the alignment of vector elements, so a
+// [ulong] may start at any 4-byte boundary. Elements are copied as bytes
+// (little-endian, as the host), never loaded through a T pointer.
+template <typename T>
+std::vector<T> CopyElements(const flatbuffers::Vector<T>& v) {
+  std::vector<T> out(v.size());
+  if (!out.empty()) std::memcpy(out.data(), v.Data(), out.size() * sizeof(T));
+  return out;
+}
+
+}  // namespace
 
 Status ReadPgmIndex(const fbs::PgmIndex& table, uint64_t num_rows, const std::string& where,
                     PgmIndexInfo* out) {
@@ -24,10 +40,10 @@ Status ReadPgmIndex(const fbs::PgmIndex& table, uint64_t num_rows, const std::st
     return Status(StatusCode::kCorruptMetadata,
                   where + ": pgm: level_offsets or a segment vector is missing");
   }
-  pgm.level_offsets.assign(table.level_offsets()->begin(), table.level_offsets()->end());
-  pgm.keys.assign(table.segment_keys()->begin(), table.segment_keys()->end());
-  pgm.slopes.assign(table.segment_slopes()->begin(), table.segment_slopes()->end());
-  pgm.intercepts.assign(table.segment_intercepts()->begin(), table.segment_intercepts()->end());
+  pgm.level_offsets = CopyElements(*table.level_offsets());
+  pgm.keys = CopyElements(*table.segment_keys());
+  pgm.slopes = CopyElements(*table.segment_slopes());
+  pgm.intercepts = CopyElements(*table.segment_intercepts());
   Status st = ValidatePgmIndex(pgm, num_rows);
   if (!st.ok()) return Status(st.code(), where + ": " + st.message());
   *out = std::move(pgm);

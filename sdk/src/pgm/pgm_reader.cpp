@@ -56,6 +56,12 @@ class ChunkSearch {
     return lo;
   }
 
+  // The ordered key of chunk row `row`.
+  Result<uint64_t> KeyAt(uint64_t row) {
+    L3_RETURN_NOT_OK(Load(row, row + 1));
+    return keys_[0];
+  }
+
   uint64_t fallbacks = 0;
 
  private:
@@ -107,9 +113,15 @@ Result<uint64_t> ColumnLowerBound(const Reader& reader, int column, uint64_t key
   const bool is_signed = PhysicalTypeIsSigned(col.type);
   const uint64_t x = internal::PgmOrderedKey(key, is_signed);
   for (const ChunkInfo& chunk : col.chunks) {
-    const ChunkStatistics& st = chunk.statistics;
-    if (st.present && st.has_min_max && internal::PgmOrderedKey(st.max_value, is_signed) < x) continue;
     ChunkSearch search(reader, column, col, chunk);
+    // Statistics are checked by deep validation only (spec §10.3), so they
+    // may skip a chunk only when its last row, its maximum, confirms them:
+    // wrong statistics then cost one row, never a wrong answer.
+    const ChunkStatistics& st = chunk.statistics;
+    if (st.present && st.has_min_max && internal::PgmOrderedKey(st.max_value, is_signed) < x) {
+      L3_ASSIGN_OR_RETURN(uint64_t last, search.KeyAt(chunk.num_rows - 1));
+      if (last < x) continue;
+    }
     L3_ASSIGN_OR_RETURN(uint64_t r, search.LowerBound(x));
     if (r < chunk.num_rows) return chunk.first_row + r;
   }

@@ -21,18 +21,19 @@
 // decoded again by the scalar definition.
 //
 // This file is compiled with -O3 (sdk/CMakeLists.txt) so that GCC vectorises
-// pass (2) with its full cost model. On x86-64 with GCC or Clang the two
-// passes are also compiled for AVX2 and the variant is chosen at run time
+// pass (2) with its full cost model. On x86-64 with GCC the two passes are
+// also compiled for AVX2 and the variant is chosen at run time
 // (target_clones); both variants perform the same IEEE-754 operations (AVX2
 // does not imply FMA, and contraction is off), so they write the same values,
-// and the portable build stays the definition.
+// and the portable build stays the definition. Clang (14 at least) refuses
+// target_clones on function templates, so it builds the portable variant only.
 #include <cmath>
 #include <cstring>
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/decode/slap_unpack.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(L3_NO_CPU_DISPATCH)
 #define L3_CPU_VARIANTS __attribute__((target_clones("avx2", "default")))
 #else

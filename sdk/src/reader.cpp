@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <list>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -46,18 +48,84 @@ std::string ChunkName(int column, int chunk) {
   return "column " + std::to_string(column) + " chunk " + std::to_string(chunk);
 }
 
-// A chunk's decoded segments and the outcome of its checks, computed on first
-// use and then shared by every thread.
-struct ChunkSlot {
-  std::mutex mu;
-  std::atomic<bool> done{false};
-  Status status;
+// A chunk's decoded segments: copies of its zstd segments (spec §9; empty
+// for stored ones, whose view points into the file) and the view over them.
+// Shared by the cache and every call using the chunk, so that eviction never
+// frees segments a decode is reading.
+struct LoadedChunk {
   ChunkView view;
-  // Decompressed copies of zstd segments (spec §9); empty for stored ones.
   std::vector<uint8_t> partition_table, parameters, payload, bounds;
   // spec §8.10: a dictionary chunk's entries, decoded and checked once.
   std::vector<uint8_t> dictionary;
+
+  uint64_t HeldBytes() const {
+    return partition_table.capacity() + parameters.capacity() + payload.capacity() +
+           bounds.capacity() + dictionary.capacity();
+  }
 };
+
+// The outcome of a chunk's checks when they failed: a property of the file,
+// kept so that a bad chunk is reported without loading it again.
+struct ChunkSlot {
+  std::mutex mu;  // one load of a chunk at a time
+  std::atomic<bool> failed{false};
+  Status status;  // written before `failed` is set
+};
+
+// Loaded chunks, least recently used first out, holding at most
+// ReadOptions::max_cached_bytes of decoded segments. A chunk larger than the
+// whole budget is used by its call and not kept.
+class ChunkCache {
+ public:
+  void Init(size_t num_chunks, uint64_t budget) {
+    entries_.resize(num_chunks);
+    budget_ = budget;
+  }
+
+  std::shared_ptr<const LoadedChunk> Get(size_t key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Entry& e = entries_[key];
+    if (e.chunk) order_.splice(order_.end(), order_, e.position);  // now most recent
+    return e.chunk;
+  }
+
+  void Put(size_t key, std::shared_ptr<const LoadedChunk> chunk) {
+    const uint64_t bytes = chunk->HeldBytes();
+    if (bytes > budget_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    Entry& e = entries_[key];
+    if (e.chunk) return;
+    while (held_ + bytes > budget_ && !order_.empty()) {
+      Entry& victim = entries_[order_.front()];
+      held_ -= victim.bytes;
+      victim.chunk.reset();
+      order_.pop_front();
+    }
+    e.chunk = std::move(chunk);
+    e.bytes = bytes;
+    e.position = order_.insert(order_.end(), key);
+    held_ += bytes;
+  }
+
+  uint64_t HeldBytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return held_;
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const LoadedChunk> chunk;
+    uint64_t bytes = 0;
+    std::list<size_t>::iterator position;
+  };
+  std::mutex mu_;
+  std::vector<Entry> entries_;
+  std::list<size_t> order_;  // cached keys, least recently used first
+  uint64_t budget_ = 0;
+  uint64_t held_ = 0;
+};
+
+using ChunkRef = std::shared_ptr<const LoadedChunk>;
 
 // A valid address for a zero-length segment, which has no bytes in the file.
 const uint8_t kEmptySegment[8] = {};
@@ -75,6 +143,8 @@ struct Reader::Impl {
   std::vector<internal::ParsedFooter::OpaqueSegment> opaque_segments;
   std::unique_ptr<uint64_t[]> footer_copy;  // when the footer is not 8-aligned in memory
   std::vector<std::vector<std::unique_ptr<ChunkSlot>>> slots;
+  std::vector<size_t> first_chunk_key;  // per column: the cache key of its chunk 0
+  mutable ChunkCache cache;
 
   static Result<std::unique_ptr<Impl>> Open(std::unique_ptr<FileSource> source,
                                             const ReadOptions& options);
@@ -173,43 +243,54 @@ struct Reader::Impl {
     return storage->data();
   }
 
-  /// Materializes and checks chunk `chunk` of `column` into `slot` (spec
+  /// Materializes and checks chunk `chunk` of `column` into `loaded` (spec
   /// §10.2). Without the payload (`with_payload` false) only the partition
   /// table, parameters and bounds are decompressed and checked: enough for
   /// metadata (Partitions), and no payload bytes are held.
-  Status LoadChunk(int column, int chunk, ChunkSlot* slot, bool with_payload = true) const;
+  Status LoadChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload = true) const;
 
-  /// A chunk's view for one use: the cached view when the chunk was already
-  /// prepared, otherwise a load into `scratch` that is not cached, so that
-  /// walking every chunk of a file (validation, metadata) holds one chunk's
-  /// decoded segments at a time.
-  Result<const ChunkView*> Borrow(int column, int chunk, ChunkSlot* scratch,
-                                  bool with_payload = true) const {
-    ChunkSlot* slot = slots[column][chunk].get();
-    if (slot->done.load(std::memory_order_acquire)) {
-      if (!slot->status.ok()) return slot->status;
-      return &slot->view;
-    }
-    Status st = LoadChunk(column, chunk, scratch, with_payload);
-    if (!st.ok()) return st;
-    return &scratch->view;
+  ChunkSlot* Slot(int column, int chunk) const { return slots[column][chunk].get(); }
+  size_t CacheKey(int column, int chunk) const {
+    return first_chunk_key[column] + static_cast<size_t>(chunk);
   }
 
-  /// The validated view of a chunk, prepared on first use (spec §10.2).
-  Result<const ChunkView*> Prepare(int column, int chunk) const {
-    ChunkSlot* slot = slots[column][chunk].get();
-    if (!slot->done.load(std::memory_order_acquire)) {
-      std::lock_guard<std::mutex> lock(slot->mu);
-      if (!slot->done.load(std::memory_order_relaxed)) {
-        Status st = LoadChunk(column, chunk, slot);
-        // Out of memory may pass; every other outcome is a property of the file.
-        if (st.code() == StatusCode::kOutOfMemory) return st;
-        slot->status = std::move(st);
-        slot->done.store(true, std::memory_order_release);
+  /// A chunk for one use, not added to the cache: the cached chunk when there
+  /// is one, otherwise a fresh load, so that walking every chunk of a file
+  /// (validation, metadata) holds one chunk's decoded segments at a time.
+  Result<ChunkRef> Borrow(int column, int chunk, bool with_payload = true) const {
+    ChunkSlot* slot = Slot(column, chunk);
+    if (slot->failed.load(std::memory_order_acquire)) return slot->status;
+    if (ChunkRef hit = cache.Get(CacheKey(column, chunk))) return hit;
+    auto loaded = std::make_shared<LoadedChunk>();
+    Status st = LoadChunk(column, chunk, loaded.get(), with_payload);
+    if (!st.ok()) return st;
+    return ChunkRef(std::move(loaded));
+  }
+
+  /// The validated chunk, loaded on first use (spec §10.2) and kept in the
+  /// cache while the budget allows. The reference keeps its segments alive
+  /// however long the caller holds it.
+  Result<ChunkRef> Prepare(int column, int chunk) const {
+    ChunkSlot* slot = Slot(column, chunk);
+    if (slot->failed.load(std::memory_order_acquire)) return slot->status;
+    const size_t key = CacheKey(column, chunk);
+    if (ChunkRef hit = cache.Get(key)) return hit;
+    std::lock_guard<std::mutex> lock(slot->mu);
+    if (slot->failed.load(std::memory_order_relaxed)) return slot->status;
+    if (ChunkRef hit = cache.Get(key)) return hit;  // loaded meanwhile by another thread
+    auto loaded = std::make_shared<LoadedChunk>();
+    Status st = LoadChunk(column, chunk, loaded.get());
+    if (!st.ok()) {
+      // Out of memory may pass; every other outcome is a property of the file.
+      if (st.code() != StatusCode::kOutOfMemory) {
+        slot->status = st;
+        slot->failed.store(true, std::memory_order_release);
       }
+      return st;
     }
-    if (!slot->status.ok()) return slot->status;
-    return &slot->view;
+    ChunkRef ref(std::move(loaded));
+    cache.Put(key, ref);
+    return ref;
   }
 
   /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
@@ -219,7 +300,8 @@ struct Reader::Impl {
     int chunk = FindChunk(column, row_begin);
     uint64_t row = row_begin;
     while (row < row_end) {
-      L3_ASSIGN_OR_RETURN(const ChunkView* view, Prepare(column, chunk));
+      L3_ASSIGN_OR_RETURN(const ChunkRef loaded, Prepare(column, chunk));
+      const ChunkView* view = &loaded->view;
       const uint64_t begin = row - view->first_row;
       const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
       L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, begin, end,
@@ -235,7 +317,8 @@ struct Reader::Impl {
   /// §8.5), so that both slices decode whole tiles.
   Result<uint64_t> SliceStart(int column, uint64_t row) const {
     const int chunk = FindChunk(column, row);
-    L3_ASSIGN_OR_RETURN(const ChunkView* view, Prepare(column, chunk));
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, Prepare(column, chunk));
+    const ChunkView* view = &loaded->view;
     // Partitions cover elements: for a dictionary chunk (spec §8.10), row
     // `local` is element D + local.
     const uint64_t d = view->dictionary_entries;
@@ -310,15 +393,15 @@ struct Reader::Impl {
     for (const auto& seg : segments) {
       if (seg.first->present) L3_RETURN_NOT_OK(VerifySegmentChecksum(*seg.first, where + seg.second));
     }
-    ChunkSlot scratch;
-    return Borrow(column, chunk, &scratch).status();
+    return Borrow(column, chunk).status();
   }
 
   Status ValidateStatistics(int column, int chunk, const ChunkView& view) const;
   Status ValidatePadding() const;
 };
 
-Status Reader::Impl::LoadChunk(int column, int chunk, ChunkSlot* slot, bool with_payload) const {
+Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
+                              bool with_payload) const {
   const ColumnInfo& col = columns[column];
   const ChunkInfo& ci = col.chunks[chunk];
   const std::string where = ChunkName(column, chunk);
@@ -472,10 +555,14 @@ Result<std::unique_ptr<Reader::Impl>> Reader::Impl::Open(std::unique_ptr<FileSou
   impl->segment_extents = std::move(parsed.segment_extents);
   impl->opaque_segments = std::move(parsed.opaque_segments);
   impl->slots.resize(impl->columns.size());
+  size_t num_chunks = 0;
   for (size_t c = 0; c < impl->columns.size(); ++c) {
     impl->slots[c].resize(impl->columns[c].chunks.size());
     for (auto& slot : impl->slots[c]) slot = std::make_unique<ChunkSlot>();
+    impl->first_chunk_key.push_back(num_chunks);
+    num_chunks += impl->columns[c].chunks.size();
   }
+  impl->cache.Init(num_chunks, options.max_cached_bytes);
   return impl;
 }
 
@@ -623,9 +710,9 @@ Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) con
   try {
     L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
     // Metadata only: the payload is not decompressed, and nothing is cached.
-    ChunkSlot scratch;
-    L3_ASSIGN_OR_RETURN(const ChunkView* view,
-                        impl_->Borrow(column, chunk, &scratch, /*with_payload=*/false));
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded,
+                        impl_->Borrow(column, chunk, /*with_payload=*/false));
+    const ChunkView* view = &loaded->view;
     const uint32_t value_bytes = static_cast<uint32_t>(PhysicalTypeBytes(view->type));
     const bool is_signed = PhysicalTypeIsSigned(view->type);
     std::vector<PartitionInfo> out(view->num_partitions);
@@ -722,6 +809,7 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
     std::sort(order.begin(), order.end(),
               [rows](size_t a, size_t b) { return rows[a] < rows[b]; });
     uint8_t* dst = static_cast<uint8_t*>(out);
+    ChunkRef loaded;
     const ChunkView* view = nullptr;
     uint64_t previous_row = 0;
     uint64_t value = 0;
@@ -730,7 +818,8 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
       const bool repeat = view != nullptr && row == previous_row;
       if (!repeat) {
         if (view == nullptr || row >= view->first_row + view->num_rows) {
-          L3_ASSIGN_OR_RETURN(view, impl_->Prepare(column, impl_->FindChunk(column, row)));
+          L3_ASSIGN_OR_RETURN(loaded, impl_->Prepare(column, impl_->FindChunk(column, row)));
+          view = &loaded->view;
         }
         L3_RETURN_NOT_OK(internal::DecodeChunkValue(*view, row - view->first_row, &value));
       }
@@ -747,12 +836,16 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
 Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
   try {
     L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
-    L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Prepare(column, chunk));
-    return *view;
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, impl_->Prepare(column, chunk));
+    ChunkView view = loaded->view;
+    view.owner = loaded;  // the segments live while the view (or a copy) does
+    return view;
   } catch (const std::bad_alloc&) {
     return OutOfMemory();
   }
 }
+
+uint64_t Reader::cached_bytes() const { return impl_->cache.HeldBytes(); }
 
 Status Reader::Validate(ValidationLevel level) const {
   try {
@@ -791,8 +884,8 @@ Status Reader::Validate(ValidationLevel level) const {
         const std::string where = ChunkName(c, k);
         // One chunk's decoded segments at a time: validation does not fill
         // the reader's cache.
-        ChunkSlot scratch;
-        L3_ASSIGN_OR_RETURN(const ChunkView* view, impl_->Borrow(c, k, &scratch));
+        L3_ASSIGN_OR_RETURN(const ChunkRef loaded, impl_->Borrow(c, k));
+        const ChunkView* view = &loaded->view;
         Status st = internal::DeepValidateChunk(*view);
         if (!st.ok()) return Status(st.code(), where + ": " + st.message());
         L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));

@@ -450,6 +450,108 @@ TEST_CASE("concurrent first use of the same chunks") {
   CHECK(failures.load() == 0);
 }
 
+// The decompressed bytes one chunk holds: what the cache accounts for it.
+uint64_t DecodedBytes(const ChunkInfo& ci) {
+  uint64_t n = 0;
+  for (const SegmentInfo* s : {&ci.partition_table, &ci.parameters, &ci.payload, &ci.bounds}) {
+    if (s->present && s->compression != Compression::kNone) n += s->decoded_bytes;
+  }
+  return n;
+}
+
+TEST_CASE("the chunk cache holds at most max_cached_bytes; views outlive eviction") {
+  AssembleOptions zstd;
+  zstd.zstd = true;
+  const Table t(zstd);
+  const ReadOptions defaults;
+  const Reader probe = OpenOk(t.file);
+  const std::vector<ChunkInfo>& chunks = probe.column(0).chunks;
+  REQUIRE(chunks.size() == 5);
+  uint64_t largest = 0, total = 0;
+  for (const ChunkInfo& ci : chunks) {
+    largest = std::max(largest, DecodedBytes(ci));
+    total += DecodedBytes(ci);
+  }
+  REQUIRE(largest > 0);
+
+  SUBCASE("a budget of about two chunks keeps at most that while reading every chunk") {
+    ReadOptions options;
+    options.max_cached_bytes = 2 * largest + largest / 2;
+    const Reader r = OpenOk(t.file, options);
+    std::vector<int64_t> out(Table::kRows);
+    for (int round = 0; round < 2; ++round) {
+      for (size_t k = 0; k < chunks.size(); ++k) {
+        const ChunkInfo& ci = chunks[k];
+        REQUIRE(r.ReadRows(0, ci.first_row, ci.first_row + ci.num_rows, out.data(),
+                           out.size() * 8).ok());
+        CHECK(std::equal(out.begin(), out.begin() + static_cast<ptrdiff_t>(ci.num_rows),
+                         t.a.begin() + static_cast<ptrdiff_t>(ci.first_row)));
+        CHECK(r.cached_bytes() > 0);
+        CHECK(r.cached_bytes() <= options.max_cached_bytes);
+      }
+    }
+    CHECK(r.cached_bytes() < total);
+  }
+  SUBCASE("the default keeps every chunk of a small file") {
+    REQUIRE(total <= defaults.max_cached_bytes);
+    const Reader r = OpenOk(t.file);
+    std::vector<int64_t> out(Table::kRows);
+    REQUIRE(r.ReadRows(0, 0, Table::kRows, out.data(), out.size() * 8).ok());
+    CHECK(out == t.a);
+    CHECK(r.cached_bytes() >= total);
+  }
+  SUBCASE("a budget of 0 keeps nothing, and reads still decode") {
+    ReadOptions options;
+    options.max_cached_bytes = 0;
+    const Reader r = OpenOk(t.file, options);
+    std::vector<int64_t> out(Table::kRows);
+    REQUIRE(r.ReadRows(0, 0, Table::kRows, out.data(), out.size() * 8).ok());
+    CHECK(out == t.a);
+    std::vector<uint64_t> rows{4499, 0, 2500, 999, 1000};
+    std::vector<int64_t> taken(rows.size());
+    REQUIRE(r.Take(0, rows.data(), rows.size(), taken.data(), taken.size() * 8).ok());
+    for (size_t i = 0; i < rows.size(); ++i) CHECK(taken[i] == t.a[rows[i]]);
+    CHECK(r.cached_bytes() == 0);
+  }
+  SUBCASE("a chunk view keeps its segments after the cache evicted them") {
+    ReadOptions options;
+    options.max_cached_bytes = largest;  // one chunk at a time
+    const Reader r = OpenOk(t.file, options);
+    Result<ChunkView> view = r.GetChunkView(0, 0);
+    REQUIRE(view.ok());
+    REQUIRE(view->owner != nullptr);
+    const std::vector<uint8_t> payload(view->payload, view->payload + view->payload_bytes);
+    std::vector<int64_t> out(Table::kRows);
+    REQUIRE(r.ReadRows(0, 1000, Table::kRows, out.data(), out.size() * 8).ok());
+    CHECK(r.cached_bytes() <= largest);
+    // Under AddressSanitizer a freed payload would fail here.
+    CHECK(std::equal(payload.begin(), payload.end(), view->payload));
+  }
+  SUBCASE("threads reading through a one-chunk budget") {
+    ReadOptions options;
+    options.max_cached_bytes = largest;
+    const Reader r = OpenOk(t.file, options);
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 4; ++i) {
+      threads.emplace_back([&, i] {
+        std::vector<int64_t> a(Table::kRows);
+        for (int round = 0; round < 5; ++round) {
+          const uint64_t begin = static_cast<uint64_t>(i * 700 + round * 13);
+          if (!r.ReadRows(0, begin, Table::kRows, a.data(), a.size() * 8).ok() ||
+              !std::equal(a.begin(), a.begin() + static_cast<ptrdiff_t>(Table::kRows - begin),
+                          t.a.begin() + static_cast<ptrdiff_t>(begin))) {
+            ++failures;
+          }
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    CHECK(failures.load() == 0);
+    CHECK(r.cached_bytes() <= largest);
+  }
+}
+
 TEST_CASE("damaged segments never crash the reader (checksums off)") {
   // With verify_checksums off, flipped bytes in the segments reach the zstd
   // layer, the metadata checks and the decoder. Every call must return,

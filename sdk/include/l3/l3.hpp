@@ -280,6 +280,12 @@ struct ReadOptions {
   /// the caller's buffer. 1 decodes on the calling thread; 0 = one per
   /// hardware thread. The values read never depend on this.
   int num_threads = 1;
+  /// Most bytes of decompressed segments (zstd chunks, spec §9) the Reader
+  /// keeps between calls, least recently used chunk out first. Chunks stored
+  /// without compression are read in place and cost nothing here. A chunk
+  /// larger than this is decompressed for each call that needs it. 0 keeps
+  /// nothing.
+  uint64_t max_cached_bytes = uint64_t{256} << 20;
   // Resource limits (spec §13).
   uint64_t max_footer_bytes = uint64_t{64} << 20;
   uint64_t max_partitions_per_chunk = uint64_t{1} << 24;
@@ -394,8 +400,10 @@ struct PartitionInfo {
 };
 
 /// A chunk's decoded and validated segments (spec §7.3–§8.7), for backends
-/// that decode elsewhere (the CUDA backend). The pointers stay valid for the
-/// Reader's lifetime. Every metadata-derived payload address is in bounds.
+/// that decode elsewhere (the CUDA backend). The pointers stay valid while
+/// the Reader and this view (or a copy of it) live, whatever the Reader's
+/// cache evicts meanwhile. Every metadata-derived payload address is in
+/// bounds.
 struct ChunkView {
   PhysicalType type = PhysicalType::kInt64;
   uint64_t first_row = 0;  ///< within the column
@@ -419,6 +427,9 @@ struct ChunkView {
   /// The file's Required_Features (spec §4.4): a DELTA partition in a file
   /// without DELTA_MODEL is CORRUPT_METADATA.
   uint64_t required_features = kRequiredDeltaModel;
+  /// Keeps decompressed segments alive; null when every pointer is into the
+  /// file itself.
+  std::shared_ptr<const void> owner;
 };
 
 enum class ValidationLevel : uint8_t {
@@ -481,6 +492,10 @@ class Reader {
 
   /// Validates every chunk at the given level; returns the first failure.
   Status Validate(ValidationLevel level) const;
+
+  /// Bytes of decompressed segments the Reader holds in its cache now (at
+  /// most ReadOptions::max_cached_bytes).
+  uint64_t cached_bytes() const;
 
   struct Impl;
 

@@ -210,6 +210,60 @@ TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row
   CHECK(wrong == 0);
 }
 
+TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {
+  // Statistics are checked by deep validation only (spec §10.3): a maximum
+  // below the chunk's real one must not make the lookup skip the chunk.
+  const PhysicalType type = PhysicalType::kInt64;
+  const uint64_t n = 30000;
+  const std::vector<uint64_t> canonical = SortedCanonical(type, n, 11);
+  const std::vector<uint8_t> raw = Pack(canonical, type);
+  WriteOptions options;
+  options.chunk_rows = 4000;
+  options.pgm = PgmMode::kRequire;
+  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
+  REQUIRE(column.ok());
+  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
+  REQUIRE(pgm.ok());
+  std::vector<DevicePgmChunk> lying = pgm->chunks();
+  REQUIRE(lying.size() > 3);
+  for (DevicePgmChunk& g : lying) {
+    REQUIRE(g.has_min_max);
+    g.max_key = g.min_key;  // every chunk claims all its rows equal its minimum
+  }
+  const std::vector<uint64_t> keys = Probes(canonical, 12, 40000);
+  REQUIRE(keys.size() >= kLowerBoundSortMinKeys);
+  for (const bool grouped : {false, true}) {
+    CAPTURE(grouped);
+    DeviceBuffer d_keys(keys.data(), keys.size() * 8);
+    DeviceBuffer d_rows(keys.size() * 8);
+    size_t temp_bytes = 0;
+    if (grouped) {
+      Result<size_t> temp =
+          LowerBoundTempBytes(column->chunks().data(), lying.data(), lying.size(), keys.size());
+      REQUIRE(temp.ok());
+      temp_bytes = *temp;
+    }
+    DeviceBuffer d_temp(std::max<size_t>(temp_bytes, 1));
+    REQUIRE(LowerBound(column->chunks().data(), lying.data(), lying.size(),
+                       static_cast<const uint64_t*>(d_keys.data()), keys.size(),
+                       static_cast<uint64_t*>(d_rows.data()), grouped ? d_temp.data() : nullptr,
+                       temp_bytes, nullptr)
+                .ok());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    const std::vector<uint8_t> bytes = d_rows.ToHost();
+    size_t wrong = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      uint64_t row = 0;
+      std::memcpy(&row, bytes.data() + 8 * i, 8);
+      if (row != TrueLowerBound(canonical, keys[i], true)) ++wrong;
+    }
+    CHECK(wrong == 0);
+  }
+}
+
 TEST_CASE("GPU PGM lookups: host checks before any launch") {
   const std::vector<uint64_t> canonical = SortedCanonical(PhysicalType::kUInt64, 1000, 9);
   const std::vector<uint8_t> raw = Pack(canonical, PhysicalType::kUInt64);

@@ -172,8 +172,9 @@ struct DevicePgmChunk {
   uint32_t level_offsets[kMaxDevicePgmLevels + 1] = {};  ///< "level_offsets", num_levels + 1 used
   uint64_t num_keys = 0;                         ///< "num_keys": the chunk's num_rows
   /// The ordered keys (spec §11.3.1) of the chunk's minimum and maximum, from
-  /// its statistics: lookups skip a chunk whose maximum is below the key, as
-  /// Reader::LowerBound does, and group keys by value range.
+  /// its statistics: lookups skip a chunk whose maximum is below the key once
+  /// the chunk's last row confirms it, as Reader::LowerBound does (wrong
+  /// statistics never give a wrong row), and group keys by value range.
   bool has_min_max = false;
   uint64_t min_key = 0;
   uint64_t max_key = 0;

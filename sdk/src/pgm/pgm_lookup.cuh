@@ -342,9 +342,15 @@ __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant
     uint64_t row = kPendingRow;
     for (uint32_t k = 0; k < args.chunks.count; ++k) {
       const KernelPgm& g = args.pgms.pgm[k];
-      // Chunks are each sorted: skip one whose maximum is below the key.
-      if (g.has_max && g.max_key < x) continue;
       const KernelChunk& c = args.chunks.chunk[k];
+      // Chunks are each sorted: skip one whose maximum is below the key.
+      // Statistics are checked by deep validation only (spec §10.3), so, as
+      // in Reader::LowerBound, the chunk's last row must confirm them: wrong
+      // statistics cost one row, never a wrong answer.
+      if (g.has_max && g.max_key < x && c.num_rows > 0) {
+        ChunkKeys<U> key(c, is_signed);
+        if (key(c.num_rows - 1) < x) continue;
+      }
       const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
       if (r < c.num_rows) {
         row = c.first_row + r;

@@ -10,6 +10,7 @@
 #   --seconds N    campaign length per target (default 60)
 #   --jobs J       parallel build jobs and libFuzzer workers per target
 #                  (default 1; J > 1 runs J workers with -fork=J)
+#   --workers W    libFuzzer workers per target when it differs from --jobs
 #   --build-dir    the clang build (default build-fuzz)
 #   --work-dir     corpora, crash reproducers and logs (default build-fuzz/work):
 #                  WORK/corpus/TARGET grows from run to run, new crashes land in
@@ -26,6 +27,7 @@ cd "$(dirname "$0")/.."
 
 seconds=60
 jobs=1
+workers=
 build_dir=build-fuzz
 work_dir=
 build=1
@@ -35,11 +37,12 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
+    --workers) workers="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --work-dir) work_dir="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     reader|zstd|npy|csv) targets+=("$1"); shift ;;
     *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -65,9 +68,14 @@ rm -rf "$seeds"
 mkdir -p "$seeds/reader" "$work_dir/logs"
 cp conformance/{valid,invalid,deep,future}/*.l3 "$seeds/reader/"
 echo "reader: $(ls "$seeds/reader" | wc -l) .l3 files"
-"$bin/l3_fuzz_seeds" zstd "$seeds/zstd" "${conf[@]}"
-"$bin/l3_fuzz_seeds" npy "$seeds/npy" conformance/writer-inputs
-"$bin/l3_fuzz_seeds" csv "$seeds/csv" conformance/writer-inputs tools/tests/data
+# Only the targets asked for: a reader campaign needs no l3_fuzz_seeds.
+for t in "${targets[@]}"; do
+  case "$t" in
+    zstd) "$bin/l3_fuzz_seeds" zstd "$seeds/zstd" "${conf[@]}" ;;
+    npy) "$bin/l3_fuzz_seeds" npy "$seeds/npy" conformance/writer-inputs ;;
+    csv) "$bin/l3_fuzz_seeds" csv "$seeds/csv" conformance/writer-inputs tools/tests/data ;;
+  esac
+done
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -78,7 +86,7 @@ for t in "${targets[@]}"; do
   log="$work_dir/logs/$t.log"
   mkdir -p "$corpus" "$artifacts"
   parallel=()
-  [[ "$jobs" -gt 1 ]] && parallel=(-fork="$jobs")
+  [[ "${workers:-$jobs}" -gt 1 ]] && parallel=(-fork="${workers:-$jobs}")
   echo "== $t: ${seconds}s =="
   # The corpus directory comes first: new inputs are written there; the seeds
   # and the committed reproducers are read.

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ pkg-config flatbuffers-compiler libflatbuffers-dev
-          libzstd-dev zlib1g-dev nlohmann-json3-dev doctest-dev)
+          libzstd-dev zlib1g-dev nlohmann-json3-dev doctest-dev
+          clang)  # clang: the fuzzing smoke of scripts/test.sh (libFuzzer)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,7 +15,21 @@
 #   L3_REAL_DATA_DIR  the real arrays (default .data/real, else ../shared/data/real)
 #   L3_STEPS       steps to run (default "tests memcheck bench ncu"; "peers" adds
 #                  L3 beside nvCOMP on the same arrays, see below; "pgm" the
-#                  batched PGM lookups beside thrust::lower_bound)
+#                  batched PGM lookups beside thrust::lower_bound; "racecheck"
+#                  compute-sanitizer racecheck over the decode and PGM tests;
+#                  "fuzzdiff" CPU-versus-GPU differential decode of the
+#                  conformance corpus, the fuzz reproducers, L3_FUZZ_CORPUS and
+#                  structure-aware mutations of all of them, then the same under
+#                  memcheck; "fuzz" a libFuzzer campaign with binaries built
+#                  elsewhere, see L3_FUZZ_BUILD, whose grown corpus fuzzdiff
+#                  then replays)
+#   L3_FUZZ_CORPUS     directories (space separated) of fuzzed .l3 inputs for
+#                      fuzzdiff, e.g. a campaign's WORK/corpus/reader
+#   L3_FUZZ_MUTATIONS  mutations per input for fuzzdiff (default 20)
+#   L3_FUZZ_BUILD  a clang build of the libFuzzer targets (scripts/fuzz.sh
+#                  --build-dir) for the fuzz step, which runs
+#                  scripts/fuzz.sh --no-build with L3_FUZZ_ARGS (default
+#                  "--seconds 240 --jobs $(nproc) reader")
 #   L3_BENCH_ARGS  extra l3bench arguments
 #   L3_PGM_ARGS    l3_pgm_gpu_bench arguments for the pgm step (default 200M
 #                  keys, 100M lookups, epsilon 64)
@@ -59,7 +73,7 @@ if [ -z "$build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
         >"$out/build.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench >>"$out/build.log" 2>&1 ||
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench l3_fuzz_replay_gpu_diff >>"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 fi
 bin="$build/bin"
@@ -84,6 +98,42 @@ if [[ " $steps " == *" memcheck "* ]]; then
   timeout "${L3_MEMCHECK_TIMEOUT:-300}" compute-sanitizer --tool memcheck --error-exitcode 3 \
     --print-limit 20 "$bin/l3_gpu_tests" --no-version 2>&1 | tee "$out/memcheck.log" | tail -4
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "memcheck FAILED"; status=1; }
+fi
+
+if [[ " $steps " == *" racecheck "* ]]; then
+  echo "== compute-sanitizer racecheck over the decode and PGM tests (corrupt device tables included)"
+  timeout "${L3_RACECHECK_TIMEOUT:-400}" compute-sanitizer --tool racecheck --racecheck-report all \
+    --error-exitcode 3 --print-limit 20 "$bin/l3_gpu_tests" --no-version \
+    --source-file='*gpu_decode_test.cpp,*gpu_pgm_test.cpp' 2>&1 | tee "$out/racecheck.log" | tail -4
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "racecheck FAILED"; status=1; }
+fi
+
+if [[ " $steps " == *" fuzz "* ]]; then
+  echo "== libFuzzer campaign (${L3_FUZZ_ARGS:---seconds 240 --jobs $(nproc) reader})"
+  # shellcheck disable=SC2086
+  bash scripts/fuzz.sh --no-build --build-dir "${L3_FUZZ_BUILD:-build-fuzz}" \
+    --work-dir "$build/fuzz-work" ${L3_FUZZ_ARGS:---seconds 240 --jobs $(nproc) reader} \
+    2>&1 | tee "$out/fuzz.log" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz campaign FAILED"; status=1; }
+  mkdir -p "$out/fuzz" && cp -r "$build/fuzz-work/logs" "$build/fuzz-work/artifacts" "$out/fuzz/"
+  echo "   corpus: $(ls "$build/fuzz-work/corpus/reader" 2>/dev/null | wc -l) inputs"
+fi
+
+if [[ " $steps " == *" fuzzdiff "* ]]; then
+  conf=(conformance/valid conformance/invalid conformance/deep conformance/future fuzz/regressions/reader)
+  # shellcheck disable=SC2206
+  extra=(${L3_FUZZ_CORPUS:-})
+  # The corpus of a fuzz step that ran before, in this session or an earlier one.
+  [ -d "$build/fuzz-work/corpus/reader" ] && extra+=("$build/fuzz-work/corpus/reader")
+  echo "== CPU-versus-GPU differential decode: corpus, fuzzed inputs and ${L3_FUZZ_MUTATIONS:-20} mutations of each"
+  "$bin/l3_fuzz_replay_gpu_diff" --mutate "${L3_FUZZ_MUTATIONS:-20}" "${conf[@]}" "${extra[@]}" \
+    2>&1 | tee "$out/fuzzdiff.log" | tail -3
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzzdiff FAILED"; status=1; }
+  echo "== the conformance corpus, the reproducers and 2 mutations of each under compute-sanitizer memcheck"
+  timeout "${L3_MEMCHECK_TIMEOUT:-300}" compute-sanitizer --tool memcheck --error-exitcode 3 \
+    --print-limit 20 "$bin/l3_fuzz_replay_gpu_diff" --mutate 2 "${conf[@]}" \
+    2>&1 | tee "$out/fuzzdiff-memcheck.log" | tail -4
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzzdiff memcheck FAILED"; status=1; }
 fi
 
 if [[ " $steps " == *" bench "* ]]; then

@@ -40,6 +40,21 @@ namespace {
 
 constexpr uint64_t kMaxRows = uint64_t{1} << 18;
 
+// What the inputs reached, printed at exit: a corpus that mostly fails to
+// open would compare little, and the report says so.
+struct Reach {
+  uint64_t inputs = 0, opened = 0, columns = 0, cpu_decoded = 0, gpu_uploaded = 0, lookups = 0;
+  ~Reach() {
+    std::printf("gpu_diff: %llu inputs, %llu opened, %llu integer columns compared "
+                "(%llu decoded by the CPU and compared bit for bit, %llu uploaded to the GPU), "
+                "%llu with batched GPU lookups checked\n",
+                static_cast<unsigned long long>(inputs), static_cast<unsigned long long>(opened),
+                static_cast<unsigned long long>(columns), static_cast<unsigned long long>(cpu_decoded),
+                static_cast<unsigned long long>(gpu_uploaded), static_cast<unsigned long long>(lookups));
+  }
+};
+Reach g_reach;
+
 ReadOptions FuzzReadOptions() {
   ReadOptions options;
   options.use_mmap = false;
@@ -103,6 +118,7 @@ void CheckLookups(const Reader& reader, int c, const cuda::DeviceColumnBuffer& c
   Result<cuda::DevicePgmBuffer> pgm = cuda::UploadPgmIndex(reader, c, nullptr);
   ExpectClass(pgm.status(), "UploadPgmIndex");
   if (!pgm.ok() || !std::is_sorted(keys.begin(), keys.end())) return;
+  ++g_reach.lookups;
   const uint64_t flip = PhysicalTypeIsSigned(col.type) ? uint64_t{1} << 63 : 0;
   std::vector<uint64_t> ordered = {0, ~uint64_t{0}, uint64_t{1} << 63};
   for (uint64_t i = 0; i < rows; i += 1 + rows / 61) {
@@ -148,6 +164,8 @@ void DiffColumn(const Reader& reader, int c) {
   const Status st_cpu = reader.ReadRows(c, 0, rows, cpu.data(), cpu.size());
   ExpectClass(st_cpu, "ReadRows");
   const bool cpu_ok = st_cpu.ok();
+  ++g_reach.columns;
+  if (cpu_ok) ++g_reach.cpu_decoded;
 
   // UploadColumn runs the host checks of every chunk (GetChunkView).
   Result<cuda::DeviceColumnBuffer> column = cuda::UploadColumn(reader, c, nullptr);
@@ -155,6 +173,7 @@ void DiffColumn(const Reader& reader, int c) {
   L3_FUZZ_CHECK(column.ok() || !cpu_ok,
                 "UploadColumn fails on a column the CPU decodes: " + column.status().ToString());
   if (column.ok()) {
+    ++g_reach.gpu_uploaded;
     const auto& chunks = column->chunks();
     DeviceBytes d_all(bytes);
     Status st = cuda::DecodeRows(chunks.data(), chunks.size(), 0, rows, d_all.get(), bytes,
@@ -226,7 +245,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)have_device;
   l3::Result<l3::Reader> reader = l3::Reader::OpenBuffer(data, size, l3::fuzz::FuzzReadOptions());
   l3::fuzz::ExpectClass(reader.status(), "OpenBuffer");
+  ++l3::fuzz::g_reach.inputs;
   if (!reader.ok()) return 0;
+  ++l3::fuzz::g_reach.opened;
   for (int c = 0; c < reader->num_columns(); ++c) l3::fuzz::DiffColumn(*reader, c);
   return 0;
 }

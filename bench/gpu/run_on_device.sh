@@ -129,9 +129,13 @@ if [[ " $steps " == *" fuzzdiff "* ]]; then
   "$bin/l3_fuzz_replay_gpu_diff" --mutate "${L3_FUZZ_MUTATIONS:-20}" "${conf[@]}" "${extra[@]}" \
     2>&1 | tee "$out/fuzzdiff.log" | tail -3
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzzdiff FAILED"; status=1; }
-  echo "== the conformance corpus, the reproducers and 2 mutations of each under compute-sanitizer memcheck"
+  # Under memcheck: the conformance corpus and the reproducers, and with
+  # L3_FUZZ_MEMCHECK_ALL=1 the fuzzed inputs too.
+  memcheck_inputs=("${conf[@]}")
+  [ -n "${L3_FUZZ_MEMCHECK_ALL:-}" ] && memcheck_inputs+=("${extra[@]}")
+  echo "== ${memcheck_inputs[*]} and 2 mutations of each under compute-sanitizer memcheck"
   timeout "${L3_MEMCHECK_TIMEOUT:-300}" compute-sanitizer --tool memcheck --error-exitcode 3 \
-    --print-limit 20 "$bin/l3_fuzz_replay_gpu_diff" --mutate 2 "${conf[@]}" \
+    --print-limit 20 "$bin/l3_fuzz_replay_gpu_diff" --mutate 2 "${memcheck_inputs[@]}" \
     2>&1 | tee "$out/fuzzdiff-memcheck.log" | tail -4
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzzdiff memcheck FAILED"; status=1; }
 fi

@@ -38,11 +38,9 @@ struct DeltaChoice {
   uint32_t exceptions = 0;
 };
 
-template <typename T>
-DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
-  // Rows by the width of u(x).
-  uint64_t rows_of_width[65] = {};
-  for (uint32_t x = 1; x < n; ++x) ++rows_of_width[BitLength(DeltaOffset(v[x], v[x - 1], delta_base))];
+/// The cheapest Bit_Width for one Delta_Base candidate, from the rows of
+/// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits).
+inline DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n) {
   uint32_t max_width = 64;
   while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
   const uint32_t row_bits = RunStartBits(n);
@@ -67,6 +65,13 @@ DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
   return choice;
 }
 
+template <typename T>
+DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
+  uint64_t rows_of_width[65] = {};
+  for (uint32_t x = 1; x < n; ++x) ++rows_of_width[BitLength(DeltaOffset(v[x], v[x - 1], delta_base))];
+  return ChooseDeltaWidthFromCounts(rows_of_width, n);
+}
+
 /// The cheapest DELTA fit of values[0, n) (0 for Delta_Base when n = 1).
 /// Delta_Base candidates: the smallest delta, and the deltas at ranks n/64,
 /// n/16 and n/4 from the bottom, so that a few large negative deltas become
@@ -77,16 +82,25 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
   using U = typename ValueTraits<T>::Unsigned;
   int64_t candidates[4] = {0, 0, 0, 0};
   int num_candidates = 1;
-  if (n > 1) {
+  DeltaChoice best;
+  int64_t lo = 0;
+  if (n <= 1) {
+    best = ChooseDeltaWidth(v, n, 0);
+  } else {
     thread_local std::vector<int64_t> deltas;
     deltas.resize(n - 1);
-    for (uint32_t x = 1; x < n; ++x) deltas[x - 1] = SignedDelta(v[x], v[x - 1]);
+    int64_t min_delta = SignedDelta(v[1], v[0]);
+    for (uint32_t x = 1; x < n; ++x) {
+      const int64_t d = SignedDelta(v[x], v[x - 1]);
+      deltas[x - 1] = d;
+      min_delta = std::min(min_delta, d);
+    }
     const uint32_t m = n - 1;
-    candidates[0] = *std::min_element(deltas.begin(), deltas.end());
+    candidates[0] = min_delta;
     // The largest rank first: after it, the smaller ranks lie in the prefix
     // before it, so each later selection searches only that prefix (about
-    // 1.3 n element visits instead of 3 n; the encoder's hottest loop, issue
-    // 14). The candidates are the same values in the same order.
+    // 1.3 n element visits instead of 3 n). The selections reorder the
+    // deltas, which the width counts below do not mind.
     int64_t at_rank[3] = {0, 0, 0};
     const uint32_t divisors[3] = {64u, 16u, 4u};
     auto prefix_end = deltas.end();
@@ -100,14 +114,30 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     for (int i = 0; i < 3; ++i) {
       if (m / divisors[i] != 0) candidates[num_candidates++] = at_rank[i];
     }
-  }
-  DeltaChoice best;
-  int64_t lo = candidates[0];
-  for (int i = 0; i < num_candidates; ++i) {
-    const DeltaChoice c = ChooseDeltaWidth(v, n, static_cast<U>(candidates[i]));
-    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || i == 0) {
-      best = c;
-      lo = candidates[i];
+    // Equal candidates give equal choices, and a later one wins only when
+    // strictly cheaper: only the first of equal candidates is counted.
+    int distinct[4] = {0, 0, 0, 0};
+    int num_distinct = 0;
+    for (int i = 0; i < num_candidates; ++i) {
+      bool seen = false;
+      for (int j = 0; j < num_distinct; ++j) seen = seen || candidates[distinct[j]] == candidates[i];
+      if (!seen) distinct[num_distinct++] = i;
+    }
+    // One pass over the deltas counts the widths of u(x) for every candidate.
+    uint64_t rows_of_width[4][65] = {};
+    U bases[4] = {};
+    for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
+    for (const int64_t d : deltas) {
+      for (int j = 0; j < num_distinct; ++j) {
+        ++rows_of_width[j][BitLength(static_cast<U>(static_cast<U>(d) - bases[j]))];
+      }
+    }
+    for (int j = 0; j < num_distinct; ++j) {
+      const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
+      if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
+        best = c;
+        lo = candidates[distinct[j]];
+      }
     }
   }
   const uint32_t best_w = best.width;

@@ -10,6 +10,14 @@
 //   - decode values/s over 1..T threads (ReadOptions::num_threads).
 // Every decode is checked against the generated values. Prints a Markdown
 // table. Usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]
+//
+// With --file F.l3 it times instead the decode of an existing file's first
+// column (ReadRows of every row into one buffer, touched first; the reader's
+// chunk cache off, so that an archive file is decompressed on every run),
+// with 1 and with T threads, best of R runs, and prints one JSON object:
+//   {"rows": N, "value_bytes": B, "seconds_1": s, "seconds_T": s, "threads": T}
+// With --expect RAW it also compares the decoded bytes of both runs with the
+// file RAW and fails (exit 1) if they differ.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -119,24 +127,72 @@ double Best(int reps, Fn&& fn) {
   return best;
 }
 
+int TimeFile(const std::string& path, const std::string& expect_path, int max_threads, int reps) {
+  double seconds[2] = {0, 0};
+  uint64_t rows = 0, value_bytes = 0;
+  std::vector<uint8_t> out, expect;
+  if (!expect_path.empty()) {
+    std::FILE* f = std::fopen(expect_path.c_str(), "rb");
+    if (f == nullptr) {
+      std::fprintf(stderr, "%s: cannot read\n", expect_path.c_str());
+      return 1;
+    }
+    uint8_t buf[1 << 16];
+    for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) expect.insert(expect.end(), buf, buf + got);
+    std::fclose(f);
+  }
+  for (int k = 0; k < 2; ++k) {
+    l3::ReadOptions ro;
+    ro.num_threads = k == 0 ? 1 : max_threads;
+    ro.max_cached_bytes = 0;
+    auto reader = l3::Reader::Open(path, ro);
+    if (!reader.ok()) {
+      std::fprintf(stderr, "%s: %s\n", path.c_str(), reader.status().ToString().c_str());
+      return 1;
+    }
+    rows = reader->column(0).num_rows;
+    value_bytes = static_cast<uint64_t>(l3::PhysicalTypeBytes(reader->column(0).type));
+    out.assign(rows * value_bytes, 0);
+    seconds[k] = Best(reps, [&] { return reader->ReadRows(0, 0, rows, out.data(), out.size()).ok(); });
+    if (seconds[k] < 0) {
+      std::fprintf(stderr, "%s: decode failed\n", path.c_str());
+      return 1;
+    }
+    if (!expect_path.empty() && out != expect) {
+      std::fprintf(stderr, "%s: decoded with %d thread(s), differs from %s\n", path.c_str(),
+                   static_cast<int>(ro.num_threads), expect_path.c_str());
+      return 1;
+    }
+  }
+  std::printf("{\"rows\": %llu, \"value_bytes\": %llu, \"seconds_1\": %.6f, \"seconds_T\": %.6f, "
+              "\"threads\": %d}\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(value_bytes),
+              seconds[0], seconds[1], max_threads);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t n = 20000000;
   int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int reps = 5;
-  std::string only;
+  std::string only, file, expect;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--rows") n = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--threads") max_threads = std::atoi(argv[i + 1]);
     else if (a == "--reps") reps = std::atoi(argv[i + 1]);
     else if (a == "--only") only = argv[i + 1];
+    else if (a == "--file") file = argv[i + 1];
+    else if (a == "--expect") expect = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]\n");
+      std::fprintf(stderr, "usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]\n"
+                           "       l3_cpu_bench --file F.l3 [--expect RAW] [--threads T] [--reps R]\n");
       return 2;
     }
   }
+  if (!file.empty()) return TimeFile(file, expect, max_threads, reps);
   const uint64_t out_bytes = n * sizeof(uint64_t);
 
   // Single-core memcpy of the output bytes (both buffers touched first).

@@ -295,12 +295,27 @@ struct Reader::Impl {
 
   /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
   /// thread, chunk by chunk.
+  /// Chunks one parallel ReadRows call holds for its whole length: those its
+  /// cut points lie in, which two slices share. Without them a chunk the
+  /// cache does not keep (larger than the budget) would be decompressed by
+  /// every slice that touches it.
+  using CallPins = std::vector<std::pair<int, ChunkRef>>;
+
+  Result<ChunkRef> PreparePinned(int column, int chunk, const CallPins* pins) const {
+    if (pins != nullptr) {
+      for (const auto& pin : *pins) {
+        if (pin.first == chunk) return pin.second;
+      }
+    }
+    return Prepare(column, chunk);
+  }
+
   Status DecodeRows(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
-                    uint64_t value_bytes) const {
+                    uint64_t value_bytes, const CallPins* pins = nullptr) const {
     int chunk = FindChunk(column, row_begin);
     uint64_t row = row_begin;
     while (row < row_end) {
-      L3_ASSIGN_OR_RETURN(const ChunkRef loaded, Prepare(column, chunk));
+      L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins));
       const ChunkView* view = &loaded->view;
       const uint64_t begin = row - view->first_row;
       const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
@@ -315,9 +330,10 @@ struct Reader::Impl {
   /// The row nearest below `row` where a slice of a parallel read may start:
   /// a partition start, or a whole number of SLAP tiles after one (spec
   /// §8.5), so that both slices decode whole tiles.
-  Result<uint64_t> SliceStart(int column, uint64_t row) const {
+  Result<uint64_t> SliceStart(int column, uint64_t row, CallPins* pins) const {
     const int chunk = FindChunk(column, row);
-    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, Prepare(column, chunk));
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins));
+    if (pins->empty() || pins->back().first != chunk) pins->emplace_back(chunk, loaded);
     const ChunkView* view = &loaded->view;
     // Partitions cover elements: for a dictionary chunk (spec §8.10), row
     // `local` is element D + local.
@@ -343,11 +359,12 @@ struct Reader::Impl {
     threads = std::min(threads, (row_end - row_begin) / kMinRowsPerThread);
     if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
     std::vector<uint64_t> cuts{row_begin};
+    CallPins pins;
     for (uint64_t i = 1; i < threads; ++i) {
       const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
       // A chunk that fails to load is not cut; its slice reports the error
       // in row order, as a single-threaded read would.
-      const Result<uint64_t> cut = SliceStart(column, target);
+      const Result<uint64_t> cut = SliceStart(column, target, &pins);
       if (cut.ok() && *cut > cuts.back()) cuts.push_back(*cut);
     }
     cuts.push_back(row_end);
@@ -356,7 +373,7 @@ struct Reader::Impl {
     const auto decode_slice = [&](size_t i) {
       try {
         results[i] = DecodeRows(column, cuts[i], cuts[i + 1],
-                                dst + (cuts[i] - row_begin) * value_bytes, value_bytes);
+                                dst + (cuts[i] - row_begin) * value_bytes, value_bytes, &pins);
       } catch (const std::bad_alloc&) {
         results[i] = Status(StatusCode::kOutOfMemory, "allocation failed");
       }

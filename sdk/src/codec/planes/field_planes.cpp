@@ -26,10 +26,23 @@ uint64_t ZigzagDecode(uint64_t z, uint32_t w) {
   return ((z >> 1) ^ (uint64_t{0} - (z & 1))) & LowMask(w);
 }
 
-// Calls group(count, width, zigzag, bit_of) for every run of same-width
+// Where a run's fields lie in the payload: packed (field i at base + i *
+// width) or a SLAP stream of n rows (spec §8.5) whose row x lies at base +
+// SlapFieldBitOffset(n, width, v, x).
+struct RunShape {
+  uint64_t base = 0;
+  bool slap = false;
+  uint64_t n = 0;
+  uint32_t v = 0;
+  uint64_t BitOf(uint64_t i, uint32_t width) const {
+    return slap ? base + SlapFieldBitOffset(n, width, v, i) : base + i * width;
+  }
+};
+
+// Calls group(count, width, zigzag, shape) for every run of same-width
 // fields of the payload, in the canonical field order of spec §9.2: the run's
-// field i lies at payload bit bit_of(i). Runs of width 0 are skipped: their
-// fields have no bytes. O(number of partitions).
+// field i lies at payload bit shape.BitOf(i, width). Runs of width 0 are
+// skipped: their fields have no bytes. O(number of partitions).
 template <typename Group>
 void ForEachFieldRun(const ChunkView& view, Group&& group) {
   const uint32_t v = view.values_per_lane;
@@ -39,33 +52,29 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
     const uint32_t w = part.bit_width;
     const uint64_t start = 64 * (uint64_t{LoadPartitionRecord(view.partition_table, p).payload_offset});
     const uint8_t model = part.model;
-    auto run = [&](uint64_t count, uint32_t width, bool zigzag, auto bit_of) {
-      if (count != 0 && width != 0) group(count, width, zigzag, bit_of);
+    auto run = [&](uint64_t count, uint32_t width, bool zigzag, const RunShape& shape) {
+      if (count != 0 && width != 0) group(count, width, zigzag, shape);
     };
-    auto slap = [n, w, v](uint64_t base) {
-      return [=](uint64_t x) { return base + SlapFieldBitOffset(n, w, v, x); };
-    };
-    auto packed = [](uint64_t base, uint32_t width) {
-      return [=](uint64_t i) { return base + i * width; };
-    };
+    auto slap = [n, v](uint64_t base) { return RunShape{base, true, n, v}; };
+    auto packed = [](uint64_t base) { return RunShape{base, false, 0, 0}; };
     if (model == static_cast<uint8_t>(Model::kConstant)) {
       if (w == 0) continue;
       // spec §8.7: R run values of w bits, then R - 1 run starts of pb bits.
       const uint64_t runs = LoadLE64(part.params + 8);
       const uint32_t pb = RunStartBits(n);
-      run(runs, w, false, packed(start, w));
-      run(runs > 0 ? runs - 1 : 0, pb, false, packed(start + runs * w, pb));
+      run(runs, w, false, packed(start));
+      run(runs > 0 ? runs - 1 : 0, pb, false, packed(start + runs * w));
     } else if (model == static_cast<uint8_t>(Model::kDelta)) {
       // spec §8.9: seeds, then the SLAP fields, exception rows, high parts.
       const uint64_t seeds = DeltaSeedWords(n, v);
-      run(seeds, 64, false, packed(start, 64));
+      run(seeds, 64, false, packed(start));
       const uint64_t stream = start + 64 * seeds;
       run(n, w, false, slap(stream));
       const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part.params + 8));
       const uint32_t pb = RunStartBits(n);
       const uint64_t rows_bit = stream + n * w;
-      run(e.count, pb, false, packed(rows_bit, pb));
-      run(e.count, e.width, false, packed(rows_bit + uint64_t{e.count} * pb, e.width));
+      run(e.count, pb, false, packed(rows_bit));
+      run(e.count, e.width, false, packed(rows_bit + uint64_t{e.count} * pb));
     } else {
       // spec §8.5: FOR_BITPACK offsets (unsigned), LINEAR/POLY residuals
       // (two's complement, zigzag mapped in the planes), in row order.
@@ -77,8 +86,8 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
 // Calls fn(bit, width, zigzag) for every field, in canonical field order.
 template <typename Fn>
 void ForEachField(const ChunkView& view, Fn&& fn) {
-  ForEachFieldRun(view, [&](uint64_t count, uint32_t width, bool zigzag, auto bit_of) {
-    for (uint64_t i = 0; i < count; ++i) fn(bit_of(i), width, zigzag);
+  ForEachFieldRun(view, [&](uint64_t count, uint32_t width, bool zigzag, const RunShape& shape) {
+    for (uint64_t i = 0; i < count; ++i) fn(shape.BitOf(i, width), width, zigzag);
   });
 }
 
@@ -91,7 +100,9 @@ struct PlaneLayout {
 
 PlaneLayout LayoutPlanes(const ChunkView& view) {
   std::array<uint64_t, kPlanes + 1> count{};  // count[b]: fields of b bytes
-  ForEachFieldRun(view, [&](uint64_t n, uint32_t width, bool, auto) { count[FieldBytes(width)] += n; });
+  ForEachFieldRun(view, [&](uint64_t n, uint32_t width, bool, const RunShape&) {
+    count[FieldBytes(width)] += n;
+  });
   PlaneLayout layout;
   for (int k = 0; k < kPlanes; ++k) {
     layout.start[k] = layout.bytes;
@@ -117,22 +128,111 @@ std::vector<uint8_t> FieldPlanesFromPayload(const ChunkView& view) {
   return planes;
 }
 
+namespace {
+
+// Appends fields to a zeroed LSB-first bit stream (spec §8.5) from any start
+// bit, one 64-bit OR per word filled.
+class BitAppender {
+ public:
+  BitAppender(uint8_t* stream, uint64_t bit)
+      : stream_(stream), word_(bit >> 6), fill_(static_cast<uint32_t>(bit & 63)) {}
+  // value < 2^w, 1 <= w <= 64.
+  void Put(uint64_t value, uint32_t w) {
+    acc_ |= value << fill_;  // fill_ < 64
+    fill_ += w;
+    if (fill_ >= 64) {
+      Or(word_++, acc_);
+      fill_ -= 64;
+      acc_ = fill_ == 0 ? 0 : value >> (w - fill_);
+    }
+  }
+  void Flush() {
+    if (fill_ != 0) Or(word_, acc_);
+  }
+
+ private:
+  void Or(uint64_t word, uint64_t bits) {
+    uint8_t* p = stream_ + 8 * word;
+    StoreLE64(p, LoadLE64(p) | bits);
+  }
+  uint8_t* stream_;
+  uint64_t word_;
+  uint32_t fill_;
+  uint64_t acc_ = 0;
+};
+
+}  // namespace
+
+namespace {
+
+// One run of fields of kBytes bytes each (see PayloadFromFieldPlanes); ORs
+// into `stray` the bits above the width found in the top bytes.
+template <uint32_t kBytes, bool kZigzag>
+void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, const RunShape& shape,
+                uint8_t* payload, uint64_t* stray) {
+  const uint64_t mask = LowMask(w);
+  uint64_t high = 0;
+  auto field = [&](uint64_t i) {
+    uint64_t value = 0;
+    for (uint32_t k = 0; k < kBytes; ++k) value |= uint64_t{plane[k][i]} << (8 * k);
+    high |= value & ~mask;
+    value &= mask;
+    return kZigzag ? ZigzagDecode(value, w) : value;
+  };
+  BitAppender out(payload, shape.base);
+  if (!shape.slap) {
+    for (uint64_t i = 0; i < count; ++i) out.Put(field(i), w);
+  } else {
+    // spec §8.5 stream order: tile by tile, lane by lane, row by row within
+    // the lane (rows lane, lane + 32, ... of the tile).
+    const uint64_t tile_rows = uint64_t{kLanes} * shape.v;
+    for (uint64_t first = 0; first < count; first += tile_rows) {
+      const uint64_t rows = count - first < tile_rows ? count - first : tile_rows;
+      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+        for (uint64_t x = first + lane; x < first + rows; x += kLanes) out.Put(field(x), w);
+      }
+    }
+  }
+  out.Flush();
+  *stray |= high;
+}
+
+template <uint32_t kBytes>
+void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, bool zigzag,
+                const RunShape& shape, uint8_t* payload, uint64_t* stray) {
+  if (zigzag) {
+    RebuildRun<kBytes, true>(plane, count, w, shape, payload, stray);
+  } else {
+    RebuildRun<kBytes, false>(plane, count, w, shape, payload, stray);
+  }
+}
+
+}  // namespace
+
 bool PayloadFromFieldPlanes(const ChunkView& view, const uint8_t* planes, uint8_t* payload) {
-  bool canonical = true;
+  uint64_t stray = 0;  // bits above a field's width in its top byte (spec §9.2)
   std::memset(payload, 0, static_cast<size_t>(view.payload_bytes));
   std::array<uint64_t, kPlanes> cursor = LayoutPlanes(view).start;
-  ForEachField(view, [&](uint64_t bit, uint32_t w, bool zigzag) {
+  ForEachFieldRun(view, [&](uint64_t count, uint32_t w, bool zigzag, const RunShape& shape) {
+    // The run's fields are consecutive in every plane it has: field i's byte
+    // k is planes[cursor[k] + i]. The payload is written in stream order;
+    // the stray bits are dropped either way, so no plane byte sets padding.
     const uint32_t bytes = FieldBytes(w);
-    uint64_t value = 0;
-    for (uint32_t k = 0; k < bytes; ++k) value |= uint64_t{planes[cursor[k]++]} << (8 * k);
-    // spec §9.2: the bits of a field's top byte above its width are zero.
-    // They are dropped either way, so no plane bytes can set padding bits.
-    if ((value & ~LowMask(w)) != 0) canonical = false;
-    value &= LowMask(w);
-    if (zigzag) value = ZigzagDecode(value, w);
-    WriteField(payload, bit, w, value);
+    const uint8_t* plane[kPlanes];
+    for (uint32_t k = 0; k < bytes; ++k) plane[k] = planes + cursor[k];
+    switch (bytes) {
+      case 1: RebuildRun<1>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 2: RebuildRun<2>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 3: RebuildRun<3>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 4: RebuildRun<4>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 5: RebuildRun<5>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 6: RebuildRun<6>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 7: RebuildRun<7>(plane, count, w, zigzag, shape, payload, &stray); break;
+      default: RebuildRun<8>(plane, count, w, zigzag, shape, payload, &stray); break;
+    }
+    for (uint32_t k = 0; k < bytes; ++k) cursor[k] += count;
   });
-  return canonical;
+  return stray == 0;
 }
 
 }  // namespace l3::internal

@@ -94,6 +94,9 @@ Status ValidateOptions(const WriteOptions& o) {
                    std::to_string(internal::ZstdMaxLevel()));
   }
   if (o.num_threads < 0) return Invalid("num_threads must be >= 0");
+  if (!(o.dictionary_min_saving >= 0 && o.dictionary_min_saving < 1)) {
+    return Invalid("dictionary_min_saving must be in [0, 1)");
+  }
   return Status::OK();
 }
 
@@ -311,7 +314,11 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     }
     if (DictionaryAllowed(options, pgm)) {
       // spec §8.10: the same partitioners over the dictionary's elements;
-      // kept only where smaller (ties keep the plain chunk).
+      // kept only where smaller (ties keep the plain chunk), and in the hot
+      // profile only where dictionary_min_saving smaller: every value then
+      // costs the GPU a lookup.
+      const double keep_below =
+          options.profile == Profile::kArchive ? 1.0 : 1.0 - options.dictionary_min_saving;
       std::vector<internal::EncoderConfig> configs{config};
       if (options.profile == Profile::kArchive && options.archive_large_partitions) {
         configs.push_back(LargePartitionConfig(config));
@@ -321,7 +328,9 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
                             internal::EncodeDictionaryChunk(values.data(), num_rows, c));
         if (!dict) break;
         L3_ASSIGN_OR_RETURN(Candidate candidate, MakeCandidate(std::move(*dict), type, options));
-        if (CandidateBytes(candidate, options) < CandidateBytes(chosen, options)) {
+        const uint64_t plain = CandidateBytes(chosen, options);
+        const uint64_t coded = CandidateBytes(candidate, options);
+        if (coded < plain && static_cast<double>(coded) <= static_cast<double>(plain) * keep_below) {
           chosen = std::move(candidate);
         }
       }

@@ -33,16 +33,36 @@ struct ChunkLayout {
   uint64_t total_bytes = 0;
 };
 
-ChunkLayout LayoutOf(const ChunkView& view) {
+ChunkLayout LayoutOf(uint64_t num_partitions, uint64_t parameters_bytes, uint64_t payload_bytes,
+                     uint64_t dictionary_entries, PhysicalType type) {
   ChunkLayout l;
-  l.table_bytes = (uint64_t{view.num_partitions} + 1) * 16;
+  l.table_bytes = (num_partitions + 1) * 16;
   l.params_offset = AlignUp(l.table_bytes);
-  l.payload_offset = l.params_offset + AlignUp(view.parameters_bytes);
-  l.dictionary_offset = l.payload_offset + AlignUp(view.payload_bytes);
-  l.dictionary_bytes =
-      view.dictionary_entries * static_cast<uint64_t>(PhysicalTypeBytes(view.type));
+  l.payload_offset = l.params_offset + AlignUp(parameters_bytes);
+  l.dictionary_offset = l.payload_offset + AlignUp(payload_bytes);
+  l.dictionary_bytes = dictionary_entries * static_cast<uint64_t>(PhysicalTypeBytes(type));
   l.total_bytes = l.dictionary_offset + AlignUp(l.dictionary_bytes);
   return l;
+}
+
+ChunkLayout LayoutOf(const ChunkView& view) {
+  return LayoutOf(view.num_partitions, view.parameters_bytes, view.payload_bytes,
+                  view.dictionary_entries, view.type);
+}
+
+/// The layout a chunk's view will have, from the footer alone (the decoded
+/// lengths of its segments), so that a column's device region can be sized
+/// before any chunk is decompressed. GetChunkView checks these lengths; the
+/// upload compares the two layouts.
+ChunkLayout LayoutOf(const ChunkInfo& chunk, PhysicalType type) {
+  return LayoutOf(chunk.num_partitions, chunk.parameters.decoded_bytes, chunk.payload.decoded_bytes,
+                  chunk.dictionary_entries, type);
+}
+
+bool SameLayout(const ChunkLayout& a, const ChunkLayout& b) {
+  return a.table_bytes == b.table_bytes && a.params_offset == b.params_offset &&
+         a.payload_offset == b.payload_offset && a.dictionary_offset == b.dictionary_offset &&
+         a.dictionary_bytes == b.dictionary_bytes && a.total_bytes == b.total_bytes;
 }
 
 void Stage(const ChunkView& view, const ChunkLayout& l, uint8_t* dst) {
@@ -106,35 +126,51 @@ Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaSt
     impl.type = info.type;
     impl.num_rows = info.num_rows;
 
-    std::vector<ChunkView> views;
+    // The device region is sized from the footer, then each chunk is
+    // loaded, staged and copied in turn: the host holds one chunk's decoded
+    // segments at a time (an archive column is not decompressed whole).
     std::vector<ChunkLayout> layouts;
     std::vector<uint64_t> offsets;
     uint64_t total = 0;
     uint64_t largest = 0;
     for (size_t c = 0; c < info.chunks.size(); ++c) {
-      Result<ChunkView> view = reader.GetChunkView(column, static_cast<int>(c));
-      if (!view.ok()) return view.status();
-      views.push_back(*view);
-      layouts.push_back(LayoutOf(*view));
+      // Metadata checks of every chunk (partition table, parameters, and the
+      // payload length they imply; no payload is decompressed) before
+      // anything is allocated on the device.
+      Result<std::vector<PartitionInfo>> parts = reader.Partitions(column, static_cast<int>(c));
+      if (!parts.ok()) return parts.status();
+      const ChunkInfo& chunk = info.chunks[c];
+      layouts.push_back(LayoutOf(chunk, info.type));
       offsets.push_back(total);
       total += layouts.back().total_bytes;
       largest = std::max(largest, layouts.back().total_bytes);
-      impl.compressed_bytes += layouts.back().table_bytes + view->parameters_bytes + view->payload_bytes;
     }
-    if (views.empty()) return buffer;
+    if (layouts.empty()) return buffer;
 
     L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMalloc(&impl.device, total), "cudaMalloc"));
     void* staging = nullptr;
     L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMallocHost(&staging, largest), "cudaMallocHost"));
     Status status;
-    for (size_t c = 0; c < views.size() && status.ok(); ++c) {
-      Stage(views[c], layouts[c], static_cast<uint8_t*>(staging));
+    for (size_t c = 0; c < layouts.size() && status.ok(); ++c) {
+      Result<ChunkView> view = reader.GetChunkView(column, static_cast<int>(c));
+      if (!view.ok()) {
+        status = view.status();
+        break;
+      }
+      if (!SameLayout(LayoutOf(*view), layouts[c])) {
+        // GetChunkView checked every decoded length against the footer's;
+        // reaching this is a bug, not a property of the file.
+        status = Status(StatusCode::kInternal, "chunk view differs from its footer lengths");
+        break;
+      }
+      impl.compressed_bytes += layouts[c].table_bytes + view->parameters_bytes + view->payload_bytes;
+      Stage(*view, layouts[c], static_cast<uint8_t*>(staging));
       uint8_t* dst = static_cast<uint8_t*>(impl.device) + offsets[c];
       status = CudaStatus(cudaMemcpyAsync(dst, staging, layouts[c].total_bytes,
                                           cudaMemcpyHostToDevice, stream),
                           "cudaMemcpyAsync");
       if (status.ok()) status = CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-      if (status.ok()) impl.chunks.push_back(DescribeValidated(views[c], layouts[c], dst));
+      if (status.ok()) impl.chunks.push_back(DescribeValidated(*view, layouts[c], dst));
     }
     cudaFreeHost(staging);
     if (!status.ok()) return status;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <list>
 #include <memory>
@@ -625,36 +626,47 @@ Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
   if (!stats.has_min_max && !stats.distinct_count_exact) return Status::OK();
   T lo = std::numeric_limits<T>::max();
   T hi = std::numeric_limits<T>::min();
-  uint64_t distinct = 0;
-  if (stats.distinct_count_exact) {
-    // The exact count needs every value at once; the chunk's decoded size is
-    // held to the same limit as a decoded segment.
-    if (view.num_rows > max_bytes / sizeof(T)) {
-      return Status(StatusCode::kResourceLimit,
-                    where + ": too large to check distinct_count within max_segment_bytes");
+  const bool exact = stats.distinct_count_exact;
+  if (exact && stats.distinct_count > view.num_rows) {
+    return Status(StatusCode::kCorruptMetadata,
+                  where + ": statistics.distinct_count " + std::to_string(stats.distinct_count) +
+                      " is marked exact but exceeds the chunk's " + std::to_string(view.num_rows) +
+                      " rows");
+  }
+  // Block by block; for an exact distinct count the distinct values seen so
+  // far are kept sorted, which costs what the statistics claim (at most
+  // distinct_count + one block of values), not what the chunk holds.
+  if (exact && stats.distinct_count > max_bytes / sizeof(T)) {
+    return Status(StatusCode::kResourceLimit,
+                  where + ": too many distinct values to check within max_segment_bytes");
+  }
+  constexpr uint64_t kBlockRows = uint64_t{1} << 16;
+  std::vector<T> block(static_cast<size_t>(std::min(kBlockRows, view.num_rows)));
+  std::vector<T> seen, merged;
+  for (uint64_t row = 0; row < view.num_rows; row += kBlockRows) {
+    const uint64_t end = std::min(view.num_rows, row + kBlockRows);
+    const size_t rows = static_cast<size_t>(end - row);
+    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, row, end, block.data()));
+    for (size_t i = 0; i < rows; ++i) {
+      lo = std::min(lo, block[i]);
+      hi = std::max(hi, block[i]);
     }
-    std::vector<T> values(static_cast<size_t>(view.num_rows));
-    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, 0, view.num_rows, values.data()));
-    std::sort(values.begin(), values.end());
-    lo = values.front();
-    hi = values.back();
-    distinct = static_cast<uint64_t>(std::unique(values.begin(), values.end()) - values.begin());
-    if (distinct != stats.distinct_count) {
+    if (!exact) continue;
+    std::sort(block.begin(), block.begin() + static_cast<ptrdiff_t>(rows));
+    const auto block_end = std::unique(block.begin(), block.begin() + static_cast<ptrdiff_t>(rows));
+    merged.clear();
+    std::set_union(seen.begin(), seen.end(), block.begin(), block_end, std::back_inserter(merged));
+    seen.swap(merged);
+    if (seen.size() > stats.distinct_count) {
       return Status(StatusCode::kCorruptMetadata,
                     where + ": statistics.distinct_count " + std::to_string(stats.distinct_count) +
-                        " is marked exact but the chunk has " + std::to_string(distinct));
+                        " is marked exact but the chunk has more distinct values");
     }
-  } else {
-    constexpr uint64_t kBlockRows = uint64_t{1} << 16;
-    std::vector<T> block(static_cast<size_t>(std::min(kBlockRows, view.num_rows)));
-    for (uint64_t row = 0; row < view.num_rows; row += kBlockRows) {
-      const uint64_t end = std::min(view.num_rows, row + kBlockRows);
-      L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, row, end, block.data()));
-      for (uint64_t i = 0; i < end - row; ++i) {
-        lo = std::min(lo, block[i]);
-        hi = std::max(hi, block[i]);
-      }
-    }
+  }
+  if (exact && seen.size() != stats.distinct_count) {
+    return Status(StatusCode::kCorruptMetadata,
+                  where + ": statistics.distinct_count " + std::to_string(stats.distinct_count) +
+                      " is marked exact but the chunk has " + std::to_string(seen.size()));
   }
   if (stats.has_min_max) {
     const bool is_signed = std::is_signed<T>::value;

@@ -386,6 +386,12 @@ TEST_CASE("deep validation finds padding, statistics and bounds errors") {
           StatusCode::kCorruptMetadata);
     CHECK(edit([](std::vector<ColumnInfo>* c) { (*c)[0].chunks[3].statistics.null_count = 2; }) ==
           StatusCode::kCorruptMetadata);
+    CHECK(edit([](std::vector<ColumnInfo>* c) { (*c)[0].chunks[3].statistics.distinct_count += 1; }) ==
+          StatusCode::kCorruptMetadata);
+    // More distinct values than rows, however marked.
+    CHECK(edit([](std::vector<ColumnInfo>* c) {
+            (*c)[0].chunks[3].statistics.distinct_count = (*c)[0].chunks[3].num_rows + 1;
+          }) == StatusCode::kCorruptMetadata);
     // An estimate is not checked.
     CHECK(edit([](std::vector<ColumnInfo>* c) {
             (*c)[0].chunks[3].statistics.distinct_count_exact = false;
@@ -404,6 +410,51 @@ TEST_CASE("deep validation finds padding, statistics and bounds errors") {
     CHECK(r.Validate(ValidationLevel::kStructural).ok());
     CHECK(r.Validate(ValidationLevel::kDeep).code() == StatusCode::kCorruptMetadata);
   }
+}
+
+TEST_CASE("deep validation counts distinct values block by block (chunks of several blocks)") {
+  // 300000 rows drawn from 5000 values: the exact count is checked over five
+  // blocks of 64 Ki rows, holding the distinct values, not the rows.
+  std::vector<uint32_t> v(300000);
+  uint64_t x = 12345;
+  for (auto& value : v) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    value = static_cast<uint32_t>((x >> 33) % 5000) * 7919;
+  }
+  WriteOptions options;
+  options.chunk_rows = 300000;
+  options.dictionary = false;
+  auto writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+  REQUIRE(writer->Close().ok());
+  const std::vector<uint8_t> file = writer->TakeBuffer();
+  const Reader good = OpenOk(file);
+  const ChunkStatistics& stats = good.column(0).chunks[0].statistics;
+  REQUIRE(stats.distinct_count_exact);
+  std::vector<uint32_t> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(stats.distinct_count ==
+        static_cast<uint64_t>(std::unique(sorted.begin(), sorted.end()) - sorted.begin()));
+  CHECK(good.Validate(ValidationLevel::kDeep).ok());
+  for (const int64_t delta : {-1, 1, -1000}) {
+    CAPTURE(delta);
+    const auto bad = WithFooterEdit(file, [delta](std::vector<ColumnInfo>* c) {
+      (*c)[0].chunks[0].statistics.distinct_count += static_cast<uint64_t>(delta);
+    });
+    CHECK(OpenOk(bad).Validate(ValidationLevel::kDeep).code() == StatusCode::kCorruptMetadata);
+  }
+  // A claimed count beyond what max_segment_bytes allows to hold (here
+  // 250000 values of 4 bytes; the segments themselves fit) is refused before
+  // any value is decoded.
+  REQUIRE(good.column(0).chunks[0].payload.decoded_bytes < 1000000);
+  const auto claims = WithFooterEdit(file, [](std::vector<ColumnInfo>* c) {
+    (*c)[0].chunks[0].statistics.distinct_count = 280000;
+  });
+  ReadOptions tight;
+  tight.max_segment_bytes = 1000000;
+  CHECK(OpenOk(claims, tight).Validate(ValidationLevel::kDeep).code() == StatusCode::kResourceLimit);
+  CHECK(OpenOk(claims).Validate(ValidationLevel::kDeep).code() == StatusCode::kCorruptMetadata);
 }
 
 TEST_CASE("chunk metadata errors surface on first use with their class") {

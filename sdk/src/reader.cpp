@@ -74,8 +74,10 @@ struct ChunkSlot {
 };
 
 // Loaded chunks, least recently used first out, holding at most
-// ReadOptions::max_cached_bytes of decoded segments. A chunk larger than the
-// whole budget is used by its call and not kept.
+// ReadOptions::max_cached_bytes of decoded segments, or one chunk larger than
+// that: the most recently loaded chunk is kept alone, so that reading it in
+// pieces (l3 decompress reads 2^20 rows per call; a chunk may hold 2^26)
+// decompresses it once. A budget of 0 keeps nothing.
 class ChunkCache {
  public:
   void Init(size_t num_chunks, uint64_t budget) {
@@ -91,8 +93,8 @@ class ChunkCache {
   }
 
   void Put(size_t key, std::shared_ptr<const LoadedChunk> chunk) {
+    if (budget_ == 0) return;
     const uint64_t bytes = chunk->HeldBytes();
-    if (bytes > budget_) return;
     std::lock_guard<std::mutex> lock(mu_);
     Entry& e = entries_[key];
     if (e.chunk) return;

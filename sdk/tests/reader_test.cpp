@@ -564,6 +564,24 @@ TEST_CASE("the chunk cache holds at most max_cached_bytes; views outlive evictio
     for (size_t i = 0; i < rows.size(); ++i) CHECK(taken[i] == t.a[rows[i]]);
     CHECK(r.cached_bytes() == 0);
   }
+  SUBCASE("a chunk larger than the budget is kept alone while it is the latest") {
+    ReadOptions options;
+    options.max_cached_bytes = largest / 2;
+    const Reader r = OpenOk(t.file, options);
+    std::vector<int64_t> out(Table::kRows);
+    for (size_t k = 0; k < chunks.size(); ++k) {
+      const ChunkInfo& ci = chunks[k];
+      // Two reads inside the chunk, as a caller reading it in pieces.
+      const uint64_t half = ci.num_rows / 2;
+      REQUIRE(r.ReadRows(0, ci.first_row, ci.first_row + half, out.data(), out.size() * 8).ok());
+      REQUIRE(r.ReadRows(0, ci.first_row + half, ci.first_row + ci.num_rows, out.data() + half,
+                         out.size() * 8 - half * 8).ok());
+      CHECK(std::equal(out.begin(), out.begin() + static_cast<ptrdiff_t>(ci.num_rows),
+                       t.a.begin() + static_cast<ptrdiff_t>(ci.first_row)));
+      // Only this chunk is held (each chunk of this column is over the budget).
+      CHECK(r.cached_bytes() == DecodedBytes(ci));
+    }
+  }
   SUBCASE("a chunk view keeps its segments after the cache evicted them") {
     ReadOptions options;
     options.max_cached_bytes = largest;  // one chunk at a time

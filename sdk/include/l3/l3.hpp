@@ -288,8 +288,9 @@ struct ReadOptions {
   /// Most bytes of decompressed segments (zstd chunks, spec §9) the Reader
   /// keeps between calls, least recently used chunk out first. Chunks stored
   /// without compression are read in place and cost nothing here. A chunk
-  /// larger than this is decompressed for each call that needs it. 0 keeps
-  /// nothing.
+  /// larger than this is kept alone while it is the most recently loaded one
+  /// (so reading it in pieces decompresses it once); the cache then holds
+  /// that one chunk. 0 keeps nothing: every call decompresses what it reads.
   uint64_t max_cached_bytes = uint64_t{256} << 20;
   // Resource limits (spec §13).
   uint64_t max_footer_bytes = uint64_t{64} << 20;
@@ -499,7 +500,7 @@ class Reader {
   Status Validate(ValidationLevel level) const;
 
   /// Bytes of decompressed segments the Reader holds in its cache now (at
-  /// most ReadOptions::max_cached_bytes).
+  /// most ReadOptions::max_cached_bytes, or one larger chunk).
   uint64_t cached_bytes() const;
 
   struct Impl;

@@ -55,20 +55,6 @@ struct Reach {
 };
 Reach g_reach;
 
-ReadOptions FuzzReadOptions() {
-  ReadOptions options;
-  options.use_mmap = false;
-  options.max_footer_bytes = uint64_t{1} << 20;
-  options.max_partitions_per_chunk = uint64_t{1} << 16;
-  options.max_segment_bytes = uint64_t{1} << 24;
-  options.max_validation_rows = uint64_t{1} << 18;
-  return options;
-}
-
-void ExpectClass(const Status& st, const char* call) {
-  L3_FUZZ_CHECK(st.ok() || IsSpecClass(st.code()), std::string(call) + ": " + st.ToString());
-}
-
 /// A device allocation freed on scope exit; every byte set to 0xA5 first, so
 /// that a GPU path that skips rows cannot match the CPU by accident.
 class DeviceBytes {
@@ -96,25 +82,12 @@ class DeviceBytes {
   size_t bytes_;
 };
 
-/// Value `i` of `data` as its ordered key (spec §11.3.1).
-uint64_t OrderedKeyAt(const uint8_t* data, uint64_t i, PhysicalType type) {
-  const int width = PhysicalTypeBytes(type);
-  uint64_t v = 0;
-  std::memcpy(&v, data + i * width, static_cast<size_t>(width));  // little-endian host
-  if (!PhysicalTypeIsSigned(type)) return v;
-  if (width < 8) {
-    const int shift = 64 - 8 * width;
-    v = static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift);
-  }
-  return v ^ (uint64_t{1} << 63);
-}
-
 void CheckLookups(const Reader& reader, int c, const cuda::DeviceColumnBuffer& column,
                   const std::vector<uint8_t>& values) {
   const ColumnInfo& col = reader.column(c);
   const uint64_t rows = col.num_rows;
   std::vector<uint64_t> keys(rows);
-  for (uint64_t i = 0; i < rows; ++i) keys[i] = OrderedKeyAt(values.data(), i, col.type);
+  for (uint64_t i = 0; i < rows; ++i) keys[i] = OrderedKey(WordAt(values.data(), i, col.type), col.type);
   Result<cuda::DevicePgmBuffer> pgm = cuda::UploadPgmIndex(reader, c, nullptr);
   ExpectClass(pgm.status(), "UploadPgmIndex");
   if (!pgm.ok() || !std::is_sorted(keys.begin(), keys.end())) return;

@@ -37,38 +37,6 @@ namespace {
 constexpr uint64_t kMaxRowsRead = uint64_t{1} << 16;
 constexpr uint64_t kWindowRows = 257;
 
-ReadOptions FuzzReadOptions(bool verify_checksums) {
-  ReadOptions options;
-  options.verify_checksums = verify_checksums;
-  options.use_mmap = false;
-  options.max_footer_bytes = uint64_t{1} << 20;
-  options.max_partitions_per_chunk = uint64_t{1} << 16;
-  options.max_segment_bytes = uint64_t{1} << 24;
-  options.max_validation_rows = uint64_t{1} << 18;
-  return options;
-}
-
-void ExpectClass(const Status& st, const char* call) {
-  L3_FUZZ_CHECK(st.ok() || IsSpecClass(st.code()), std::string(call) + ": " + st.ToString());
-}
-
-/// Value `i` of `data` as its 64-bit canonical extension (spec §8.2).
-uint64_t WordAt(const uint8_t* data, uint64_t i, PhysicalType type) {
-  const int width = PhysicalTypeBytes(type);
-  uint64_t v = 0;
-  std::memcpy(&v, data + i * width, static_cast<size_t>(width));  // little-endian host
-  if (PhysicalTypeIsSigned(type) && width < 8) {
-    const int shift = 64 - 8 * width;
-    v = static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift);
-  }
-  return v;
-}
-
-/// The ordered key of a canonical word (spec §11.3.1).
-uint64_t OrderedKey(uint64_t word, PhysicalType type) {
-  return PhysicalTypeIsSigned(type) ? word ^ (uint64_t{1} << 63) : word;
-}
-
 void CheckLookups(const Reader& reader, int c, const std::vector<uint8_t>& values,
                   uint64_t rows) {
   const PhysicalType type = reader.column(c).type;

@@ -196,18 +196,37 @@ def fmt(x):
     return f"{x:.3g}" if x < 1000 else f"{x:.0f}"
 
 
-def main():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def dataset_arguments(rows, command):
+    """The arguments every report over the ratio report's arrays takes:
+    which arrays (datasets()), the build, where the report goes."""
     p = argparse.ArgumentParser()
-    p.add_argument("--rows", type=int, default=20_000_000)
+    p.add_argument("--rows", type=int, default=rows)
     p.add_argument("--datasets", default="")
     p.add_argument("--no-real", action="store_true")
-    p.add_argument("--build", default=os.path.join(root, "build"))
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--real-dir", default=os.environ.get("L3_REAL_DATA_DIR",
-                                                       os.path.join(root, "..", "shared", "data", "real")))
-    p.add_argument("--out", default=os.path.join(root, "docs", "results"))
-    p.add_argument("--command", default="scripts/peer_report.sh")
-    args = p.parse_args()
+                                                       os.path.join(ROOT, "..", "shared", "data", "real")))
+    p.add_argument("--out", default=os.path.join(ROOT, "docs", "results"))
+    p.add_argument("--command", default=command)
+    return p
+
+
+def git_commit():
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip() or "unknown"
+
+
+def geo(xs):
+    """Geometric mean, None for no values."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def main():
+    root = ROOT
+    args = dataset_arguments(20_000_000, "scripts/peer_report.sh").parse_args()
 
     results = []
     workdir = tempfile.mkdtemp(prefix="l3-peers-")
@@ -226,8 +245,7 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
-                            text=True).stdout.strip()
+    commit = git_commit()
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": commit, "command": args.command, "rows": args.rows,
             "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} hardware threads",
@@ -276,9 +294,6 @@ def main():
         lines.append(f"| {r['dataset']} | {r['type']} | " +
                      " | ".join(fmt(ratios[k]) for k in ["l3_hot", "l3_archive"] + PEERS) +
                      f" | {fmt(rel_target)} | {fmt(rel_best)} | {fmt(rel_pco)} |")
-
-    def geo(xs):
-        return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
     lines += ["", "Geometric means over the datasets above:", "",
               f"- L3 hot / zstd -3: {fmt(geo(hot_vs_zstd3))} "

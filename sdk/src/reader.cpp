@@ -296,8 +296,6 @@ struct Reader::Impl {
     return ref;
   }
 
-  /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
-  /// thread, chunk by chunk.
   /// Chunks one parallel ReadRows call holds for its whole length: those its
   /// cut points lie in, which two slices share. Without them a chunk the
   /// cache does not keep (larger than the budget) would be decompressed by
@@ -313,6 +311,8 @@ struct Reader::Impl {
     return Prepare(column, chunk);
   }
 
+  /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
+  /// thread, chunk by chunk (the pinned chunks of a parallel call first).
   Status DecodeRows(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
                     uint64_t value_bytes, const CallPins* pins = nullptr) const {
     int chunk = FindChunk(column, row_begin);

@@ -84,24 +84,44 @@ uint64_t TrueLowerBound(const std::vector<uint64_t>& canonical, uint64_t key, bo
   return a;
 }
 
-std::vector<uint64_t> GpuLowerBound(const DeviceColumnBuffer& column, const DevicePgmBuffer& pgm,
-                                    const std::vector<uint64_t>& keys) {
+/// Batched LowerBound on the device; with `with_temp`, the temporary storage
+/// LowerBoundTempBytes asks for (keys grouped by value when there are enough),
+/// otherwise none (keys searched as given).
+std::vector<uint64_t> GpuLowerBound(const DeviceChunk* chunks, const DevicePgmChunk* pgms,
+                                    size_t num_chunks, const std::vector<uint64_t>& keys,
+                                    bool with_temp = true) {
   DeviceBuffer d_keys(keys.data(), keys.size() * 8);
   DeviceBuffer d_rows(keys.size() * 8);
   REQUIRE(cudaMemset(d_rows.data(), 0xA5, keys.size() * 8) == cudaSuccess);
-  Result<size_t> temp = LowerBoundTempBytes(column.chunks().data(), pgm.chunks().data(),
-                                            column.chunks().size(), keys.size());
-  REQUIRE(temp.ok());
-  DeviceBuffer d_temp(*temp);
-  REQUIRE(LowerBound(column.chunks().data(), pgm.chunks().data(), column.chunks().size(),
-                     static_cast<const uint64_t*>(d_keys.data()), keys.size(),
-                     static_cast<uint64_t*>(d_rows.data()), d_temp.data(), *temp, nullptr)
+  size_t temp_bytes = 0;
+  if (with_temp) {
+    Result<size_t> temp = LowerBoundTempBytes(chunks, pgms, num_chunks, keys.size());
+    REQUIRE(temp.ok());
+    temp_bytes = *temp;
+  }
+  DeviceBuffer d_temp(std::max<size_t>(temp_bytes, 1));
+  REQUIRE(LowerBound(chunks, pgms, num_chunks, static_cast<const uint64_t*>(d_keys.data()),
+                     keys.size(), static_cast<uint64_t*>(d_rows.data()),
+                     with_temp ? d_temp.data() : nullptr, temp_bytes, nullptr)
               .ok());
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   const std::vector<uint8_t> bytes = d_rows.ToHost();
   std::vector<uint64_t> rows(keys.size());
   std::memcpy(rows.data(), bytes.data(), bytes.size());
   return rows;
+}
+
+std::vector<uint64_t> GpuLowerBound(const DeviceColumnBuffer& column, const DevicePgmBuffer& pgm,
+                                    const std::vector<uint64_t>& keys) {
+  return GpuLowerBound(column.chunks().data(), pgm.chunks().data(), column.chunks().size(), keys);
+}
+
+/// Rows that differ from std::lower_bound over the column's ordered keys.
+size_t WrongRows(const std::vector<uint64_t>& rows, const std::vector<uint64_t>& canonical,
+                 const std::vector<uint64_t>& keys, bool is_signed) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < keys.size(); ++i) wrong += rows[i] != TrueLowerBound(canonical, keys[i], is_signed);
+  return wrong;
 }
 
 void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta, uint64_t seed,
@@ -194,20 +214,9 @@ TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row
       static_cast<const float*>(slopes_d.data()), static_cast<const uint64_t*>(intercepts_d.data()));
   REQUIRE(g.ok());
   const std::vector<uint64_t> keys = Probes(canonical, 8);
-  DeviceBuffer d_keys(keys.data(), keys.size() * 8);
-  DeviceBuffer d_rows(keys.size() * 8);
-  REQUIRE(LowerBound(column->chunks().data(), &*g, 1, static_cast<const uint64_t*>(d_keys.data()),
-                     keys.size(), static_cast<uint64_t*>(d_rows.data()), nullptr, 0, nullptr)
-              .ok());
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  const std::vector<uint8_t> bytes = d_rows.ToHost();
-  size_t wrong = 0;
-  for (size_t i = 0; i < keys.size(); ++i) {
-    uint64_t row = 0;
-    std::memcpy(&row, bytes.data() + 8 * i, 8);
-    if (row != TrueLowerBound(canonical, keys[i], false)) ++wrong;
-  }
-  CHECK(wrong == 0);
+  const std::vector<uint64_t> rows =
+      GpuLowerBound(column->chunks().data(), &*g, 1, keys, /*with_temp=*/false);
+  CHECK(WrongRows(rows, canonical, keys, false) == 0);
 }
 
 TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {
@@ -237,30 +246,9 @@ TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {
   REQUIRE(keys.size() >= kLowerBoundSortMinKeys);
   for (const bool grouped : {false, true}) {
     CAPTURE(grouped);
-    DeviceBuffer d_keys(keys.data(), keys.size() * 8);
-    DeviceBuffer d_rows(keys.size() * 8);
-    size_t temp_bytes = 0;
-    if (grouped) {
-      Result<size_t> temp =
-          LowerBoundTempBytes(column->chunks().data(), lying.data(), lying.size(), keys.size());
-      REQUIRE(temp.ok());
-      temp_bytes = *temp;
-    }
-    DeviceBuffer d_temp(std::max<size_t>(temp_bytes, 1));
-    REQUIRE(LowerBound(column->chunks().data(), lying.data(), lying.size(),
-                       static_cast<const uint64_t*>(d_keys.data()), keys.size(),
-                       static_cast<uint64_t*>(d_rows.data()), grouped ? d_temp.data() : nullptr,
-                       temp_bytes, nullptr)
-                .ok());
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    const std::vector<uint8_t> bytes = d_rows.ToHost();
-    size_t wrong = 0;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      uint64_t row = 0;
-      std::memcpy(&row, bytes.data() + 8 * i, 8);
-      if (row != TrueLowerBound(canonical, keys[i], true)) ++wrong;
-    }
-    CHECK(wrong == 0);
+    const std::vector<uint64_t> rows =
+        GpuLowerBound(column->chunks().data(), lying.data(), lying.size(), keys, grouped);
+    CHECK(WrongRows(rows, canonical, keys, true) == 0);
   }
 }
 

@@ -30,6 +30,10 @@ using launch::SmCount;
 
 constexpr uint32_t kDefaultBlockThreads = 128;
 constexpr uint32_t kDefaultSpanRows = 2048;
+// Launches with DELTA partitions (and no dictionary) decode 4096-row spans:
+// their warps finish the staged partitions of a block at more uneven times,
+// and a longer span evens that out (docs/results/gpu-notes.md, v14).
+constexpr uint32_t kDefaultDeltaSpanRows = 4096;
 
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
@@ -45,6 +49,7 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
       return CudaStatus(error, "cudaFuncSetAttribute (wide tile stage)");
     }
   }
+  if constexpr (kDelta) stage_bytes = size_t{threads / 32} * detail::DeltaStageBytes<U>();
   kernel<<<blocks, threads, stage_bytes, stream>>>(args);
   return CheckLaunch("DecodeRowsKernel");
 }
@@ -139,7 +144,9 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     // Spans are whole tiles of the largest V, so that a span holds at least
     // one tile start of every full-tile partition.
     const uint64_t tile_rows = uint64_t{internal::kLanes} * max_v;
-    const uint64_t wanted = config.span_rows != 0 ? config.span_rows : kDefaultSpanRows;
+    const uint64_t wanted = config.span_rows != 0            ? config.span_rows
+                            : has_delta && !has_dictionary ? kDefaultDeltaSpanRows
+                                                           : kDefaultSpanRows;
     const uint64_t span_rows = (wanted + tile_rows - 1) / tile_rows * tile_rows;
     if (span_rows > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "span_rows too large");
     args.span_rows = static_cast<uint32_t>(span_rows);

@@ -494,7 +494,9 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
       // Only kernels launched for chunks with DELTA partitions (or a
       // dictionary) carry the DELTA decoder (DeviceChunk::delta_rows): its
       // code alone makes the span loop spill, which slows every other model.
-      if constexpr (kDelta) DispatchDeltaWidth<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
+      if constexpr (kDelta) {
+        DispatchDeltaWidth<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage);
+      }
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
       if (d.d.width == 0) {
@@ -523,7 +525,8 @@ inline constexpr uint32_t kStageBatch = 128;
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
 /// dynamic shared memory per warp for StageWideTile.
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
-__global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+__global__ void __launch_bounds__(256, kDelta ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+  static_assert(!(kStageWide && kDelta), "one dynamic stage per launch");
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];
   extern __shared__ uint64_t wide_stage[];
@@ -534,8 +537,12 @@ __global__ void __launch_bounds__(256, 4) DecodeRowsKernel(const __grid_constant
   const uint64_t range_len = args.row_end - args.row_begin;
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
+  // Dynamic shared memory: the wide-tile stage of kStageWide launches, or
+  // the DELTA stage (DeltaStageBytes per warp) of kDelta launches.
   uint64_t* const warp_stage =
-      kStageWide ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch : nullptr;
+      kStageWide ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch
+      : kDelta   ? wide_stage + uint64_t{warp} * (DeltaStageBytes<U>() / sizeof(uint64_t))
+                 : nullptr;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;

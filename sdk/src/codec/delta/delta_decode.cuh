@@ -4,19 +4,21 @@
 // (LaneBitReader, ReadFields); the CPU half is delta_decode.hpp beside this
 // file, and both follow the same spec text.
 //
-// Decoding a tile. Lane L reads its contiguous run of fields with the same
-// sequential bit reader as FOR_BITPACK (the stream starts after the tile
-// Seed words). At step k the warp holds the fields of 32 consecutive rows
-// t*S + 32k + L; an inclusive warp sum over the lanes turns them into
-// values: v = carry + (L + 1) * Delta_Base + sum_{L' <= L} u(L'), where the
-// carry is the previous step's value of lane 31 (Seed[t] before step 0).
-// For fields of up to 27 bits the sum of 32 fields fits 32 bits, so the
-// scan shuffles 32-bit words; wider fields scan 64-bit words.
+// Decoding a tile (DecodeDeltaTile), 8 steps of 256 rows at a time: each
+// lane reads its fields with the same sequential bit reader as FOR_BITPACK
+// (the stream starts after the tile Seed words) and writes them to a
+// per-warp shared-memory stage in row order; then lane L sums the 8
+// consecutive rows 8L .. 8L+7 in sequence, one warp scan over the 32 lane
+// totals adds the rows before them, and the warp stores the values a step of
+// 32 consecutive rows at a time. Exceptions add their high parts to the
+// staged fields. Random access (DecodeDeltaOne) scans the fields of the
+// rows before it in its tile, one thread per query.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "codec/delta/delta_layout.hpp"
 
@@ -84,23 +86,165 @@ struct DeltaExceptionList {
   }
 };
 
+/// x plus the x of the lane `offset` below, or x alone in the lowest
+/// `offset` lanes: one step of an inclusive warp scan. The shuffle's own
+/// in-range predicate guards the addition (two instructions, where the
+/// intrinsic and a lane test take four).
+__device__ __forceinline__ uint32_t ShuffleUpAdd(uint32_t x, uint32_t offset) {
+  uint32_t r;
+  asm("{\n\t.reg .u32 t;\n\t.reg .pred p;\n\t"
+      "shfl.sync.up.b32 t|p, %1, %2, 0x0, 0xffffffff;\n\t"
+      "@p add.u32 t, t, %1;\n\t"
+      "mov.u32 %0, t;\n\t}"
+      : "=r"(r)
+      : "r"(x), "r"(offset));
+  return r;
+}
+
+__device__ __forceinline__ unsigned long long ShuffleUpAdd(unsigned long long x, uint32_t offset) {
+  unsigned long long r;
+  asm("{\n\t.reg .u32 lo, hi;\n\t.reg .u64 t;\n\t.reg .pred p;\n\t"
+      "mov.b64 {lo, hi}, %1;\n\t"
+      "shfl.sync.up.b32 lo|p, lo, %2, 0x0, 0xffffffff;\n\t"
+      "shfl.sync.up.b32 hi|p, hi, %2, 0x0, 0xffffffff;\n\t"
+      "mov.b64 t, {lo, hi};\n\t"
+      "@p add.u64 t, t, %1;\n\t"
+      "mov.u64 %0, t;\n\t}"
+      : "=l"(r)
+      : "l"(x), "r"(offset));
+  return r;
+}
+
+/// Inclusive sum of x over lanes 0..L (Kogge-Stone, five steps).
 template <typename S>
-__device__ __forceinline__ S WarpInclusiveSum(S x, uint32_t lane) {
+__device__ __forceinline__ S WarpInclusiveSum(S x) {
 #pragma unroll
-  for (uint32_t offset = 1; offset < 32; offset <<= 1) {
-    const S y = __shfl_up_sync(0xFFFFFFFFu, x, offset);
-    if (lane >= offset) x += y;
-  }
+  for (uint32_t offset = 1; offset < 32; offset <<= 1) x = ShuffleUpAdd(x, offset);
   return x;
 }
+
+/// Minimum of `x` over the warp.
+__device__ __forceinline__ uint32_t WarpMin(uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(0xFFFFFFFFu, x);
+#else
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) x = min(x, __shfl_xor_sync(0xFFFFFFFFu, x, offset));
+  return x;
+#endif
+}
+
+/// The per-warp stage of a DELTA launch: one block of kDeltaBlockSteps
+/// steps (8 x 32 rows) in row order, as W words (32-bit for types of up to
+/// 32 bits, whose sums are taken modulo 2^32 ⊇ 2^N, else 64-bit). Row r sits at
+/// DeltaStageIndex(r): 16 bytes of padding after every 128 bytes keep both
+/// access patterns free of bank conflicts (a step's 32 rows written by the
+/// 32 lanes, and 8 consecutive rows read by one lane in 16-byte loads).
+inline constexpr uint32_t kDeltaBlockSteps = 8;
+inline constexpr uint32_t kDeltaBlockRows = kDeltaBlockSteps * 32;
+
+template <typename U>
+using DeltaStageWord = std::conditional_t<sizeof(U) == 8, unsigned long long, uint32_t>;
+
+template <typename W>
+__host__ __device__ constexpr uint32_t DeltaStageIndex(uint32_t row) {
+  constexpr uint32_t kRowsPer128 = 128 / sizeof(W);
+  return row + (16 / sizeof(W)) * (row / kRowsPer128);
+}
+
+/// Bytes of one warp's stage (a multiple of 16).
+template <typename U>
+__host__ __device__ constexpr uint32_t DeltaStageBytes() {
+  using W = DeltaStageWord<U>;
+  return DeltaStageIndex<W>(kDeltaBlockRows) * sizeof(W);
+}
+
+/// The exceptions of one DELTA tile (spec §8.9), held by the warp 32 at a
+/// time: lane j holds exception `batch + j` as the row of the tile it falls
+/// on (kNone outside the tile) and its high part shifted by w. A block of
+/// steps without an exception costs the tile loop one comparison with the
+/// uniform `next_row`; a block with some gets their high parts added to its
+/// staged fields (AddTo), one shared-memory addition per exception.
+///
+/// Rows come from the payload and are untrusted: they only ever select a
+/// slot of the warp's own stage block, never an address outside it, and
+/// every batch advance moves 32 exceptions on, so a corrupt list (which
+/// the host rejects, §8.9) yields wrong values at worst.
+template <typename U>
+struct DeltaTileExceptions {
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  DeltaExceptionList list;
+  uint64_t tile_first;
+  uint64_t tile_rows_here;
+  uint32_t w;
+  uint32_t batch;          // exception held by lane 0
+  uint32_t my_row;         // row in the tile; kNone: no exception, or outside the tile
+  U my_high;
+  uint32_t batch_end_row;  // lane 31's row when exceptions follow the batch, else kNone
+  uint32_t next_row;       // uniform: the first row not yet applied that holds one
+
+  __device__ __forceinline__ DeltaTileExceptions(const DeltaExceptionList& l, uint64_t first,
+                                                 uint64_t rows_here, uint32_t width, uint32_t lane)
+      : list(l), tile_first(first), tile_rows_here(rows_here), w(width), batch(0) {
+    if (list.count == 0) {  // uniform: the partition has none
+      my_row = next_row = batch_end_row = kNone;
+      my_high = 0;
+      return;
+    }
+    // With at most 32 exceptions the one batch is all of them (rows before
+    // the tile fall outside it); more are searched for the tile's first.
+    if (list.count > 32) batch = list.WarpLowerBound(tile_first, lane);
+    Load(lane);
+    next_row = WarpMin(my_row);
+  }
+
+  __device__ __forceinline__ void Load(uint32_t lane) {
+    const uint32_t e = batch + lane;
+    const bool valid = e < list.count;
+    const uint64_t rel = (valid ? list.Row(e) : 0) - tile_first;  // wraps below the tile
+    my_row = valid && rel < tile_rows_here ? static_cast<uint32_t>(rel) : kNone;
+    my_high = valid && w < 64 ? static_cast<U>(list.High(e) << w) : U{0};
+    const uint32_t last = __shfl_sync(0xFFFFFFFFu, my_row, 31);
+    batch_end_row = batch + 32 < list.count ? last : kNone;
+  }
+
+  /// Adds the high part of every exception on tile rows [first, first +
+  /// kDeltaBlockRows) to its staged field; moves next_row past the block.
+  template <typename W>
+  __device__ __forceinline__ void AddTo(W* stage, uint32_t first, uint32_t lane) {
+    const uint32_t end = first + kDeltaBlockRows;
+    for (;;) {
+      if (my_row >= first && my_row < end) {
+        atomicAdd(stage + DeltaStageIndex<W>(my_row - first), static_cast<W>(my_high));
+      }
+      // The batch ends in this block and more exceptions follow.
+      if (batch_end_row >= end) break;
+      batch += 32;
+      Load(lane);
+    }
+    next_row = WarpMin(my_row >= end ? my_row : kNone);
+  }
+};
 
 /// One tile of a DELTA partition. Same contract as DecodeSlapTile: the whole
 /// warp calls it with the same tile; `tile_out` is the output index of the
 /// tile's row 0. kMap: the launch may hold dictionary chunks (MapCode).
+/// `stage` is the warp's DeltaStageBytes<U>() of shared memory.
+///
+/// The tile is decoded in blocks of 8 steps (256 rows). Each lane reads its
+/// 8 fields with the SLAP lane reader and writes them to the stage in row
+/// order (exceptions add their high parts there); then lane L takes the 8
+/// consecutive rows 8L .. 8L+7 and sums them in sequence, one warp scan
+/// over the 32 lane totals gives each lane the rows before its own, and the
+/// values go back to the stage, from where the warp stores them a step of
+/// 32 consecutive rows at a time. A block costs one scan instead of eight,
+/// and an addition per value.
 template <typename U, int kWidthClass, int kV, bool kMap>
 __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedPartition& sp,
                                              uint32_t tile, int64_t tile_out, uint64_t range_len,
-                                             U* __restrict__ out, uint32_t lane) {
+                                             U* __restrict__ out, uint32_t lane, uint64_t* stage_words) {
+  using W = DeltaStageWord<U>;
+  W* const stage = reinterpret_cast<W*>(stage_words);
   const DevicePartition& d = sp.d;
   const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
   const uint32_t w = d.width;
@@ -111,11 +255,11 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   const uint32_t r = sp.partial_r;
   const uint32_t steps = full ? V : q + (r != 0 ? 1u : 0u);
   const uint32_t lane_rows = full ? V : q + (lane < r ? 1u : 0u);
+  const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   const uint64_t* words = c.payload + d.word_offset;
   // spec §8.9: Seed[t], then the SLAP stream after ceil_div(n, S) seed words.
-  U carry = static_cast<U>(__ldg(words + tile));
-  const U delta_base = static_cast<U>(sp.params[0]);
-  const U lane_bases = static_cast<U>(delta_base * static_cast<U>(lane + 1));
+  W carry = static_cast<W>(__ldg(words + tile));
+  const W delta_base = static_cast<W>(sp.params[0]);
   const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V);
 
   LaneBitReader<1> reader;
@@ -124,93 +268,103 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
     const uint64_t bit = (tile_first + lane_first) * w;
     reader.Init(stream + (bit >> 6), static_cast<uint32_t>(bit & 63));
   }
+  // The steps whose row of this lane lies in the output range: output index
+  // tile_out + L + 32 k in [0, range_len), and k < lane_rows.
+  const int64_t lane_out = tile_out + static_cast<int64_t>(lane);
+  int64_t lo = 0;
+  int64_t hi = lane_rows;
+  if (lane_out < 0) lo = (-lane_out + 31) / 32;
+  const int64_t room = static_cast<int64_t>(range_len) - lane_out;  // rows from lane_out on
+  if (room <= 0) {
+    hi = 0;
+  } else if ((room + 31) / 32 < hi) {
+    hi = (room + 31) / 32;
+  }
+  const uint32_t store_lo = static_cast<uint32_t>(min(lo, hi));
+  const uint32_t store_count = static_cast<uint32_t>(hi) - store_lo;
+  U* const o = store_count != 0 ? out + (lane_out + int64_t{store_lo} * internal::kLanes) : out;
+
   const uint64_t mask = sp.mask;
-  const DeltaExceptionList exceptions(stream, d.rows, w, sp.params[1]);
-  // spec §8.9 exceptions, 32 at a time: lane j holds exception batch + j
-  // (its row, and its high part shifted by w; w < 64 whenever E > 0, since
-  // w + Exception_Width <= N), so a tile costs one parallel load per 32
-  // exceptions and a step without one costs a comparison and a ballot.
-  uint32_t batch = exceptions.count == 0 ? 0 : exceptions.WarpLowerBound(tile_first, lane);
-  uint64_t my_row = ~uint64_t{0};
-  U my_high = 0;
-  uint64_t batch_last_row = ~uint64_t{0};  // lane 31's row: past it, load the next batch
-  auto load_batch = [&]() {
-    const uint32_t e = batch + lane;
-    my_row = e < exceptions.count ? exceptions.Row(e) : ~uint64_t{0};
-    my_high = e < exceptions.count && w < 64 ? static_cast<U>(exceptions.High(e) << w) : U{0};
-    batch_last_row = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_row), 31);
-  };
-  if (exceptions.count != 0) load_batch();
-  // The scan adds the low fields only; high parts are added apart (below).
-  const bool scan32 = w <= 27;
-  const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
-  const bool inside = tile_out >= 0 && static_cast<uint64_t>(tile_out) + rows_here <= range_len;
+  DeltaTileExceptions<U> ex(DeltaExceptionList(stream, d.rows, w, sp.params[1]), tile_first,
+                            rows_here, w, lane);
   constexpr uint32_t G = FieldsPerRead(kWidthClass);
-  for (uint32_t k = 0; k < steps; k += G) {
-    uint64_t f[G];
-    ReadFields<kWidthClass>(reader, w, mask, f);
+  static_assert(kDeltaBlockSteps % G == 0, "a block of steps is whole groups of fields");
+  const uint32_t my_first = DeltaStageIndex<W>(kDeltaBlockSteps * lane);  // rows 8L .. 8L+7
+  for (uint32_t block = 0; block < steps; block += kDeltaBlockSteps) {
+    // 1. The fields of the block's steps, in row order. Steps past the
+    // tile, and the high lanes of a partial tile's last step, are rows past
+    // the tile's last: what they hold only reaches rows that are not stored.
 #pragma unroll
-    for (uint32_t i = 0; i < G; ++i) {
-      const uint32_t step = k + i;
-      if (step >= steps) break;  // uniform across the warp
-      const bool has_row = step < lane_rows;
-      // Exceptions among this step's 32 rows: a high part at lane `at` adds
-      // to the prefix of every lane from `at` on.
-      const uint64_t field = f[i];
-      U correction = 0;
-      if (exceptions.count != 0) {
-        const uint64_t step_first = tile_first + uint64_t{step} * internal::kLanes;
-        const uint64_t step_end = step_first + internal::kLanes;
-        for (;;) {
-          uint32_t hits =
-              __ballot_sync(0xFFFFFFFFu, my_row >= step_first && my_row < step_end);
-          while (hits != 0) {
-            const int j = __ffs(hits) - 1;
-            hits &= hits - 1;
-            const uint64_t row =
-                __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_row), j);
-            U high;
-            if constexpr (sizeof(U) == 8) {
-              high = static_cast<U>(
-                  __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(my_high), j));
-            } else {
-              high = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(my_high), j));
-            }
-            if (lane >= row - step_first) correction = static_cast<U>(correction + high);
-          }
-          // The batch ends inside this step and more exceptions follow.
-          if (batch_last_row < step_end && batch + 32 < exceptions.count) {
-            batch += 32;
-            load_batch();
-            continue;
-          }
-          break;
-        }
-      }
-      // Lanes without a row at this step are the high lanes of a partial
-      // tile's last step (spec §8.5); they add nothing and store nothing.
-      U sum;
-      if constexpr (kWidthClass == kZeroWidth) {
-        sum = 0;
-      } else if (scan32) {
-        sum = static_cast<U>(WarpInclusiveSum<uint32_t>(has_row ? static_cast<uint32_t>(field) : 0u, lane));
-      } else {
-        sum = static_cast<U>(
-            WarpInclusiveSum<unsigned long long>(has_row ? field : 0ull, lane));
-      }
-      const U value = static_cast<U>(carry + lane_bases + sum + correction);
-      const int64_t index = tile_out + static_cast<int64_t>(lane) + int64_t{step} * internal::kLanes;
-      if (inside) {
-        if (has_row) out[index] = MapCode<kMap>(c, value);
-      } else {
-        StoreChecked<kMap>(c, out, index, range_len, has_row, value);
-      }
-      if constexpr (sizeof(U) == 8) {
-        carry = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(value), 31));
-      } else {
-        carry = static_cast<U>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(value), 31));
+    for (uint32_t k = 0; k < kDeltaBlockSteps; k += G) {
+      uint64_t f[G] = {};
+      if (block + k < steps) ReadFields<kWidthClass>(reader, w, mask, f);
+#pragma unroll
+      for (uint32_t i = 0; i < G; ++i) {
+        const W field = block + k + i < steps && block + k + i < lane_rows ? static_cast<W>(f[i]) : W{0};
+        stage[DeltaStageIndex<W>((k + i) * internal::kLanes + lane)] = field;
       }
     }
+    if (ex.next_row < (block + kDeltaBlockSteps) * internal::kLanes) {
+      __syncwarp();
+      ex.AddTo(stage, block * internal::kLanes, lane);
+    }
+    __syncwarp();
+    // 2. Lane L sums rows 8L .. 8L+7 (Delta_Base + u each), a warp scan of
+    // the lane totals adds the rows before them, and the values go back.
+    // (Each lane reads and rewrites only its own rows here.)
+    W run[kDeltaBlockSteps];
+    {
+      using Vec = std::conditional_t<sizeof(W) == 8, ulonglong2, uint4>;
+      constexpr uint32_t kPerVec = 16 / sizeof(W);
+#pragma unroll
+      for (uint32_t j = 0; j < kDeltaBlockSteps; j += kPerVec) {
+        const Vec v = *reinterpret_cast<const Vec*>(stage + my_first + j);
+        if constexpr (sizeof(W) == 8) {
+          run[j] = v.x;
+          run[j + 1] = v.y;
+        } else {
+          run[j] = v.x;
+          run[j + 1] = v.y;
+          run[j + 2] = v.z;
+          run[j + 3] = v.w;
+        }
+      }
+    }
+    run[0] = static_cast<W>(run[0] + delta_base);
+#pragma unroll
+    for (uint32_t j = 1; j < kDeltaBlockSteps; ++j) run[j] = static_cast<W>(run[j - 1] + run[j] + delta_base);
+    const W inclusive = WarpInclusiveSum<W>(run[kDeltaBlockSteps - 1]);
+    const W before = static_cast<W>(carry + inclusive - run[kDeltaBlockSteps - 1]);
+    carry = static_cast<W>(carry + ShuffleValue(inclusive, 31));
+    {
+      using Vec = std::conditional_t<sizeof(W) == 8, ulonglong2, uint4>;
+      constexpr uint32_t kPerVec = 16 / sizeof(W);
+#pragma unroll
+      for (uint32_t j = 0; j < kDeltaBlockSteps; j += kPerVec) {
+        Vec v;
+        if constexpr (sizeof(W) == 8) {
+          v.x = before + run[j];
+          v.y = before + run[j + 1];
+        } else {
+          v.x = before + run[j];
+          v.y = before + run[j + 1];
+          v.z = before + run[j + 2];
+          v.w = before + run[j + 3];
+        }
+        *reinterpret_cast<Vec*>(stage + my_first + j) = v;
+      }
+    }
+    __syncwarp();
+    // 3. Step k's 32 rows, lane L the row 32 k + L.
+#pragma unroll
+    for (uint32_t k = 0; k < kDeltaBlockSteps; ++k) {
+      const uint32_t slot = block + k - store_lo;  // wraps below store_lo
+      if (slot < store_count) {
+        o[slot * internal::kLanes] =
+            MapCode<kMap>(c, static_cast<U>(stage[DeltaStageIndex<W>(k * internal::kLanes + lane)]));
+      }
+    }
+    __syncwarp();  // the stage is refilled by the next block
   }
 }
 
@@ -218,19 +372,19 @@ template <typename U, int kV, bool kMap>
 __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const StagedPartition& sp,
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
-                                                   uint32_t lane) {
-  // Fields of up to 32 bits are read two at a time: four at a time (as
-  // FOR_BITPACK does up to 16 bits) keeps too many scans in flight and spills.
+                                                   uint32_t lane, uint64_t* stage) {
   switch (WidthClassOf(sp.d.width)) {
     case kZeroWidth:
-      DecodeDeltaTile<U, kZeroWidth, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kZeroWidth, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
       break;
     case kNarrow16:
+      DecodeDeltaTile<U, kNarrow16, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
+      break;
     case kNarrow32:
-      DecodeDeltaTile<U, kNarrow32, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kNarrow32, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
       break;
     default:
-      DecodeDeltaTile<U, kWide, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
+      DecodeDeltaTile<U, kWide, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
       break;
   }
 }

@@ -523,9 +523,16 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Small partitions thus cost their warp no dependent metadata loads.
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
-/// dynamic shared memory per warp for StageWideTile.
+/// dynamic shared memory per warp for StageWideTile, kDelta launches
+/// DeltaStageBytes<U>() per warp for DecodeDeltaTile.
+///
+/// Registers: DELTA launches without a dictionary get 80 per thread (three
+/// 256-thread blocks per SM): their tile decoder spills at 64 and runs 6–50%
+/// faster at 80. Dictionary launches keep 64, because every store waits on a
+/// gather from the entries and more resident warps hide it better
+/// (docs/results/gpu-notes.md, v14).
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
-__global__ void __launch_bounds__(256, kDelta ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+__global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   static_assert(!(kStageWide && kDelta), "one dynamic stage per launch");
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];

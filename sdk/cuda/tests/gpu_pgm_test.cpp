@@ -124,6 +124,15 @@ size_t WrongRows(const std::vector<uint64_t>& rows, const std::vector<uint64_t>&
   return wrong;
 }
 
+/// The sorted canonical values as one column "k" of `type`, written with a
+/// PGM index required (and the other `options`).
+std::vector<uint8_t> WriteIndexedColumn(PhysicalType type, const std::vector<uint64_t>& canonical,
+                                        WriteOptions options) {
+  const std::vector<uint8_t> raw = Pack(canonical, type);
+  options.pgm = PgmMode::kRequire;
+  return WriteColumn("k", type, raw.data(), canonical.size(), options);
+}
+
 void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta, uint64_t seed,
                  int random_keys = 2000, uint32_t values_per_lane = 64) {
   CAPTURE(PhysicalTypeName(type));
@@ -131,14 +140,12 @@ void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta,
   CAPTURE(chunk_rows);
   CAPTURE(delta);
   const std::vector<uint64_t> canonical = SortedCanonical(type, n, seed);
-  const std::vector<uint8_t> raw = Pack(canonical, type);
   WriteOptions options;
   options.chunk_rows = chunk_rows;
-  options.pgm = PgmMode::kRequire;
   options.pgm_epsilon = 16;
   options.partitioner.enable_delta = delta;
   options.values_per_lane = values_per_lane;
-  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  const std::vector<uint8_t> file = WriteIndexedColumn(type, canonical, options);
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
   Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
@@ -188,10 +195,7 @@ TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row
   const PhysicalType type = PhysicalType::kUInt32;
   const uint64_t n = 50000;
   const std::vector<uint64_t> canonical = SortedCanonical(type, n, 7);
-  const std::vector<uint8_t> raw = Pack(canonical, type);
-  WriteOptions options;
-  options.pgm = PgmMode::kRequire;
-  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  const std::vector<uint8_t> file = WriteIndexedColumn(type, canonical, WriteOptions());
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
   Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
@@ -225,11 +229,9 @@ TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {
   const PhysicalType type = PhysicalType::kInt64;
   const uint64_t n = 30000;
   const std::vector<uint64_t> canonical = SortedCanonical(type, n, 11);
-  const std::vector<uint8_t> raw = Pack(canonical, type);
   WriteOptions options;
   options.chunk_rows = 4000;
-  options.pgm = PgmMode::kRequire;
-  const std::vector<uint8_t> file = WriteColumn("k", type, raw.data(), n, options);
+  const std::vector<uint8_t> file = WriteIndexedColumn(type, canonical, options);
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
   Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);

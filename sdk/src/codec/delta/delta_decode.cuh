@@ -152,6 +152,13 @@ __host__ __device__ constexpr uint32_t DeltaStageIndex(uint32_t row) {
   return row + (16 / sizeof(W)) * (row / kRowsPer128);
 }
 
+/// One lane's run of a stage block: rows 8L .. 8L+7, which start on a
+/// 16-byte boundary (DeltaStageIndex).
+template <typename W>
+struct alignas(16) DeltaStageRun {
+  W v[kDeltaBlockSteps];
+};
+
 /// Bytes of one warp's stage (a multiple of 16).
 template <typename U>
 __host__ __device__ constexpr uint32_t DeltaStageBytes() {
@@ -300,7 +307,7 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
       if (block + k < steps) ReadFields<kWidthClass>(reader, w, mask, f);
 #pragma unroll
       for (uint32_t i = 0; i < G; ++i) {
-        const W field = block + k + i < steps && block + k + i < lane_rows ? static_cast<W>(f[i]) : W{0};
+        const W field = block + k + i < lane_rows ? static_cast<W>(f[i]) : W{0};  // lane_rows <= steps
         stage[DeltaStageIndex<W>((k + i) * internal::kLanes + lane)] = field;
       }
     }
@@ -311,49 +318,20 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
     __syncwarp();
     // 2. Lane L sums rows 8L .. 8L+7 (Delta_Base + u each), a warp scan of
     // the lane totals adds the rows before them, and the values go back.
-    // (Each lane reads and rewrites only its own rows here.)
-    W run[kDeltaBlockSteps];
-    {
-      using Vec = std::conditional_t<sizeof(W) == 8, ulonglong2, uint4>;
-      constexpr uint32_t kPerVec = 16 / sizeof(W);
+    // (Each lane reads and rewrites only its own rows here, in 16-byte
+    // accesses: DeltaStageRun is 16-byte aligned.)
+    DeltaStageRun<W> run = *reinterpret_cast<const DeltaStageRun<W>*>(stage + my_first);
+    run.v[0] = static_cast<W>(run.v[0] + delta_base);
 #pragma unroll
-      for (uint32_t j = 0; j < kDeltaBlockSteps; j += kPerVec) {
-        const Vec v = *reinterpret_cast<const Vec*>(stage + my_first + j);
-        if constexpr (sizeof(W) == 8) {
-          run[j] = v.x;
-          run[j + 1] = v.y;
-        } else {
-          run[j] = v.x;
-          run[j + 1] = v.y;
-          run[j + 2] = v.z;
-          run[j + 3] = v.w;
-        }
-      }
+    for (uint32_t j = 1; j < kDeltaBlockSteps; ++j) {
+      run.v[j] = static_cast<W>(run.v[j - 1] + run.v[j] + delta_base);
     }
-    run[0] = static_cast<W>(run[0] + delta_base);
-#pragma unroll
-    for (uint32_t j = 1; j < kDeltaBlockSteps; ++j) run[j] = static_cast<W>(run[j - 1] + run[j] + delta_base);
-    const W inclusive = WarpInclusiveSum<W>(run[kDeltaBlockSteps - 1]);
-    const W before = static_cast<W>(carry + inclusive - run[kDeltaBlockSteps - 1]);
+    const W inclusive = WarpInclusiveSum<W>(run.v[kDeltaBlockSteps - 1]);
+    const W before = static_cast<W>(carry + inclusive - run.v[kDeltaBlockSteps - 1]);
     carry = static_cast<W>(carry + ShuffleValue(inclusive, 31));
-    {
-      using Vec = std::conditional_t<sizeof(W) == 8, ulonglong2, uint4>;
-      constexpr uint32_t kPerVec = 16 / sizeof(W);
 #pragma unroll
-      for (uint32_t j = 0; j < kDeltaBlockSteps; j += kPerVec) {
-        Vec v;
-        if constexpr (sizeof(W) == 8) {
-          v.x = before + run[j];
-          v.y = before + run[j + 1];
-        } else {
-          v.x = before + run[j];
-          v.y = before + run[j + 1];
-          v.z = before + run[j + 2];
-          v.w = before + run[j + 3];
-        }
-        *reinterpret_cast<Vec*>(stage + my_first + j) = v;
-      }
-    }
+    for (uint32_t j = 0; j < kDeltaBlockSteps; ++j) run.v[j] = static_cast<W>(before + run.v[j]);
+    *reinterpret_cast<DeltaStageRun<W>*>(stage + my_first) = run;
     __syncwarp();
     // 3. Step k's 32 rows, lane L the row 32 k + L.
 #pragma unroll

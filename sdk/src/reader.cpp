@@ -1015,6 +1015,45 @@ Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
   }
 }
 
+Result<IbpRowStats> Reader::IbpStats(int column, int chunk) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
+    if (impl_->columns[column].chunks[chunk].encoding != 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ChunkName(column, chunk) + " is not an IbpFloat chunk");
+    }
+    // The masks and row index only: the payload is neither read nor held.
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded,
+                        impl_->Borrow(column, chunk, /*with_payload=*/false));
+    const ChunkView& view = loaded->view;
+    const IbpChunkView& ibp = view.ibp;
+    IbpRowStats stats;
+    stats.num_rows = view.num_rows;
+    stats.word_bytes = ibp.word_bytes;
+    stats.words_per_row = ibp.words_per_row;
+    stats.payload_words = internal::IbpPayloadWords(view);
+    for (uint64_t r = 0; r < view.num_rows; ++r) {
+      const uint64_t length = internal::IbpRowStart(view, r + 1) - internal::IbpRowStart(view, r);
+      stats.packed_rows += length < ibp.words_per_row;
+    }
+    const uint64_t m = ibp.words_per_row;
+    stats.masks.resize(ibp.num_masks);
+    stats.bitvals.resize(ibp.num_masks);
+    for (uint32_t k = 0; k < ibp.num_masks; ++k) {
+      for (uint64_t j = 0; j < m; ++j) {
+        uint64_t mask = 0, bitval = 0;
+        std::memcpy(&mask, ibp.masks + (2 * k * m + j) * ibp.word_bytes, ibp.word_bytes);
+        std::memcpy(&bitval, ibp.masks + ((2 * k + 1) * m + j) * ibp.word_bytes, ibp.word_bytes);
+        stats.masks[k].push_back(mask);
+        stats.bitvals[k].push_back(bitval);
+      }
+    }
+    return stats;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
 uint64_t Reader::cached_bytes() const { return impl_->cache.HeldBytes(); }
 
 Status Reader::Validate(ValidationLevel level) const {

@@ -497,6 +497,21 @@ struct ChunkView {
   std::shared_ptr<const void> owner;
 };
 
+/// What an IbpFloat chunk's rows look like (spec §11.2.3), from its row
+/// index: how many rows are packed and how large rows are on average.
+struct IbpRowStats {
+  uint64_t num_rows = 0;
+  uint64_t packed_rows = 0;     ///< rows stored packed (L_r < M); the others are raw
+  uint64_t payload_words = 0;   ///< Payload_Words
+  uint32_t word_bytes = 0;
+  uint32_t words_per_row = 0;   ///< M
+  /// Per mask: Mask then Bitval words (W / 8 bytes each, little-endian).
+  std::vector<std::vector<uint64_t>> masks, bitvals;
+  double mean_row_bytes() const {
+    return num_rows == 0 ? 0.0 : static_cast<double>(payload_words) * word_bytes / num_rows;
+  }
+};
+
 enum class ValidationLevel : uint8_t {
   kStructural = 0,  ///< spec §10.2 for every chunk: checksums and metadata
   kDeep = 1,        ///< spec §10.3: also decode everything and check padding, bounds, stats
@@ -554,6 +569,10 @@ class Reader {
   /// rows[i] = LowerBound(column, keys[i]).
   Status LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
                          uint64_t* rows) const;
+
+  /// An IbpFloat chunk's row statistics and masks (kInvalidArgument for a
+  /// chunk of another encoding). Reads the masks and the row index only.
+  Result<IbpRowStats> IbpStats(int column, int chunk) const;
 
   /// Validates every chunk at the given level; returns the first failure.
   Status Validate(ValidationLevel level) const;

@@ -1,0 +1,200 @@
+// IBP chunks (spec §11.2.3, format 1.1), the CUDA half of the decoder: one
+// warp per row, 32 words of the row per step. The CPU reference is
+// ibp_decode.cpp; both use ibp_format.hpp, so they read the index, the
+// bitmap and the stream the same way and decode every valid row to the same
+// bytes.
+//
+// Safety: the kernel trusts only what the host validated in the descriptor
+// (sizes, counts, widths). Every start and end it reads from the row index is
+// checked against the payload and M, every mask id against K, and every
+// packed row's length against its bitmap before its stream is read: a row
+// that fails any check is written as zeros (the CPU reports
+// kCorruptPayload); nothing is read or written outside the buffers.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/ibp/ibp_format.hpp"
+
+namespace l3::internal {
+
+/// An IBP chunk as the kernels see it (filled from l3::cuda::DeviceIbpChunk).
+struct IbpKernelChunk {
+  const uint8_t* masks;         // 2 * K * M words
+  const uint64_t* row_offsets;  // Block_Start[G + 1], then the fields; null when all raw
+  const uint8_t* mask_ids;      // num_rows bytes; null when K = 1
+  const uint8_t* payload;       // payload_words words + 32 bytes
+  uint64_t first_row;           // within the column
+  uint64_t num_rows;
+  uint64_t payload_words;
+  uint32_t word_bytes;          // 4 or 8
+  uint32_t words_per_row;       // M
+  uint32_t num_masks;           // K
+  uint32_t offset_bits;         // b
+};
+
+inline constexpr int kMaxIbpLaunchChunks = 48;
+
+struct IbpChunkSet {
+  IbpKernelChunk chunk[kMaxIbpLaunchChunks];
+  uint32_t count;
+};
+
+#if defined(__CUDACC__)
+
+/// Start(r) of spec §11.2.3 for r <= num_rows. The field's position depends
+/// only on r and b, so the reads stay inside the row index.
+__device__ __forceinline__ uint64_t IbpDeviceRowStart(const IbpKernelChunk& c, uint64_t r) {
+  if (c.row_offsets == nullptr) return r * c.words_per_row;
+  const uint64_t blocks = IbpBlocks(c.num_rows);
+  if (r >= c.num_rows) return __ldg(c.row_offsets + blocks);
+  const uint64_t* fields = c.row_offsets + blocks + 1;
+  const uint32_t b = c.offset_bits;
+  const uint64_t bit = r * b;
+  const uint64_t word = bit >> 6;
+  const uint32_t shift = static_cast<uint32_t>(bit & 63);
+  uint64_t v = __ldg(fields + word) >> shift;
+  if (shift + b > 64) v |= __ldg(fields + word + 1) << (64 - shift);
+  return __ldg(c.row_offsets + r / kIbpBlockRows) + (v & LowMask(b));
+}
+
+template <typename Word>
+__device__ __forceinline__ Word IbpLoadWord(const Word* p) {
+  return __ldg(p);
+}
+
+/// Writes the bytes of word `j` that lie inside the row's `row_bytes` bytes,
+/// in stores of `store_bytes` (the type's size or the word's, whichever is
+/// smaller: both divide every offset involved).
+template <typename Word>
+__device__ __forceinline__ void IbpStoreWord(uint8_t* out_row, uint64_t j, Word value,
+                                             uint32_t row_bytes, uint32_t store_bytes) {
+  const uint64_t at = j * sizeof(Word);
+  if (at + sizeof(Word) <= row_bytes && store_bytes == sizeof(Word)) {
+    *reinterpret_cast<Word*>(out_row + at) = value;
+    return;
+  }
+  for (uint32_t q = 0; q < sizeof(Word); q += store_bytes) {
+    if (at + q >= row_bytes) break;
+    const uint64_t part = static_cast<uint64_t>(value) >> (8 * q);
+    switch (store_bytes) {
+      case 2: *reinterpret_cast<uint16_t*>(out_row + at + q) = static_cast<uint16_t>(part); break;
+      case 4: *reinterpret_cast<uint32_t*>(out_row + at + q) = static_cast<uint32_t>(part); break;
+      default: *reinterpret_cast<uint64_t*>(out_row + at + q) = part; break;
+    }
+  }
+}
+
+/// The whole warp writes zeros over a row (a row that failed a check).
+__device__ __forceinline__ void IbpZeroRow(uint8_t* out_row, uint32_t row_bytes,
+                                           uint32_t store_bytes, uint32_t lane) {
+  for (uint32_t at = lane * store_bytes; at < row_bytes; at += 32 * store_bytes) {
+    switch (store_bytes) {
+      case 2: *reinterpret_cast<uint16_t*>(out_row + at) = 0; break;
+      case 4: *reinterpret_cast<uint32_t*>(out_row + at) = 0; break;
+      default: *reinterpret_cast<uint64_t*>(out_row + at) = 0; break;
+    }
+  }
+}
+
+/// Decodes chunk row `r` of `c` into `out_row` (row_bytes bytes) with the
+/// whole warp. Warp-uniform arguments.
+template <typename Word>
+__device__ void IbpDecodeRowWarp(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
+                                 uint32_t row_bytes, uint32_t store_bytes, uint32_t lane) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint64_t m = c.words_per_row;
+  const uint64_t start = IbpDeviceRowStart(c, r);
+  const uint64_t end = IbpDeviceRowStart(c, r + 1);
+  if (!(start < end && end <= c.payload_words && end - start <= m)) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, lane);
+    return;
+  }
+  const uint64_t length = end - start;
+  const Word* row = reinterpret_cast<const Word*>(c.payload) + start;
+  if (length == m) {  // raw
+    for (uint64_t j = lane; j < m; j += 32) {
+      IbpStoreWord<Word>(out_row, j, IbpLoadWord(row + j), row_bytes, store_bytes);
+    }
+    return;
+  }
+  const uint32_t k = c.mask_ids != nullptr ? __ldg(c.mask_ids + r) : 0u;
+  const uint64_t h = IbpBitmapWords(m, W);
+  if (k >= c.num_masks || h > length) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, lane);
+    return;
+  }
+  const Word* mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
+  const Word* bitval = mask + m;
+  // Rule 5 first: the fields' total from the bitmap and the masks.
+  uint64_t total = 0;
+  for (uint64_t j0 = 0; j0 < m; j0 += 32) {
+    const uint64_t j = j0 + lane;
+    uint32_t f = 0;
+    if (j < m) {
+      const bool participates = (IbpLoadWord(row + j / W) >> (j % W)) & 1;
+      f = participates ? W - PopCount(IbpLoadWord(mask + j)) : W;
+    }
+    total += __reduce_add_sync(0xFFFFFFFFu, f);
+  }
+  if (h + (total + W - 1) / W != length) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, lane);
+    return;
+  }
+  const Word* stream = row + h;
+  uint64_t base = 0;
+  for (uint64_t j0 = 0; j0 < m; j0 += 32) {
+    const uint64_t j = j0 + lane;
+    bool participates = false;
+    Word mask_j = 0;
+    uint32_t f = 0;
+    if (j < m) {
+      participates = (IbpLoadWord(row + j / W) >> (j % W)) & 1;
+      mask_j = IbpLoadWord(mask + j);
+      f = participates ? W - PopCount(mask_j) : W;
+    }
+    // Inclusive scan of the field widths over the warp.
+    uint32_t inclusive = f;
+#pragma unroll
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+      const uint32_t up = __shfl_up_sync(0xFFFFFFFFu, inclusive, d);
+      if (lane >= d) inclusive += up;
+    }
+    if (j < m) {
+      const uint64_t pos = base + inclusive - f;
+      Word x = 0;
+      if (f > 0) {
+        const uint64_t i = pos / W;
+        const uint32_t off = static_cast<uint32_t>(pos % W);
+        const Word hi = IbpLoadWord(stream + i);
+        const Word lo = (off > 0 && off + f > W) ? IbpLoadWord(stream + i + 1) : Word{0};
+        x = MsbField<Word>(hi, lo, off, f);
+      }
+      const Word value = participates ? static_cast<Word>(IbpLoadWord(bitval + j) |
+                                                          DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                                      : x;
+      IbpStoreWord<Word>(out_row, j, value, row_bytes, store_bytes);
+    }
+    base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  }
+}
+
+/// Decodes column row `row` (inside the set's window) with the warp, from
+/// the chunk of `set` that holds it.
+__device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint64_t row,
+                                                   uint8_t* out_row, uint32_t row_bytes,
+                                                   uint32_t store_bytes, uint32_t lane) {
+  uint32_t c = 0;
+  while (c + 1 < set.count && set.chunk[c + 1].first_row <= row) ++c;
+  const IbpKernelChunk& chunk = set.chunk[c];
+  const uint64_t local = row - chunk.first_row;
+  if (chunk.word_bytes == 8) {
+    IbpDecodeRowWarp<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, lane);
+  } else {
+    IbpDecodeRowWarp<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, lane);
+  }
+}
+
+#endif  // __CUDACC__
+
+}  // namespace l3::internal

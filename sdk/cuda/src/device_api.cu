@@ -249,7 +249,8 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
                                     const void* d_parameters, const void* d_payload,
                                     const void* d_dictionary) {
   try {
-    if (!PhysicalTypeIsInteger(view.type) || view.encoding != 1 || view.column_type != view.type) {
+    if (!PhysicalTypeIsInteger(view.type) || view.encoding != 1 ||
+        PhysicalTypeIsFloat(view.column_type)) {
       // Float chunks (spec §11.2) decode through DecodeIbpRows (IBP) or are
       // not yet decoded on the device (the integer form would need the
       // order map after the integer decoder).

@@ -86,22 +86,27 @@ struct IbpLaunch {
   uint8_t* out;
   uint32_t row_bytes;
   uint32_t store_bytes;
+  uint32_t group_lanes;               // lanes per row: a power of two, 1..32
 };
 
-// One warp per output row, grid-stride.
+// One group of lanes per output row, grid-stride.
 __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args) {
-  const uint32_t lane = threadIdx.x & 31;
-  const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
-  for (uint64_t o = uint64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32; o < args.num_out;
-       o += warps) {
+  internal::IbpGroup g;
+  g.size = args.group_lanes;
+  g.lane = threadIdx.x & (g.size - 1);
+  const uint32_t first_lane = (threadIdx.x & 31) & ~(g.size - 1);
+  g.members = g.size == 32 ? 0xFFFFFFFFu : ((1u << g.size) - 1) << first_lane;
+  const uint64_t groups = uint64_t{gridDim.x} * (blockDim.x / g.size);
+  for (uint64_t o = uint64_t{blockIdx.x} * (blockDim.x / g.size) + threadIdx.x / g.size;
+       o < args.num_out; o += groups) {
     const uint64_t row = args.rows != nullptr ? __ldg(args.rows + o) : args.row_begin + o;
     uint8_t* out_row = args.out + o * args.row_bytes;
     if (row < args.column_begin || row >= args.column_end) {
-      if (args.zero_outside) internal::IbpZeroRow(out_row, args.row_bytes, args.store_bytes, lane);
+      if (args.zero_outside) internal::IbpZeroRow(out_row, args.row_bytes, args.store_bytes, g);
       continue;
     }
     if (row < args.window_begin || row >= args.window_end) continue;
-    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, lane);
+    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g);
   }
 }
 
@@ -111,9 +116,15 @@ Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t
   const uint32_t type_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
   const uint64_t column_begin = chunks[0].first_row;
   const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
-  const uint64_t warps_per_block = kIbpBlockThreads / 32;
+  // Lanes per row: the words of the widest row, rounded up to a power of
+  // two, at most a warp (rows of a few words share a warp).
+  uint64_t widest = 1;
+  for (size_t i = 0; i < num_chunks; ++i) widest = std::max<uint64_t>(widest, chunks[i].words_per_row);
+  uint32_t group_lanes = 1;
+  while (group_lanes < 32 && group_lanes < widest) group_lanes <<= 1;
+  const uint64_t rows_per_block = kIbpBlockThreads / group_lanes;
   const uint64_t blocks =
-      std::min<uint64_t>((num_out + warps_per_block - 1) / warps_per_block, uint64_t{32} * SmCount());
+      std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block, uint64_t{32} * SmCount());
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t last = std::min<size_t>(num_chunks, first + internal::kMaxIbpLaunchChunks);
     IbpLaunch args{};
@@ -134,6 +145,7 @@ Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t
     args.out = static_cast<uint8_t*>(d_out);
     args.row_bytes = static_cast<uint32_t>(row_bytes);
     args.store_bytes = store_bytes;
+    args.group_lanes = group_lanes;
     if (d_rows == nullptr) {
       // A range touches only the chunks it overlaps.
       const uint64_t row_end = row_begin + num_out;

@@ -16,8 +16,10 @@ namespace {
 constexpr uint32_t kThresholdDenominator = 20;
 constexpr uint32_t kThresholdFirst = 14;
 constexpr uint32_t kThresholdLast = 19;
-// Rows whose sizes choose the threshold and word width.
+// Rows whose sizes choose the threshold and word width: at most this many,
+// and at most kSampleBytes of rows (at least 256 rows).
 constexpr uint64_t kSampleRows = 65536;
+constexpr uint64_t kSampleBytes = uint64_t{16} << 20;
 // Row widths up to this many bytes count bits through byte histograms.
 constexpr uint64_t kHistogramMaxRowBytes = uint64_t{1} << 14;
 
@@ -75,6 +77,14 @@ Word RowWord(const uint8_t* row, uint64_t row_bytes, uint64_t j) {
 template <typename Word>
 struct Mask {
   std::vector<Word> mask, bitval;  // M words each
+  std::vector<uint8_t> packed_bits;  // W - popcount(mask[j]): a participating word's field
+
+  void Finish() {
+    packed_bits.resize(mask.size());
+    for (size_t j = 0; j < mask.size(); ++j) {
+      packed_bits[j] = static_cast<uint8_t>(8 * sizeof(Word) - PopCount(mask[j]));
+    }
+  }
 };
 
 // spec §14: bit invariant 1 when c > t n, invariant 0 when c < (1 - t) n,
@@ -98,6 +108,7 @@ Mask<Word> MakeMask(const std::vector<uint64_t>& counts, uint64_t n, uint32_t s,
       }
     }
   }
+  out.Finish();
   return out;
 }
 
@@ -107,9 +118,16 @@ uint64_t PackedWords(const uint8_t* row, uint64_t row_bytes, const Mask<Word>& m
   constexpr uint32_t W = 8 * sizeof(Word);
   const uint64_t m = mask.mask.size();
   uint64_t bits = 0;
-  for (uint64_t j = 0; j < m; ++j) {
+  // Whole words straight from the row; only the last may be partial.
+  const uint64_t whole = row_bytes / sizeof(Word);
+  for (uint64_t j = 0; j < whole; ++j) {
+    Word x;
+    std::memcpy(&x, row + j * sizeof(Word), sizeof(Word));
+    bits += (x & mask.mask[j]) == mask.bitval[j] ? mask.packed_bits[j] : W;
+  }
+  for (uint64_t j = whole; j < m; ++j) {
     const Word x = RowWord<Word>(row, row_bytes, j);
-    bits += (x & mask.mask[j]) == mask.bitval[j] ? W - PopCount(mask.mask[j]) : W;
+    bits += (x & mask.mask[j]) == mask.bitval[j] ? mask.packed_bits[j] : W;
   }
   return IbpBitmapWords(m, W) + (bits + W - 1) / W;
 }
@@ -174,7 +192,7 @@ bool AppendRow(const uint8_t* row, uint64_t row_bytes, const Mask<Word>& mask,
     const Word x = RowWord<Word>(row, row_bytes, j);
     if ((x & mask.mask[j]) == mask.bitval[j]) {
       (*words)[bitmap_at + j / W] |= static_cast<Word>(Word{1} << (j % W));
-      stream.Put(ExtractBits<Word>(x, static_cast<Word>(~mask.mask[j])), W - PopCount(mask.mask[j]));
+      stream.Put(ExtractBits<Word>(x, static_cast<Word>(~mask.mask[j])), mask.packed_bits[j]);
     } else {
       stream.Put(x, W);
     }
@@ -238,8 +256,9 @@ EncodedIbpChunk Encode(const uint8_t* rows, uint64_t num_rows, uint64_t row_byte
 }
 
 // The sample of rows that chooses between candidates: evenly spaced.
-std::vector<uint64_t> SampleRows(uint64_t num_rows) {
-  const uint64_t n = std::min(num_rows, kSampleRows);
+std::vector<uint64_t> SampleRows(uint64_t num_rows, uint64_t row_bytes) {
+  const uint64_t by_bytes = std::max<uint64_t>(256, kSampleBytes / row_bytes);
+  const uint64_t n = std::min({num_rows, kSampleRows, by_bytes});
   std::vector<uint64_t> sample(static_cast<size_t>(n));
   for (uint64_t i = 0; i < n; ++i) sample[i] = i * num_rows / n;
   return sample;
@@ -281,7 +300,7 @@ Result<EncodedIbpChunk> EncodeIbpChunk(const uint8_t* rows, uint64_t num_rows, u
   }
   try {
     const std::vector<uint64_t> counts = CountBits(rows, num_rows, row_bytes, nullptr, 0);
-    const std::vector<uint64_t> sample = SampleRows(num_rows);
+    const std::vector<uint64_t> sample = SampleRows(num_rows, row_bytes);
     // Candidates in tie order: thresholds ascending, 64-bit words first.
     Choice best;
     TryThresholds<uint64_t>(rows, num_rows, row_bytes, counts, sample, &best);

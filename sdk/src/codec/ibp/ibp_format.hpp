@@ -40,7 +40,12 @@ L3_HD uint32_t PopCount(Word w) {
   return sizeof(Word) == 8 ? static_cast<uint32_t>(__popcll(static_cast<unsigned long long>(w)))
                            : static_cast<uint32_t>(__popc(static_cast<unsigned>(w)));
 #else
-  return static_cast<uint32_t>(__builtin_popcountll(static_cast<unsigned long long>(w)));
+  // SWAR: without -mpopcnt, __builtin_popcountll is a library call.
+  uint64_t x = static_cast<uint64_t>(w);
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
 #endif
 }
 

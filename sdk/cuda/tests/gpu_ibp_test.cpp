@@ -148,6 +148,9 @@ TEST_CASE("a corrupt packed row decodes to zeros on the GPU, its neighbours inta
   std::vector<uint8_t> file = WriteIbp(bytes, PhysicalType::kFloat32, width);
   Result<Reader> clean = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(clean.ok());
+  // Intact, row 0 is only its bitmap (every field 0 bits, L = H) and
+  // decodes like every other row.
+  CheckIbpColumn(*clean, 0, 9);
   const ChunkInfo chunk = clean->column(0).chunks[0];
   // Flip row 0's participation bit of a word whose mask covers all W bits:
   // its length no longer matches (spec §11.2.3 rule 5).

@@ -527,4 +527,488 @@ void AddFloatValidCases(std::vector<Case>* cases) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// deep/
+
+void AddFloatDeepCases(std::vector<Case>* cases) {
+  const Adders add{cases};
+  // The example chunk (mask B): row 0 is the packed example row.
+  auto example = [] {
+    Rng rng(2101);
+    ColumnSpec col = IbpColumn("v", Ty::kF32, 3, ExampleRows(40, 7, rng), ExampleSpec(true));
+    return col;
+  };
+  {
+    BuildOptions opt;
+    opt.edit_ibp = [](int, int, EncodedIbp& e) {
+      if (!e.packed[0]) Fail("deep ibp: row 0 must be packed");
+      SetIbpWord(&e.payload, 32, 0, 0x00000007u | (1u << 20));
+    };
+    add.Deep("ibp_bitmap_bits_past_m", {"11.2.3", "11.2.4", "10.3"},
+             "An IbpFloat chunk (Float32, row_width 3, M = 3) whose packed row 0 has bitmap word "
+             "0x00100007: bit 20 lies past M, so it must be zero. A decoder ignores it.",
+             "CORRUPT_PAYLOAD", {example()}, opt);
+  }
+  {
+    BuildOptions opt;
+    opt.edit_ibp = [](int, int, EncodedIbp& e) {
+      if (IbpWord(e.payload, 32, 1) != 0x12347800) Fail("deep ibp: unexpected stream word");
+      SetIbpWord(&e.payload, 32, 1, 0x12347801);
+    };
+    add.Deep("ibp_stream_bits_after_last_field", {"11.2.3", "11.2.4", "10.3"},
+             "The packed example row of spec §11.2.3 with stream word 0x12347801 instead of "
+             "0x12347800: its 24 bits of fields are followed by a set bit (rule 5: the bits after "
+             "the last field are zero). A decoder ignores it.",
+             "CORRUPT_PAYLOAD", {example()}, opt);
+  }
+  {
+    // Float32, row_width 3, W = 64: B = 12, M = 2, 4 bytes after B.
+    ColumnSpec col = TemplateIbpColumn("v", Ty::kF32, 3, 64, 60, 1, 4, 0, 100, 2102);
+    const EncodedIbp e = EncodeIbp(col.type, 3, col.chunks[0].values, *col.chunks[0].ibp);
+    uint64_t raw_row = 0;
+    while (raw_row < e.num_rows && e.packed[raw_row]) ++raw_row;
+    if (raw_row == e.num_rows) Fail("ibp_raw_row_bytes_after_b_nonzero: no raw row");
+    BuildOptions opt;
+    opt.edit_ibp = [raw_row](int, int, EncodedIbp& c) {
+      // Byte 12 of the row: bit 32 of its second word.
+      const uint64_t w = c.start[raw_row] + 1;
+      SetIbpWord(&c.payload, 64, w, IbpWord(c.payload, 64, w) | (uint64_t{1} << 32));
+    };
+    add.Deep("ibp_raw_row_bytes_after_b_nonzero", {"11.2.3", "11.2.4", "10.3"},
+             Fmt("A Float32 column of row_width 3 viewed as W = 64 words (B = 12, M = 2): raw row %u "
+                 "has byte 12 (the first byte after B) set to 1. Its values are the first 12 bytes; "
+                 "the bytes after them must be zero.",
+                 static_cast<unsigned>(raw_row)),
+             "CORRUPT_PAYLOAD", {col}, opt);
+  }
+  {
+    // Float32, row_width 7, W = 64: B = 28, M = 4; the mask leaves the 4 bytes
+    // after B free, so a row with a bit set there still packs.
+    Rng rng(2103);
+    const FloatRows rows = TemplateRows(Ty::kF32, 7, 50, 1, 6, 0, 0, rng);
+    IbpSpec spec = SpecFor(Ty::kF32, 7, 64, rows, 1, 0.9);
+    spec.masks[0][3] &= 0xFFFFFFFFull;
+    spec.bitvals[0][3] &= 0xFFFFFFFFull;
+    spec.edit_words = [](uint64_t row, std::vector<uint64_t>& words) {
+      if (row == 4) words[3] |= uint64_t{1} << 45;
+    };
+    ColumnSpec col = IbpColumn("v", Ty::kF32, 7, rows.values, spec);
+    const EncodedIbp e = EncodeIbp(col.type, 7, rows.values, spec);
+    if (!e.packed[4]) Fail("ibp_packed_row_bytes_after_b_nonzero: row 4 must be packed");
+    add.Deep("ibp_packed_row_bytes_after_b_nonzero", {"11.2.3", "11.2.4", "10.3"},
+             "A Float32 column of row_width 7 viewed as W = 64 words (B = 28, M = 4) whose mask "
+             "leaves the upper half of word 3 (the 4 bytes after B) free: packed row 4 decodes to "
+             "a word 3 with bit 45 set, so byte 29 of the row is nonzero. The row's values are its "
+             "first 28 bytes.",
+             "CORRUPT_PAYLOAD", {col});
+  }
+  {
+    BuildOptions opt;
+    opt.edit_ibp = [](int, int, EncodedIbp& e) { e.payload.back() = 0x80; };
+    add.Deep("ibp_payload_padding_nonzero", {"11.2.3", "11.2.4", "10.3"},
+             "An IbpFloat chunk whose payload's last padding byte (of the 32 after the rows' "
+             "words) is 0x80.",
+             "CORRUPT_PAYLOAD", {example()}, opt);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// invalid/
+
+void AddFloatInvalidCases(std::vector<Case>* cases) {
+  const Adders add{cases};
+  auto file = [](const std::vector<ColumnSpec>& cols, const BuildOptions& opt = {}) {
+    return BuildTable(cols, opt).file;
+  };
+  // A Float32 column of row_width 8 (W = 32, M = 8), one mask, 130 rows (3
+  // index blocks), packed and raw rows.
+  const ColumnSpec ibp1 = TemplateIbpColumn("v", Ty::kF32, 8, 32, 130, 1, 10, 20, 60, 3101);
+  ExpectPackedAndRaw(ibp1);
+  // The same shape with K = 2 masks and cluster_ids.
+  const ColumnSpec ibp2 = TemplateIbpColumn("v", Ty::kF32, 8, 32, 130, 2, 10, 20, 60, 3102);
+  ExpectPackedAndRaw(ibp2);
+  // Every row raw (no row_offsets).
+  ColumnSpec raw = ibp1;
+  raw.chunks[0].ibp->masks = {std::vector<uint64_t>(8, 0xFFFFFFFF)};
+  raw.chunks[0].ibp->bitvals = {std::vector<uint64_t>(8, 0)};
+  // A Float32 column in the integer form: 300 values, FOR then LINEAR.
+  ColumnSpec form;
+  {
+    Rng rng(3103);
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 150; ++i) v.push_back(NearOne(Ty::kF32, rng, 0) & ~uint64_t{0xFFF});
+    PartSpec lin;
+    lin.n = 150;
+    lin.model = kLinear;
+    const std::vector<uint64_t> r = Ramp(Ty::kF32, F32(3.0f), 4096, 150, 5, rng, &lin.theta);
+    v.insert(v.end(), r.begin(), r.end());
+    form = IntegerFormColumn("v", Ty::kF32, 1, v, {Part(150, kFor), lin});
+  }
+  auto ibp_footer = [&](const std::string& name, const std::string& desc,
+                        std::function<void(IbpModel&, ChunkModel&)> edit, const ColumnSpec& col,
+                        std::vector<std::string> sections = {"11.2.3", "11.2.4"}) {
+    BuildOptions opt;
+    opt.edit_footer = [edit](FooterModel& f) { edit(*Chunk0(f).ibp, Chunk0(f)); };
+    add.Invalid(name, std::move(sections), desc, "CORRUPT_METADATA", "open", file({col}, opt));
+  };
+
+  // Feature bit and row width (spec §4.4, §11.2.1).
+  {
+    BuildOptions opt;
+    opt.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features &= ~uint64_t{4}; };
+    add.Invalid("float_column_ibp_float_clear", {"4.4", "11.2"},
+                "A valid IbpFloat chunk (Float32, row_width 8) in a file whose IBP_FLOAT "
+                "(Required_Features bit 2) is clear: a float column needs it.",
+                "CORRUPT_METADATA", "open", file({ibp1}, opt));
+    BuildOptions form_clear = opt;
+    add.Invalid("float_integer_form_ibp_float_clear", {"4.4", "11.2", "11.2.2"},
+                "A valid Float32 column in the integer form (Format_Minor 1) with IBP_FLOAT clear: "
+                "every float column needs the bit, whatever its chunks' encoding.",
+                "CORRUPT_METADATA", "open", file({form}, form_clear));
+  }
+  {
+    BuildOptions opt;
+    opt.finish.header.format_minor = 1;
+    opt.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features |= 4; };
+    add.Invalid("ibp_float_bit_without_float_column", {"4.4", "11.2"},
+                "IBP_FLOAT (Required_Features bit 2) set in a format 1.1 file whose only column is "
+                "an i32 column (a known bit set for a feature the file does not use).",
+                "CORRUPT_METADATA", "open", file({ForLinearRunsColumn(200, 777)}, opt));
+  }
+  {
+    BuildOptions opt;
+    opt.finish.header.format_minor = 1;
+    opt.edit_footer = [](FooterModel& f) { (*f.columns)[0].row_width = 2; };
+    add.Invalid("row_width_2_integer_column", {"6.2", "11.2.1"},
+                "An i32 column (Format_Minor 1) with row_width 2: integer columns have R = 1.",
+                "CORRUPT_METADATA", "open", file({ForLinearRunsColumn(200, 777)}, opt));
+  }
+  {
+    // One row of 2^24 + 1 values in the integer form: one CONSTANT partition
+    // (Bit_Width 0, no payload words) covers all of them.
+    const uint32_t R = (1u << 24) + 1;
+    ColumnSpec col = IntegerFormColumn("v", Ty::kF32, 1, {F32(0.5f)}, {Part(1, kConstant)});
+    BuildOptions opt;
+    opt.edit_chunk = [R](int, int, EncodedChunk& c) { SetLE(&c.partition_table[16], R, 4); };
+    opt.edit_footer = [R](FooterModel& f) { (*f.columns)[0].row_width = R; };
+    add.Invalid("row_width_2p24_plus_1", {"11.2.1"},
+                "A Float32 column of one row with row_width 2^24 + 1 (the limit is 2^24), in the "
+                "integer form: one CONSTANT partition of Bit_Width 0 (the value 0.5) covers its "
+                "2^24 + 1 values.",
+                "CORRUPT_METADATA", "open", file({col}, opt));
+  }
+  // The IbpMasks table (spec §11.2.3).
+  ibp_footer("ibp_vector_length_wrong", "vector_length 9 for rows of 8 Float32 values with W = 32 (M = 8).",
+             [](IbpModel& m, ChunkModel&) { m.vector_length = 9; }, ibp1);
+  ibp_footer("ibp_num_vectors_wrong", "num_vectors 129 in a chunk of 130 rows.",
+             [](IbpModel& m, ChunkModel&) { m.num_vectors = 129; }, ibp1);
+  ibp_footer("ibp_element_bytes_2", "element_bytes 2 (W / 8 must be 4 or 8); the rest is a W = 32 chunk.",
+             [](IbpModel& m, ChunkModel&) { m.element_bytes = 2; }, ibp1);
+  ibp_footer("ibp_layout_in_place", "layout InPlace (0, reserved); only Condensed (1) is defined.",
+             [](IbpModel& m, ChunkModel&) { m.layout = 0; }, ibp1);
+  ibp_footer("ibp_num_clusters_0",
+             "num_clusters 0 (K >= 1); the masks segment holds the one mask the rows use.",
+             [](IbpModel& m, ChunkModel&) { m.num_clusters = 0; }, ibp1);
+  {
+    // K = 257 masks, all present, and cluster_ids (every id below 256).
+    ColumnSpec col = ibp2;
+    IbpSpec& s = *col.chunks[0].ibp;
+    while (s.masks.size() < 257) {
+      s.masks.push_back(s.masks[s.masks.size() % 2]);
+      s.bitvals.push_back(s.bitvals[s.bitvals.size() % 2]);
+    }
+    add.Invalid("ibp_num_clusters_257",  {"11.2.3", "11.2.4"},
+                "num_clusters 257 (K <= 256) with 257 masks in the masks segment and cluster_ids "
+                "(the rows use masks 0 and 1).",
+                "CORRUPT_METADATA", "open", file({col}));
+  }
+  {
+    BuildOptions opt;
+    opt.extra_segments = {Bytes(4 * ((130 + 31) / 32), 0xFF)};
+    opt.attach = [](FooterModel& f, const std::vector<SegRef>& extra) { Chunk0(f).ibp->row_bitmask = extra[0]; };
+    add.Invalid("ibp_row_bitmask_present", {"11.2.3", "11.2.4"},
+                "row_bitmask (reserved, MUST be absent) references a segment of 20 bytes placed "
+                "after the chunk's segments.",
+                "CORRUPT_METADATA", "open", file({ibp1}, opt));
+  }
+  {
+    BuildOptions opt;
+    opt.omit = [](int, int, SegKind kind) { return kind == SegKind::kIbpClusterIds; };
+    add.Invalid("ibp_cluster_ids_missing", {"11.2.3", "11.2.4"},
+                "num_clusters 2 without a cluster_ids segment (required when K > 1; its bytes are "
+                "not in the file either).",
+                "CORRUPT_METADATA", "open", file({ibp2}, opt));
+    BuildOptions one;
+    one.extra_segments = {Bytes(130, 0)};
+    one.attach = [](FooterModel& f, const std::vector<SegRef>& extra) { Chunk0(f).ibp->cluster_ids = extra[0]; };
+    add.Invalid("ibp_cluster_ids_with_one_mask", {"11.2.3", "11.2.4"},
+                "num_clusters 1 with a cluster_ids segment (130 zero bytes, placed after the "
+                "chunk's segments): absent when K = 1.",
+                "CORRUPT_METADATA", "open", file({ibp1}, one));
+  }
+  {
+    BuildOptions opt;
+    opt.omit = [](int, int, SegKind kind) { return kind == SegKind::kIbpMasks; };
+    add.Invalid("ibp_masks_missing", {"11.2.3", "11.2.4"},
+                "An IbpFloat chunk without its masks segment (required).", "CORRUPT_METADATA", "open",
+                file({ibp1}, opt));
+    BuildOptions table;
+    table.omit = [](int, int, SegKind kind) { return kind != SegKind::kPayload; };
+    table.edit_footer = [](FooterModel& f) { Chunk0(f).ibp.reset(); };
+    add.Invalid("ibp_table_missing", {"7.2", "11.2.3"},
+                "An IbpFloat chunk with a payload but no ibp table (required; the masks, "
+                "row_offsets and cluster_ids bytes are not in the file either).",
+                "CORRUPT_METADATA", "open", file({ibp1}, table));
+  }
+  ibp_footer("ibp_offset_bits_0_with_row_offsets",
+             "offset_bits 0 with a row_offsets segment (b must be 1..32).",
+             [](IbpModel& m, ChunkModel&) { m.offset_bits = 0; }, ibp1);
+  {
+    ColumnSpec col = ibp1;
+    col.chunks[0].ibp->offset_bits = 33;
+    add.Invalid("ibp_offset_bits_33", {"11.2.3", "11.2.4"},
+                "offset_bits 33 (b <= 32); the row_offsets segment holds 33-bit fields, so its "
+                "length agrees with b.",
+                "CORRUPT_METADATA", "open", file({col}));
+  }
+  {
+    BuildOptions opt;
+    opt.edit_footer = [](FooterModel& f) { Chunk0(f).ibp->offset_bits = 3; };
+    add.Invalid("ibp_offset_bits_3_without_row_offsets", {"11.2.3", "11.2.4"},
+                "An IbpFloat chunk whose rows are all raw (no row_offsets) with offset_bits 3 "
+                "(0 without row_offsets).",
+                "CORRUPT_METADATA", "open", file({raw}, opt));
+  }
+  {
+    BuildOptions opt;
+    Bytes table(32, 0);
+    SetLE(&table[16], 130, 4);  // a one-partition table's sentinel First_Row
+    opt.extra_segments = {table};
+    opt.attach = [](FooterModel& f, const std::vector<SegRef>& extra) { Chunk0(f).partition_table = extra[0]; };
+    add.Invalid("ibp_chunk_with_partition_table", {"7.2", "11.2.3"},
+                "An IbpFloat chunk that also references a partition_table segment (32 bytes placed "
+                "after its segments); partition_table and parameters are absent from IbpFloat "
+                "chunks.",
+                "CORRUPT_METADATA", "open", file({ibp1}, opt));
+  }
+  {
+    // A u32 column whose chunk is an IbpFloat chunk of 1-value rows (as a
+    // Float32 chunk would be; IBP_FLOAT clear, since no column is float).
+    Rng rng(3104);
+    const FloatRows rows = TemplateRows(Ty::kF32, 1, 100, 1, 8, 0, 0, rng);
+    ColumnSpec col = IbpColumn("v", Ty::kU32, 1, rows.values, SpecFor(Ty::kF32, 1, 32, rows, 1, 0.9), false);
+    BuildOptions opt;
+    opt.finish.header.format_minor = 1;
+    opt.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features &= ~uint64_t{4}; };
+    add.Invalid("ibp_encoding_on_integer_column", {"7.2", "11.2.3"},
+                "A u32 column (Format_Minor 1, IBP_FLOAT clear) whose chunk is an IbpFloat chunk "
+                "with a consistent ibp table (W = 32, M = 1, rows raw): encoding IbpFloat is for "
+                "float columns only.",
+                "CORRUPT_METADATA", "open", file({col}, opt));
+  }
+  // What a float chunk must not have (spec §11.2.1).
+  {
+    BuildOptions bounds;
+    bounds.float_bounds = true;
+    bounds.statistics = false;
+    add.Invalid("float_chunk_with_bounds", {"11.2.1", "7.5"},
+                "A Float32 column in the integer form whose chunk has a bounds segment (the minima "
+                "and maxima of its mapped values; PARTITION_BOUNDS set): reserved on float chunks.",
+                "CORRUPT_METADATA", "open", file({form}, bounds));
+    BuildOptions stats;
+    stats.float_statistics = true;
+    add.Invalid("float_chunk_with_statistics", {"11.2.1", "7.6"},
+                "A Float32 column in the integer form whose chunk has a ChunkStatistics table (of "
+                "its mapped values): reserved on float chunks.",
+                "CORRUPT_METADATA", "open", file({form}, stats));
+    BuildOptions stats_ibp;
+    stats_ibp.edit_footer = [](FooterModel& f) {
+      Statistics s;
+      s.has_min_max = false;
+      s.distinct_count_exact = false;
+      Chunk0(f).statistics = s;
+    };
+    add.Invalid("ibp_chunk_with_statistics", {"11.2.1", "7.6"},
+                "An IbpFloat chunk with a ChunkStatistics table (every field at its default): "
+                "reserved on float chunks.",
+                "CORRUPT_METADATA", "open", file({ibp1}, stats_ibp));
+    // A sorted column: 1.0 + 3 ulp steps, mapped 0xBF800000 + 3 x.
+    std::vector<uint64_t> sorted;
+    for (uint64_t x = 0; x < 300; ++x) sorted.push_back(0x3F800000 + 3 * x);
+    ColumnSpec col = IntegerFormColumn("v", Ty::kF32, 1, sorted,
+                                       {Part(300, kLinear, {static_cast<double>(0xBF800000u), 3.0, 0, 0})});
+    BuildOptions pgm;
+    pgm.edit_footer = [](FooterModel& f) {
+      PgmModel p;
+      p.epsilon = 64;
+      p.epsilon_recursive = 4;
+      p.num_keys = 300;
+      p.level_offsets = {0, 1};
+      p.segment_keys = std::vector<uint64_t>{0xBF800000u};
+      p.segment_slopes = std::vector<float>{1.0f / 3.0f};
+      p.segment_intercepts = std::vector<uint64_t>{0};
+      Chunk0(f).pgm = p;
+    };
+    add.Invalid("float_chunk_with_pgm", {"11.2.1", "11.3"},
+                "A sorted Float32 column (1.0 in steps of 3 ulp) in the integer form whose chunk has "
+                "a PgmIndex over its mapped values (one segment: key 0xBF800000, slope 1/3, "
+                "intercept 0; PGM_INDEX set): reserved on float chunks.",
+                "CORRUPT_METADATA", "open", file({col}, pgm));
+  }
+  {
+    // num_rows 2^31 rows of 2 values: E = 2^32 > 2^32 - 1. The partition
+    // table (one CONSTANT partition) cannot describe E either; its sentinel
+    // holds the most a u32 can.
+    ColumnSpec col = IntegerFormColumn("v", Ty::kF32, 2, {F32(2.0f), F32(2.0f)}, {Part(2, kConstant)});
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) { SetLE(&c.partition_table[16], 0xFFFFFFFFu, 4); };
+    opt.edit_footer = [](FooterModel& f) {
+      f.num_rows = uint64_t{1} << 31;
+      Chunk0(f).num_rows = uint64_t{1} << 31;
+    };
+    add.Invalid("float_integer_form_values_over_2p32", {"11.2.2", "7.2"},
+                "A Float32 column of row_width 2 whose integer-form chunk has num_rows 2^31: "
+                "E = num_rows * R = 2^32 values, above 2^32 - 1.",
+                "CORRUPT_METADATA", "open", file({col}, opt));
+  }
+  // First use of an IBP chunk (spec §11.2.4 steps 2-4).
+  auto use = [&](const std::string& name, const std::string& desc, const std::string& cls,
+                 std::function<void(EncodedIbp&)> edit, const ColumnSpec& col,
+                 const std::string& stage = "read") {
+    BuildOptions opt;
+    opt.edit_ibp = [edit](int, int, EncodedIbp& e) { edit(e); };
+    add.Invalid(name, {"11.2.3", "11.2.4"}, desc, cls, stage, file({col}, opt));
+  };
+  use("ibp_masks_length_wrong",
+      "The masks segment holds 8 bytes more than 2 * K * M * W / 8 = 64 (decoded_length 72).",
+      "CORRUPT_METADATA", [](EncodedIbp& e) { e.masks.insert(e.masks.end(), 8, 0); }, ibp1);
+  use("ibp_row_offsets_length_wrong",
+      "The row_offsets segment holds one u64 word more than 8 * (G + 1) + 8 * ceil_div(num_rows * b, 64).",
+      "CORRUPT_METADATA", [](EncodedIbp& e) { e.row_offsets.insert(e.row_offsets.end(), 8, 0); }, ibp1);
+  use("ibp_cluster_ids_length_wrong", "The cluster_ids segment holds 131 bytes for 130 rows.",
+      "CORRUPT_METADATA", [](EncodedIbp& e) { e.cluster_ids.push_back(0); }, ibp2);
+  use("ibp_bitval_outside_mask",
+      "Mask 0's word 2 has Bitval bit 0 set where its Mask bit is clear (Bitval & ~Mask must be 0).",
+      "CORRUPT_METADATA",
+      [](EncodedIbp& e) {
+        const uint64_t mask = IbpWord(e.masks, 32, 2);
+        if (mask & 1) Fail("ibp_bitval_outside_mask: mask bit 0 is set");
+        SetIbpWord(&e.masks, 32, 8 + 2, IbpWord(e.masks, 32, 8 + 2) | 1);
+      },
+      ibp1);
+  use("ibp_mask_id_out_of_range", "K = 2; the cluster_ids byte of row 5 is 2 (Mask_Id[r] < K).",
+      "CORRUPT_METADATA", [](EncodedIbp& e) { e.cluster_ids[5] = 2; }, ibp2);
+  use("ibp_block_start_0_nonzero",
+      "Block_Start[0] = 1: every Block_Start is one more, and the payload starts with one extra "
+      "zero word, so rows and lengths are unchanged and only the rule Block_Start[0] = 0 is broken.",
+      "CORRUPT_METADATA",
+      [](EncodedIbp& e) {
+        for (uint64_t& s : e.start) s += 1;
+        e.payload.insert(e.payload.begin(), 4, 0);
+        WriteIbpRowIndex(&e, e.offset_bits);
+      },
+      ibp1);
+  use("ibp_row_offset_block_first_nonzero",
+      "Row_Offset[64] = 1 (the first row of block 1) with Block_Start[1] one less, so every Start(r) "
+      "is unchanged and only the rule Row_Offset[64 g] = 0 is broken.",
+      "CORRUPT_METADATA",
+      [](EncodedIbp& e) {
+        const uint64_t n = e.num_rows, G = (n + 63) / 64;
+        std::vector<uint64_t> block_start, row_offset;
+        for (uint64_t g = 0; g < G; ++g) block_start.push_back(e.start[64 * g]);
+        block_start.push_back(e.start[n]);
+        block_start[1] -= 1;
+        uint64_t widest = 0;
+        for (uint64_t r = 0; r < n; ++r) {
+          row_offset.push_back(e.start[r] - block_start[r / 64]);
+          widest = std::max(widest, row_offset.back());
+        }
+        uint32_t b = 1;
+        while ((widest >> b) != 0) ++b;
+        e.row_offsets = IbpRowIndexBytes(block_start, row_offset, b);
+        e.offset_bits = b;
+      },
+      ibp1);
+  // Rows 5 (raw) of ibp1, for the length cases.
+  {
+    const EncodedIbp e = EncodeIbp(Ty::kF32, 8, ibp1.chunks[0].values, *ibp1.chunks[0].ibp);
+    uint64_t raw_row = 5;
+    while (e.packed[raw_row]) ++raw_row;
+    use("ibp_row_length_zero",
+        Fmt("Row %u has length 0: its words are removed from the payload and every later Start "
+            "moves down, so the index and the payload's length agree and only 1 <= L_r is broken.",
+            static_cast<unsigned>(raw_row)),
+        "CORRUPT_METADATA",
+        [raw_row](EncodedIbp& c) {
+          const uint64_t L = c.start[raw_row + 1] - c.start[raw_row];
+          c.payload.erase(c.payload.begin() + static_cast<long>(4 * c.start[raw_row]),
+                          c.payload.begin() + static_cast<long>(4 * c.start[raw_row + 1]));
+          for (uint64_t r = raw_row + 1; r <= c.num_rows; ++r) c.start[r] -= L;
+          WriteIbpRowIndex(&c, 0);
+        },
+        ibp1);
+    use("ibp_row_longer_than_m",
+        Fmt("Raw row %u has length M + 1 = 9: a zero word follows its 8 words and every later "
+            "Start moves up (L_r <= M).",
+            static_cast<unsigned>(raw_row)),
+        "CORRUPT_METADATA",
+        [raw_row](EncodedIbp& c) {
+          c.payload.insert(c.payload.begin() + static_cast<long>(4 * c.start[raw_row + 1]), 4, 0);
+          for (uint64_t r = raw_row + 1; r <= c.num_rows; ++r) c.start[r] += 1;
+          WriteIbpRowIndex(&c, 0);
+        },
+        ibp1);
+  }
+  use("ibp_payload_length_wrong",
+      "The payload segment ends with 40 zero bytes instead of 32 (decoded_length W / 8 * "
+      "Payload_Words + 40).",
+      "CORRUPT_METADATA", [](EncodedIbp& e) { e.payload.insert(e.payload.end(), 8, 0); }, ibp1);
+  {
+    Rng rng(3105);
+    const ColumnSpec example = IbpColumn("v", Ty::kF32, 3, ExampleRows(20, 7, rng), ExampleSpec(true));
+    use("ibp_packed_row_length_disagrees",
+        "The packed example row of spec §11.2.3 (2 words) with bitmap word 0x00000006: word 0 no "
+        "longer participates, so its field is 32 bits and the row would need 1 + ceil_div(40, 32) "
+        "= 3 words, not L_r = 2 (rule 5). Found when the row is decoded.",
+        "CORRUPT_PAYLOAD", [](EncodedIbp& e) { SetIbpWord(&e.payload, 32, 0, 0x00000006); }, example,
+        "decode");
+  }
+  {
+    BuildOptions opt;
+    opt.zstd = true;
+    opt.edit_stored = [](int, int, SegKind kind, Bytes& stored, uint64_t&, uint8_t&) {
+      if (kind == SegKind::kIbpRowOffsets) stored = Bytes(64, 0x5A);
+    };
+    add.Invalid("ibp_row_offsets_not_a_frame", {"9.1", "11.2.4"},
+                "Every segment of an IbpFloat chunk is zstd; the row_offsets segment's stored bytes "
+                "are 64 bytes of 0x5A, not a zstd frame (its decoded_length is right).",
+                "CORRUPT_PAYLOAD", "read", file({ibp2}, opt));
+  }
+  // Segment checksums (spec §5, §11.2.4 step 1).
+  const struct {
+    const char* name;
+    SegKind kind;
+  } kSegs[] = {{"masks", SegKind::kIbpMasks},
+               {"row_offsets", SegKind::kIbpRowOffsets},
+               {"cluster_ids", SegKind::kIbpClusterIds},
+               {"payload", SegKind::kPayload}};
+  for (const auto& s : kSegs) {
+    BuildOptions opt;
+    const SegKind kind = s.kind;
+    opt.edit_footer = [kind](FooterModel& f) {
+      ChunkModel& c = Chunk0(f);
+      std::optional<SegRef>* ref = kind == SegKind::kIbpMasks        ? &c.ibp->masks
+                                   : kind == SegKind::kIbpRowOffsets ? &c.ibp->row_offsets
+                                   : kind == SegKind::kIbpClusterIds ? &c.ibp->cluster_ids
+                                                                     : &c.payload;
+      (*ref)->checksum ^= 0x00010000u;
+    };
+    add.Invalid(Fmt("segment_checksum_ibp_%s", s.name), {"5", "11.2.4"},
+                Fmt("An IbpFloat chunk (K = 2) whose %s segment's checksum field has one bit "
+                    "flipped; the segment itself is intact.",
+                    s.name),
+                "CHECKSUM_MISMATCH", "read", file({ibp2}, opt), {"segment_checksums"});
+  }
+}
+
 }  // namespace l3::conformance

@@ -1120,6 +1120,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ZstdCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
+  AddFloatInvalidCases(cases);
 }
 
 }  // namespace l3::conformance

@@ -431,6 +431,10 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
   if (!known_type && unsupported->empty()) {
     *unsupported = where + ": unknown physical_type " + std::to_string(raw_type);
   }
+  // spec §7.1: field planes are an L3Integer payload's only.
+  if (ibp_chunk && info->payload.compression == Compression::kZstdFieldPlanes) {
+    return Corrupt(where + ": compression ZstdFieldPlanes on an IbpFloat chunk's payload");
+  }
   if (ibp_chunk && (info->values_per_lane != 0 || info->num_partitions != 0 ||
                     chunk.dictionary_entries() != 0)) {
     return Corrupt(where + ": an IbpFloat chunk has values_per_lane, num_partitions or "

@@ -460,3 +460,37 @@ TEST_CASE("corrupt IBP segments are reported with their classes") {
     CHECK(read_all(bad, no_crc) == StatusCode::kCorruptPayload);
   }
 }
+
+TEST_CASE("several masks with a mask id per row shrink rows of distinct kinds (ibp_masks)") {
+  // Two kinds of rows with different invariant bits: small positive values
+  // and large negative ones, interleaved. One mask fits neither well.
+  std::mt19937_64 rng(17);
+  const uint32_t width = 64;
+  const uint64_t rows = 4000;
+  std::vector<float> v(rows * width);
+  for (uint64_t r = 0; r < rows; ++r) {
+    const bool kind = (rng() % 3) == 0;
+    for (uint32_t j = 0; j < width; ++j) {
+      const float q = static_cast<float>(rng() % 256) / 256.0f;
+      v[r * width + j] = kind ? -1000.0f - 64.0f * q : 0.5f + 0.25f * q;
+    }
+  }
+  std::vector<uint8_t> bytes(v.size() * 4);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  WriteOptions one;
+  one.float_encoding = FloatEncoding::kIbp;
+  WriteOptions four = one;
+  four.ibp_masks = 4;
+  const std::vector<uint8_t> a = WriteFloat(bytes, PhysicalType::kFloat32, width, one);
+  const std::vector<uint8_t> b = WriteFloat(bytes, PhysicalType::kFloat32, width, four, "ibp_masks4");
+  CHECK(b == WriteFloat(bytes, PhysicalType::kFloat32, width, four));  // deterministic
+  CheckRoundTrip(b, bytes, 4 * width);
+  auto reader = Reader::OpenBuffer(b.data(), b.size());
+  REQUIRE(reader.ok());
+  const ChunkInfo& chunk = reader->column(0).chunks[0];
+  CHECK(chunk.ibp.num_masks > 1);
+  CHECK(chunk.ibp.mask_ids.present);
+  MESSAGE("one mask: " << a.size() << " bytes; four: " << b.size() << " bytes");
+  CHECK(b.size() < a.size());
+}
+

@@ -291,6 +291,109 @@ void TryThresholds(const uint8_t* rows, uint64_t num_rows, uint64_t row_bytes,
   }
 }
 
+// Clustered masks (spec §11.2.3 "num_clusters" K > 1, §14): a deterministic
+// Hamming k-means over at most kClusterSampleRows sample rows (centroids
+// start at evenly spaced sample rows; ties go to the lower cluster), every
+// row assigned to its nearest centroid, one mask per cluster at threshold
+// s / 20, then every row moved to the mask that stores it in the fewest
+// words. Empty clusters get an empty mask.
+constexpr uint64_t kClusterSampleRows = 4096;
+constexpr int kClusterIterations = 6;
+
+template <typename Word>
+uint64_t Hamming(const uint8_t* row, uint64_t row_bytes, const Word* centroid, uint64_t m) {
+  uint64_t d = 0;
+  for (uint64_t j = 0; j < m; ++j) d += PopCount(static_cast<Word>(RowWord<Word>(row, row_bytes, j) ^ centroid[j]));
+  return d;
+}
+
+template <typename Word>
+uint32_t Nearest(const uint8_t* row, uint64_t row_bytes, const std::vector<Word>& centroids,
+                 uint32_t k, uint64_t m) {
+  uint32_t best = 0;
+  uint64_t best_d = UINT64_MAX;
+  for (uint32_t c = 0; c < k; ++c) {
+    const uint64_t d = Hamming(row, row_bytes, centroids.data() + c * m, m);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+template <typename Word>
+EncodedIbpChunk EncodeClustered(const uint8_t* rows, uint64_t num_rows, uint64_t row_bytes,
+                                uint32_t k, uint32_t s, float threshold) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint64_t m = IbpWordsPerRow(row_bytes, W);
+  const uint64_t n_sample = std::min(num_rows, kClusterSampleRows);
+  std::vector<uint64_t> sample(static_cast<size_t>(n_sample));
+  for (uint64_t i = 0; i < n_sample; ++i) sample[i] = i * num_rows / n_sample;
+  std::vector<Word> centroids(static_cast<size_t>(k * m));
+  for (uint32_t c = 0; c < k; ++c) {
+    const uint8_t* row = rows + sample[c * n_sample / k] * row_bytes;
+    for (uint64_t j = 0; j < m; ++j) centroids[c * m + j] = RowWord<Word>(row, row_bytes, j);
+  }
+  std::vector<uint32_t> member(static_cast<size_t>(n_sample), 0);
+  std::vector<uint32_t> ones(static_cast<size_t>(k * m * W));
+  std::vector<uint64_t> sizes(k);
+  for (int iteration = 0; iteration < kClusterIterations; ++iteration) {
+    std::fill(ones.begin(), ones.end(), 0u);
+    std::fill(sizes.begin(), sizes.end(), 0u);
+    for (uint64_t i = 0; i < n_sample; ++i) {
+      const uint8_t* row = rows + sample[i] * row_bytes;
+      const uint32_t c = Nearest(row, row_bytes, centroids, k, m);
+      member[i] = c;
+      ++sizes[c];
+      for (uint64_t j = 0; j < m; ++j) {
+        const Word x = RowWord<Word>(row, row_bytes, j);
+        for (uint32_t t = 0; t < W; ++t) ones[(c * m + j) * W + t] += (x >> t) & 1;
+      }
+    }
+    // Per-bit majority; an empty cluster keeps its centroid.
+    for (uint32_t c = 0; c < k; ++c) {
+      if (sizes[c] == 0) continue;
+      for (uint64_t j = 0; j < m; ++j) {
+        Word w = 0;
+        for (uint32_t t = 0; t < W; ++t) {
+          if (2 * uint64_t{ones[(c * m + j) * W + t]} > sizes[c]) w |= static_cast<Word>(Word{1} << t);
+        }
+        centroids[c * m + j] = w;
+      }
+    }
+  }
+  std::vector<uint8_t> ids(static_cast<size_t>(num_rows));
+  for (uint64_t r = 0; r < num_rows; ++r) {
+    ids[r] = static_cast<uint8_t>(Nearest(rows + r * row_bytes, row_bytes, centroids, k, m));
+  }
+  auto masks_for = [&](const std::vector<uint8_t>& assignment) {
+    std::vector<Mask<Word>> masks;
+    for (uint32_t c = 0; c < k; ++c) {
+      uint64_t n = 0;
+      for (uint8_t id : assignment) n += id == c;
+      const std::vector<uint64_t> counts =
+          CountBits(rows, num_rows, row_bytes, assignment.data(), static_cast<uint8_t>(c));
+      masks.push_back(MakeMask<Word>(counts, n, s, m));
+    }
+    return masks;
+  };
+  std::vector<Mask<Word>> masks = masks_for(ids);
+  // Each row to the mask that stores it in the fewest words (ties: lower).
+  for (uint64_t r = 0; r < num_rows; ++r) {
+    const uint8_t* row = rows + r * row_bytes;
+    uint64_t best = UINT64_MAX;
+    for (uint32_t c = 0; c < k; ++c) {
+      const uint64_t words = StoredWords(row, row_bytes, masks[c]);
+      if (words < best) {
+        best = words;
+        ids[r] = static_cast<uint8_t>(c);
+      }
+    }
+  }
+  return Encode<Word>(rows, num_rows, row_bytes, masks, ids, threshold);
+}
+
 }  // namespace
 
 Result<EncodedIbpChunk> EncodeIbpChunk(const uint8_t* rows, uint64_t num_rows, uint64_t row_bytes,
@@ -306,15 +409,25 @@ Result<EncodedIbpChunk> EncodeIbpChunk(const uint8_t* rows, uint64_t num_rows, u
     TryThresholds<uint64_t>(rows, num_rows, row_bytes, counts, sample, &best);
     TryThresholds<uint32_t>(rows, num_rows, row_bytes, counts, sample, &best);
     const float threshold = static_cast<float>(best.s) / kThresholdDenominator;
-    (void)options;
+    EncodedIbpChunk single;
     if (best.word_bits == 64) {
       std::vector<Mask<uint64_t>> masks{
           MakeMask<uint64_t>(counts, num_rows, best.s, IbpWordsPerRow(row_bytes, 64))};
-      return Encode<uint64_t>(rows, num_rows, row_bytes, masks, {}, threshold);
+      single = Encode<uint64_t>(rows, num_rows, row_bytes, masks, {}, threshold);
+    } else {
+      std::vector<Mask<uint32_t>> masks{
+          MakeMask<uint32_t>(counts, num_rows, best.s, IbpWordsPerRow(row_bytes, 32))};
+      single = Encode<uint32_t>(rows, num_rows, row_bytes, masks, {}, threshold);
     }
-    std::vector<Mask<uint32_t>> masks{
-        MakeMask<uint32_t>(counts, num_rows, best.s, IbpWordsPerRow(row_bytes, 32))};
-    return Encode<uint32_t>(rows, num_rows, row_bytes, masks, {}, threshold);
+    const uint32_t k = static_cast<uint32_t>(std::min<uint64_t>(options.max_masks, num_rows));
+    if (k < 2 || k > kIbpMaxMasks) return single;
+    // K masks where that is smaller (ties keep the single mask).
+    EncodedIbpChunk clustered =
+        best.word_bits == 64
+            ? EncodeClustered<uint64_t>(rows, num_rows, row_bytes, k, best.s, threshold)
+            : EncodeClustered<uint32_t>(rows, num_rows, row_bytes, k, best.s, threshold);
+    if (clustered.SegmentBytes() < single.SegmentBytes()) return clustered;
+    return single;
   } catch (const std::bad_alloc&) {
     return Status(StatusCode::kOutOfMemory, "out of memory while encoding an IBP chunk");
   }

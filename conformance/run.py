@@ -112,7 +112,13 @@ def valid_rows_equal(got, want, width, validity):
     return True
 
 
-TYPE_WIDTH = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8}
+TYPE_WIDTH = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8, "u64": 8,
+              "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+
+
+def row_bytes(col):
+    """Bytes of one decoded row: row_width values (float columns, spec 11.2.1)."""
+    return TYPE_WIDTH[col["type"]] * col.get("row_width", 1)
 
 
 class Runner:
@@ -180,13 +186,13 @@ class Runner:
             got = read_bytes(out)
             want = read_bytes(self.path(col["values"]))
             if "validity" in col:
-                if not valid_rows_equal(got, want, TYPE_WIDTH[col["type"]], read_bytes(self.path(col["validity"]))):
+                if not valid_rows_equal(got, want, row_bytes(col), read_bytes(self.path(col["validity"]))):
                     return "FAIL", "column %r: values at valid rows differ" % col["name"]
             elif got != want:
-                n = len(want) // TYPE_WIDTH[col["type"]]
+                n = len(want) // row_bytes(col)
                 return "FAIL", "column %r: %d bytes decoded, %d expected (%d rows); %s" % (
                     col["name"], len(got), len(want), n,
-                    "first difference at row %d" % first_diff(got, want, TYPE_WIDTH[col["type"]])
+                    "first difference at row %d" % first_diff(got, want, row_bytes(col))
                     if len(got) == len(want) else "lengths differ")
         return "PASS", "decoded %d column(s)" % len(columns)
 

@@ -85,8 +85,12 @@ void CheckLookups(const Reader& reader, int c, const std::vector<uint8_t>& value
 void ExerciseColumn(const Reader& reader, const Reader& unverified, int c, bool structural_ok,
                     bool deep_ok) {
   const ColumnInfo& col = reader.column(c);
-  const int width = PhysicalTypeBytes(col.type);
+  // Bytes per row: a tensor column's rows hold row_width values (spec §11.2.1).
+  const int width = PhysicalTypeBytes(col.type) * static_cast<int>(col.row_width);
   const uint64_t rows = col.num_rows;
+  // Values a chunk's partitions cover per row: row_width for a float chunk in
+  // the integer form (spec §11.2.2), 1 otherwise; IBP chunks have none.
+  const uint64_t values_per_row = PhysicalTypeIsFloat(col.type) ? col.row_width : 1;
 
   uint64_t chunk_rows = 0;
   bool all_indexed = !col.chunks.empty();
@@ -108,15 +112,20 @@ void ExerciseColumn(const Reader& reader, const Reader& unverified, int c, bool 
       }
       // A dictionary chunk's partitions cover its D entries, then its rows
       // (spec §8.10).
-      L3_FUZZ_CHECK(covered == chunk.dictionary_entries + chunk.num_rows,
-                    "Partitions: rows not covered");
+      if (chunk.encoding != 2) {
+        L3_FUZZ_CHECK(covered == chunk.dictionary_entries + chunk.num_rows * values_per_row,
+                      "Partitions: rows not covered");
+      }
     }
     Result<ChunkView> view = reader.GetChunkView(c, k);
     ExpectClass(view.status(), "GetChunkView");
     L3_FUZZ_CHECK(view.ok() || !structural_ok, "GetChunkView after structural validation passed: " +
                                                    view.status().ToString());
     if (view.ok()) {
-      L3_FUZZ_CHECK(view->num_rows == chunk.num_rows && view->first_row == chunk.first_row &&
+      // The integer form's view counts values (rows * row_width).
+      const uint64_t per_row = view->encoding == 1 ? values_per_row : 1;
+      L3_FUZZ_CHECK(view->num_rows == chunk.num_rows * per_row &&
+                        view->first_row == chunk.first_row * per_row &&
                         view->num_partitions == chunk.num_partitions,
                     "GetChunkView disagrees with ChunkInfo");
     }

@@ -20,7 +20,7 @@
 #                  "fuzzdiff" CPU-versus-GPU differential decode of the
 #                  conformance corpus, the fuzz reproducers, L3_FUZZ_CORPUS and
 #                  structure-aware mutations of all of them, then the same under
-#                  memcheck; "fuzz" a libFuzzer campaign with binaries built
+#                  memcheck; "ibp" the IBP float-column benchmark; "fuzz" a libFuzzer campaign with binaries built
 #                  elsewhere, see L3_FUZZ_BUILD, whose grown corpus fuzzdiff
 #                  then replays)
 #   L3_FUZZ_CORPUS     directories (space separated) of fuzzed .l3 inputs for
@@ -35,6 +35,8 @@
 #                  keys, 100M lookups, epsilon 64)
 #   L3_PEERS_ARGS  l3bench arguments for the peers step (default: the paper
 #                  datasets and the real arrays tiled to 100M values)
+#   L3_IBP_ARGS    l3_ibp_gpu_bench arguments for the ibp step (IBP float columns
+#                  decoded and gathered from device and pinned host memory)
 #   L3_WHEEL_DIR   a directory of wheels (nvidia-nvcomp-cu13,
 #                  nvidia-libnvcomp-cu13) to install for the peers step where
 #                  pip cannot reach an index
@@ -73,7 +75,7 @@ if [ -z "$build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
         >"$out/build.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench l3_fuzz_replay_gpu_diff >>"$out/build.log" 2>&1 ||
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench l3_ibp_gpu_bench l3_fuzz_replay_gpu_diff >>"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 fi
 bin="$build/bin"
@@ -176,6 +178,14 @@ if [[ " $steps " == *" pgm "* ]]; then
   "$bin/l3_pgm_gpu_bench" --commit "$commit" --json "$out/pgm-gpu.json" --md "$out/pgm-gpu.md" \
     ${L3_PGM_ARGS:-} 2>&1 | tee "$out/pgm.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "l3_pgm_gpu_bench FAILED or found a mismatch"; status=1; }
+fi
+
+if [[ " $steps " == *" ibp "* ]]; then
+  echo "== IBP float columns: decode and gather from device and pinned host memory"
+  # shellcheck disable=SC2086
+  "$bin/l3_ibp_gpu_bench" --real-dir "$L3_REAL_DATA_DIR" --commit "$commit" --json "$out/ibp-gpu.json" \
+    --md "$out/ibp-gpu.md" ${L3_IBP_ARGS:-} 2>&1 | tee "$out/ibp.log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "l3_ibp_gpu_bench FAILED or found a mismatch"; status=1; }
 fi
 
 if [[ " $steps " == *" ncu "* ]]; then

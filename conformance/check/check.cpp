@@ -49,10 +49,16 @@ l3::Result<int> ResolveColumn(const l3::Reader& reader, const std::string& colum
   return found.status();
 }
 
+// Bytes of one decoded row: row_width values (spec §11.2.1; 1 for integer
+// columns). 0 for a type the reader does not know.
+size_t RowBytes(const l3::ColumnInfo& info) {
+  return static_cast<size_t>(l3::PhysicalTypeBytes(info.type)) * info.row_width;
+}
+
 l3::Result<Bytes> DecodeColumn(const l3::Reader& reader, int column) {
   const l3::ColumnInfo& info = reader.column(column);
-  const int width = l3::PhysicalTypeBytes(info.type);
-  if (width == 0) return l3::Status(l3::StatusCode::kUnsupportedFeature, "column type is not an integer type");
+  const size_t width = RowBytes(info);
+  if (width == 0) return l3::Status(l3::StatusCode::kUnsupportedFeature, "column type is not supported");
   Bytes out(static_cast<size_t>(info.num_rows) * width);
   l3::Status st = reader.ReadRows(column, 0, info.num_rows, out.data(), out.size());
   if (!st.ok()) return st;
@@ -126,6 +132,9 @@ struct Checker {
       if (std::string(l3::PhysicalTypeName(info.type)) != col["type"].get<std::string>()) {
         Fail(id, "column " + std::to_string(i) + " type differs");
       }
+      if (info.row_width != col.value("row_width", 1u)) {
+        Fail(id, "column " + std::to_string(i) + " row_width differs");
+      }
       Bytes want;
       if (!ReadFile(dir + "/" + col["values"].get<std::string>(), &want)) {
         Fail(id, "cannot read " + col["values"].get<std::string>());
@@ -142,7 +151,7 @@ struct Checker {
       if (*got != want) Fail(id, "column " + std::to_string(i) + ": decoded values differ");
       // The random-access path: every row, in reverse order.
       const size_t rows = static_cast<size_t>(info.num_rows);
-      const int width = l3::PhysicalTypeBytes(info.type);
+      const size_t width = RowBytes(info);
       std::vector<uint64_t> order(rows);
       for (size_t r = 0; r < rows; ++r) order[r] = rows - 1 - r;
       Bytes taken(rows * width);

@@ -265,6 +265,7 @@ void AddDeepCases(std::vector<Case>* cases) {
     c.error_class = "CORRUPT_METADATA";
     add.cases->push_back(std::move(c));
   }
+  AddFloatDeepCases(cases);
 }
 
 }  // namespace l3::conformance

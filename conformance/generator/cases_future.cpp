@@ -91,10 +91,10 @@ void AddFutureCases(std::vector<Case>* cases) {
     // A new physical type and a new model, each announced by a new required
     // bit as COMPATIBILITY.md prescribes: rejected at the feature bits.
     BuildOptions type;
-    type.edit_footer = [](FooterModel& f) { (*f.columns)[0].physical_type = 11; };
+    type.edit_footer = [](FooterModel& f) { (*f.columns)[0].physical_type = 13; };
     type.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features |= uint64_t{1} << 6; };
-    add("physical_type_11_with_required_bit", {"4.4", "6.2", "COMPATIBILITY.md"},
-        "A column of physical_type 11 announced by Required_Features bit 6, as a later minor "
+    add("physical_type_13_with_required_bit", {"4.4", "6.2", "COMPATIBILITY.md"},
+        "A column of physical_type 13 announced by Required_Features bit 6, as a later minor "
         "version would add a type.",
         "UNSUPPORTED_FEATURE", "open", File(type));
     BuildOptions model;
@@ -103,30 +103,6 @@ void AddFutureCases(std::vector<Case>* cases) {
     add("model_type_6_with_required_bit", {"4.4", "8.1", "COMPATIBILITY.md"},
         "Partition 1 has Model_Type 6, announced by Required_Features bit 7.", "UNSUPPORTED_FEATURE",
         "open", File(model));
-  }
-  {
-    // IBP float masks (provisional, spec §11.2): IBP_FLOAT is required and no
-    // 1.0 reader implements it.
-    BuildOptions opt;
-    opt.extra_segments = {Bytes(64, 0x3C)};
-    opt.omit = [](int, int, SegKind) { return true; };
-    opt.bounds = false;
-    opt.statistics = false;
-    opt.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
-      ChunkModel& c = Chunk0(f);
-      c.encoding = 2;
-      IbpModel ibp;
-      ibp.element_bytes = 4;
-      ibp.vector_length = 8;
-      ibp.num_vectors = 300 / 8;
-      ibp.masks = extra[0];
-      c.ibp = ibp;
-      (*f.columns)[0].physical_type = 9;  // Float32
-    };
-    add("ibp_float_column", {"4.4", "11.2"},
-        "A Float32 column whose chunk uses encoding IbpFloat with an ibp table (opaque masks "
-        "segment) and IBP_FLOAT set: provisional in 1.0, so every 1.0 reader rejects it.",
-        "UNSUPPORTED_FEATURE", "open", File(opt));
   }
   {
     // Validity bitmaps (spec §11.1): defined, not implemented by the

@@ -367,13 +367,60 @@ void FooterCases(const Inv& add) {
         [](FooterModel& f) { (*f.columns)[0].physical_type = 0; });
   model("physical_type_absent", {"6.2"}, "Column.physical_type is absent, so it reads as 0.",
         "CORRUPT_METADATA", [](FooterModel& f) { (*f.columns)[0].physical_type.reset(); });
-  model("physical_type_11", {"6.2"},
-        "Column.physical_type is 11, undefined in 1.0 and not announced by a Required_Features "
-        "bit (a new type would need one, COMPATIBILITY.md): spec §6.2 makes it CORRUPT_METADATA.",
-        "CORRUPT_METADATA", [](FooterModel& f) { (*f.columns)[0].physical_type = 11; });
-  model("float32_column_l3integer", {"6.2", "7.2", "11.2"},
-        "A Float32 column whose chunk uses encoding L3Integer.", "CORRUPT_METADATA",
-        [](FooterModel& f) { (*f.columns)[0].physical_type = 9; });
+  model("physical_type_13", {"6.2"},
+        "Column.physical_type is 13, undefined in 1.1 and not announced by a Required_Features "
+        "bit (a new type would need one, COMPATIBILITY.md): spec §6.2 makes it CORRUPT_METADATA "
+        "(\"values above 12 are invalid\").",
+        "CORRUPT_METADATA", [](FooterModel& f) { (*f.columns)[0].physical_type = 13; });
+  {
+    // The former invalid/float32_column_l3integer, byte for byte: under 1.1
+    // an L3Integer chunk of a Float32 column is the integer form (§11.2.2),
+    // but this file breaks other rules of §11.2.
+    BuildOptions opt;
+    opt.edit_footer = [](FooterModel& f) { (*f.columns)[0].physical_type = 9; };
+    opt.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features &= ~uint64_t{4}; };
+    add("float32_column_without_ibp_float", {"4.4", "6.2", "11.2"},
+        "A Float32 column (Format_Minor 0) whose chunk is an L3Integer chunk of 600 values with "
+        "bounds and statistics, and IBP_FLOAT clear. The chunk would be the integer form of "
+        "spec §11.2.2, but a float column needs IBP_FLOAT (§4.4, §11.2) and a float chunk must "
+        "not have bounds or statistics (§11.2.1). Formerly float32_column_l3integer.",
+        "CORRUPT_METADATA", "open", File(opt));
+  }
+  {
+    // The former future/ibp_float_column, byte for byte.
+    Rng rng(31337);
+    std::vector<uint64_t> v = ForValues(Ty::kI32, 1000, 7, 150, rng);
+    PartSpec lin;
+    std::vector<uint64_t> l = PredictedValues(Ty::kI32, kLinear, 64, 150, 5, rng, &lin.theta);
+    lin.n = 150;
+    lin.model = kLinear;
+    v.insert(v.end(), l.begin(), l.end());
+    const ColumnSpec base = Column("v", Ty::kI32, v, {Part(150, kFor), lin});
+    BuildOptions opt;
+    opt.extra_segments = {Bytes(64, 0x3C)};
+    opt.omit = [](int, int, SegKind) { return true; };
+    opt.bounds = false;
+    opt.statistics = false;
+    opt.attach = [](FooterModel& f, const std::vector<SegRef>& extra) {
+      ChunkModel& c = Chunk0(f);
+      c.encoding = 2;
+      IbpModel ibp;
+      ibp.element_bytes = 4;
+      ibp.vector_length = 8;
+      ibp.num_vectors = 300 / 8;
+      ibp.masks = extra[0];
+      c.ibp = ibp;
+      (*f.columns)[0].physical_type = 9;  // Float32
+    };
+    add("ibp_float_provisional_table", {"7.2", "11.2.3", "11.2.4"},
+        "The former future/ibp_float_column (Format_Minor 0, IBP_FLOAT set): a Float32 "
+        "column of 300 rows whose IbpFloat chunk has no payload and an ibp table in the "
+        "provisional 1.0 shape (element_bytes 4, vector_length 8, num_vectors 37, a masks "
+        "segment of 64 opaque bytes; layout and num_clusters absent). Under 1.1 it breaks "
+        "§11.2.3: the payload is required, vector_length must be M = 1, num_vectors the "
+        "chunk's num_rows, layout Condensed and num_clusters at least 1.",
+        "CORRUPT_METADATA", "open", File({base}, opt));
+  }
   model("chunk_num_rows_zero", {"7.2"},
         "A chunk with num_rows 0 (Footer.num_rows 0 to match).", "CORRUPT_METADATA",
         [](FooterModel& f) {
@@ -1073,6 +1120,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ZstdCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
+  AddFloatInvalidCases(cases);
 }
 
 }  // namespace l3::conformance

@@ -1366,6 +1366,7 @@ void AddValidCases(std::vector<Case>* cases) {
   DeltaCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
+  AddFloatValidCases(cases);
 }
 
 }  // namespace l3::conformance

@@ -68,6 +68,7 @@ std::vector<ExpectedColumn> ExpectedOf(const std::vector<ColumnSpec>& columns) {
     ExpectedColumn e;
     e.name = c.name;
     e.type = c.type;
+    e.row_width = c.R();
     for (const ChunkSpec& k : c.chunks) {
       const std::vector<uint64_t> rows = RowValues(k);
       e.values.insert(e.values.end(), rows.begin(), rows.end());
@@ -105,18 +106,68 @@ struct PendingSegment {
 }  // namespace
 
 Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& options) {
-  std::vector<std::vector<EncodedChunk>> encoded(columns.size());
+  // One encoded chunk: L3Integer (a float column's in the integer form,
+  // spec §11.2.2) or IbpFloat (§11.2.3).
+  struct Encoded {
+    EncodedChunk integer;
+    std::optional<EncodedIbp> ibp;
+    bool is_float = false;
+    int seg[7] = {-1, -1, -1, -1, -1, -1, -1};  // pending index per SegKind
+  };
+  std::vector<std::vector<Encoded>> encoded(columns.size());
   std::vector<PendingSegment> pending;
+  auto add_segment = [&](Encoded& e, int c, int k, SegKind kind, const Bytes& decoded, bool zstd) {
+    PendingSegment seg{c, k, kind, zstd ? Zstd(decoded) : decoded, decoded.size(),
+                       static_cast<uint8_t>(zstd ? 1 : 0), false};
+    if (options.field_planes && kind == SegKind::kPayload && !e.ibp) {
+      seg.stored = Zstd(FieldPlaneForm(e.integer));
+      seg.compression = 2;  // ZstdFieldPlanes
+    }
+    if (options.omit) seg.omit = options.omit(seg.column, seg.chunk, seg.kind);
+    if (options.edit_stored) {
+      options.edit_stored(seg.column, seg.chunk, seg.kind, seg.stored, seg.decoded, seg.compression);
+    }
+    e.seg[static_cast<int>(kind)] = static_cast<int>(pending.size());
+    pending.push_back(std::move(seg));
+  };
   for (size_t c = 0; c < columns.size(); ++c) {
-    for (size_t k = 0; k < columns[c].chunks.size(); ++k) {
-      const ChunkSpec& spec = columns[c].chunks[k];
-      EncodedChunk chunk = EncodeChunk(columns[c].type, spec.V, spec.values, spec.parts);
+    const ColumnSpec& col = columns[c];
+    const bool is_float = TypeIsFloat(col.type);
+    for (size_t k = 0; k < col.chunks.size(); ++k) {
+      const ChunkSpec& spec = col.chunks[k];
+      Encoded e;
+      e.is_float = is_float;
+      const int ci = static_cast<int>(c), ki = static_cast<int>(k);
+      if (spec.ibp) {
+        EncodedIbp ibp = EncodeIbp(col.type, col.R(), spec.values, *spec.ibp);
+        if (options.edit_ibp) options.edit_ibp(ci, ki, ibp);
+        e.ibp = std::move(ibp);
+        add_segment(e, ci, ki, SegKind::kIbpMasks, e.ibp->masks, options.zstd);
+        if (e.ibp->has_row_offsets) {
+          add_segment(e, ci, ki, SegKind::kIbpRowOffsets, e.ibp->row_offsets, options.zstd);
+        }
+        if (e.ibp->has_cluster_ids) {
+          add_segment(e, ci, ki, SegKind::kIbpClusterIds, e.ibp->cluster_ids, options.zstd);
+        }
+        add_segment(e, ci, ki, SegKind::kPayload, e.ibp->payload, options.zstd);
+        encoded[c].push_back(std::move(e));
+        continue;
+      }
+      std::vector<uint64_t> values = spec.values;
+      Ty coded = col.type;
+      if (is_float) {
+        // spec §11.2.2: the chunk codes the mapped values as type U.
+        coded = IntegerFormType(col.type);
+        for (uint64_t& v : values) v = OrderedFromFloat(col.type, v);
+      }
+      EncodedChunk chunk = EncodeChunk(coded, spec.V, values, spec.parts);
       if (spec.dictionary_entries > 0) {
+        if (is_float) Fail("BuildTable: float dictionary chunks are not supported");
         // spec §8.10: the partitions cover the elements; the chunk's rows
         // and statistics are those of the decoded values.
         chunk.dictionary_entries = spec.dictionary_entries;
         chunk.num_rows = spec.values.size() - spec.dictionary_entries;
-        const Ty t = columns[c].type;
+        const Ty t = col.type;
         const std::vector<uint64_t> rows = RowValues(spec);
         Statistics& st = chunk.statistics;
         st.min_value = st.max_value = rows.at(0);
@@ -128,24 +179,15 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
             std::unique(sorted.begin(), sorted.end()) - sorted.begin());
         st.distinct_count_exact = true;
       }
-      if (options.edit_chunk) options.edit_chunk(static_cast<int>(c), static_cast<int>(k), chunk);
-      const Bytes* segments[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
-                                  &chunk.bounds};
-      for (int s = 0; s < (options.bounds ? 4 : 3); ++s) {
-        PendingSegment seg{static_cast<int>(c), static_cast<int>(k), static_cast<SegKind>(s),
-                           options.zstd ? Zstd(*segments[s]) : *segments[s],
-                           segments[s]->size(), static_cast<uint8_t>(options.zstd ? 1 : 0), false};
-        if (options.field_planes && seg.kind == SegKind::kPayload) {
-          seg.stored = Zstd(FieldPlaneForm(chunk));
-          seg.compression = 2;  // ZstdFieldPlanes
-        }
-        if (options.omit) seg.omit = options.omit(seg.column, seg.chunk, seg.kind);
-        if (options.edit_stored) {
-          options.edit_stored(seg.column, seg.chunk, seg.kind, seg.stored, seg.decoded, seg.compression);
-        }
-        pending.push_back(std::move(seg));
-      }
-      encoded[c].push_back(std::move(chunk));
+      if (is_float) chunk.num_rows = spec.values.size() / col.R();  // rows, not values
+      if (options.edit_chunk) options.edit_chunk(ci, ki, chunk);
+      e.integer = std::move(chunk);
+      const bool bounds = options.bounds && (!is_float || options.float_bounds);
+      add_segment(e, ci, ki, SegKind::kPartitionTable, e.integer.partition_table, options.zstd);
+      add_segment(e, ci, ki, SegKind::kParameters, e.integer.parameters, options.zstd);
+      add_segment(e, ci, ki, SegKind::kPayload, e.integer.payload, options.zstd);
+      if (bounds) add_segment(e, ci, ki, SegKind::kBounds, e.integer.bounds, options.zstd);
+      encoded[c].push_back(std::move(e));
     }
   }
   std::vector<int> order(pending.size());
@@ -166,32 +208,58 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
   FooterModel footer;
   footer.columns.emplace();
   uint64_t num_rows = 0;
-  size_t next = 0;
+  bool any_float = false;
   for (size_t c = 0; c < columns.size(); ++c) {
     ColumnModel col;
     col.name = columns[c].name;
     col.physical_type = static_cast<uint8_t>(columns[c].type);
     col.logical = columns[c].logical;
     if (columns[c].nullable) col.nullable = true;
+    if (columns[c].row_width != 0) col.row_width = columns[c].row_width;
+    any_float = any_float || TypeIsFloat(columns[c].type);
     col.chunks.emplace();
     uint64_t rows = 0;
-    for (const EncodedChunk& e : encoded[c]) {
+    for (const Encoded& e : encoded[c]) {
       ChunkModel chunk;
-      chunk.num_rows = e.num_rows;
-      chunk.encoding = 1;  // L3Integer
-      chunk.values_per_lane = static_cast<uint16_t>(e.values_per_lane);
-      chunk.num_partitions = e.num_partitions;
-      if (e.dictionary_entries > 0) chunk.dictionary_entries = e.dictionary_entries;
-      auto take = [&](std::optional<SegRef>* ref) {
-        if (!pending[next].omit) *ref = refs[next];
-        ++next;
+      auto take = [&](SegKind kind, std::optional<SegRef>* ref) {
+        const int i = e.seg[static_cast<int>(kind)];
+        if (i >= 0 && !pending[i].omit) *ref = refs[i];
       };
-      take(&chunk.partition_table);
-      take(&chunk.parameters);
-      take(&chunk.payload);
-      if (options.bounds) take(&chunk.bounds);
-      if (options.statistics) chunk.statistics = e.statistics;
-      rows += e.num_rows;
+      if (e.ibp) {
+        // spec §11.2.3: payload and ibp only; values_per_lane, num_partitions
+        // and dictionary_entries absent (0).
+        const EncodedIbp& b = *e.ibp;
+        chunk.num_rows = b.num_rows;
+        chunk.encoding = 2;  // IbpFloat
+        take(SegKind::kPayload, &chunk.payload);
+        IbpModel ibp;
+        ibp.element_bytes = static_cast<uint8_t>(b.word_bits / 8);
+        ibp.vector_length = b.words_per_row;
+        ibp.num_vectors = b.num_rows;
+        ibp.threshold = b.threshold;
+        ibp.layout = 1;  // Condensed
+        ibp.num_clusters = b.num_masks;
+        take(SegKind::kIbpMasks, &ibp.masks);
+        take(SegKind::kIbpRowOffsets, &ibp.row_offsets);
+        take(SegKind::kIbpClusterIds, &ibp.cluster_ids);
+        if (b.has_row_offsets) ibp.offset_bits = static_cast<uint8_t>(b.offset_bits);
+        chunk.ibp = ibp;
+        rows += b.num_rows;
+        col.chunks->push_back(chunk);
+        continue;
+      }
+      const EncodedChunk& k = e.integer;
+      chunk.num_rows = k.num_rows;
+      chunk.encoding = 1;  // L3Integer
+      chunk.values_per_lane = static_cast<uint16_t>(k.values_per_lane);
+      chunk.num_partitions = k.num_partitions;
+      if (k.dictionary_entries > 0) chunk.dictionary_entries = k.dictionary_entries;
+      take(SegKind::kPartitionTable, &chunk.partition_table);
+      take(SegKind::kParameters, &chunk.parameters);
+      take(SegKind::kPayload, &chunk.payload);
+      take(SegKind::kBounds, &chunk.bounds);
+      if (options.statistics && (!e.is_float || options.float_statistics)) chunk.statistics = k.statistics;
+      rows += k.num_rows;
       col.chunks->push_back(chunk);
     }
     if (c == 0) num_rows = rows;
@@ -224,7 +292,9 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
     // spec §9.2 is new in 1.1 (FIELD_PLANES comes from the segment refs).
     if (finish.header.format_minor == 0) finish.header.format_minor = 1;
   }
-  // The segment table (spec §4.3.1) is new in 1.1.
+  // Float columns (spec §11.2; IBP_FLOAT comes from the footer) and the
+  // segment table (spec §4.3.1) are new in 1.1.
+  if (any_float && finish.header.format_minor == 0) finish.header.format_minor = 1;
   if (footer.segments && finish.header.format_minor == 0) finish.header.format_minor = 1;
   built.file = FinishFile(std::move(layout), footer, finish);
   built.footer = std::move(footer);

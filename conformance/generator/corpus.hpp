@@ -9,6 +9,7 @@
 
 #include "file_builder.hpp"
 #include "spec_encode.hpp"
+#include "spec_float.hpp"
 
 namespace l3::conformance {
 
@@ -20,6 +21,11 @@ struct ChunkSpec {
   uint64_t dictionary_entries = 0;
   uint32_t V = 64;
   std::vector<PartSpec> parts;
+  /// Float columns (spec §11.2): `values` are the chunk's num_rows * R bit
+  /// patterns, row-major. Without `ibp` the chunk is in the integer form
+  /// (§11.2.2; `parts` partition the mapped values), with it an IbpFloat
+  /// chunk (§11.2.3).
+  std::optional<IbpSpec> ibp;
 };
 
 struct ColumnSpec {
@@ -28,13 +34,20 @@ struct ColumnSpec {
   std::vector<ChunkSpec> chunks;
   std::optional<LogicalModel> logical;
   bool nullable = false;
+  /// Column.row_width (spec §11.2.1); 0: the field is absent (R = 1).
+  uint32_t row_width = 0;
+  uint32_t R() const { return row_width == 0 ? 1 : row_width; }
 };
 
 /// A column with one chunk.
 ColumnSpec Column(std::string name, Ty type, std::vector<uint64_t> values,
                   std::vector<PartSpec> parts, uint32_t V = 64);
 
-enum class SegKind { kPartitionTable = 0, kParameters = 1, kPayload = 2, kBounds = 3 };
+enum class SegKind {
+  kPartitionTable = 0, kParameters = 1, kPayload = 2, kBounds = 3,
+  // IbpFloat chunks (spec §11.2.3): IbpMasks.masks, row_offsets, cluster_ids.
+  kIbpMasks = 4, kIbpRowOffsets = 5, kIbpClusterIds = 6,
+};
 
 struct BuildOptions {
   bool bounds = true;
@@ -47,6 +60,12 @@ struct BuildOptions {
   bool writer_info = true;
   /// Edits a chunk's decoded segments before they are placed.
   std::function<void(int column, int chunk, EncodedChunk&)> edit_chunk;
+  /// The same for IbpFloat chunks (spec §11.2.3).
+  std::function<void(int column, int chunk, EncodedIbp&)> edit_ibp;
+  /// Float chunks in the integer form get bounds and statistics only when
+  /// these are set (spec §11.2.1 reserves them; the invalid cases set them).
+  bool float_bounds = false;
+  bool float_statistics = false;
   /// Edits the bytes to store for a segment (after compression) and its
   /// reference fields, before it is placed (the checksum is then computed).
   std::function<void(int column, int chunk, SegKind kind, Bytes& stored, uint64_t& decoded,
@@ -82,7 +101,8 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
 struct ExpectedColumn {
   std::string name;
   Ty type = Ty::kI64;
-  std::vector<uint64_t> values;
+  std::vector<uint64_t> values;  ///< num_rows * row_width values, row-major
+  uint32_t row_width = 1;
 };
 
 std::vector<ExpectedColumn> ExpectedOf(const std::vector<ColumnSpec>& columns);
@@ -125,6 +145,11 @@ void AddValidCases(std::vector<Case>* cases);
 void AddDeepCases(std::vector<Case>* cases);
 void AddInvalidCases(std::vector<Case>* cases);
 void AddFutureCases(std::vector<Case>* cases);
+/// Float columns (spec §11.2, cases_float.cpp), called at the end of the
+/// three above.
+void AddFloatValidCases(std::vector<Case>* cases);
+void AddFloatDeepCases(std::vector<Case>* cases);
+void AddFloatInvalidCases(std::vector<Case>* cases);
 
 /// Raw inputs for third-party writers (conformance/writer-inputs/).
 struct WriterInput {

@@ -64,12 +64,20 @@ uoffset_t BuildChunk(FlatBufferBuilder& fbb, const ChunkModel& c, bool future) {
     stats = fbb.EndTable(start);
   }
   if (c.ibp) {
-    fbs::SegmentRef masks;
+    fbs::SegmentRef masks, row_bitmask, row_offsets, cluster_ids;
     const uoffset_t start = fbb.StartTable();
     fbb.AddElement<uint64_t>(fbs::IbpMasks::VT_NUM_VECTORS, c.ibp->num_vectors, 0);
     AddSeg(fbb, fbs::IbpMasks::VT_MASKS, c.ibp->masks, &masks);
+    // Format 1.1 fields (spec §11.2.3), written only when set.
+    AddSeg(fbb, fbs::IbpMasks::VT_ROW_BITMASK, c.ibp->row_bitmask, &row_bitmask);
+    AddSeg(fbb, fbs::IbpMasks::VT_ROW_OFFSETS, c.ibp->row_offsets, &row_offsets);
+    AddSeg(fbb, fbs::IbpMasks::VT_CLUSTER_IDS, c.ibp->cluster_ids, &cluster_ids);
     fbb.AddElement<uint32_t>(fbs::IbpMasks::VT_VECTOR_LENGTH, c.ibp->vector_length, 0);
+    AddIf(fbb, fbs::IbpMasks::VT_THRESHOLD, c.ibp->threshold);
+    AddIf(fbb, fbs::IbpMasks::VT_NUM_CLUSTERS, c.ibp->num_clusters);
     fbb.AddElement<uint8_t>(fbs::IbpMasks::VT_ELEMENT_BYTES, c.ibp->element_bytes, 0);
+    AddIf(fbb, fbs::IbpMasks::VT_LAYOUT, c.ibp->layout);
+    AddIf(fbb, fbs::IbpMasks::VT_OFFSET_BITS, c.ibp->offset_bits);
     ibp = fbb.EndTable(start);
   }
   if (c.pgm) {
@@ -143,6 +151,7 @@ uoffset_t BuildColumn(FlatBufferBuilder& fbb, const ColumnModel& col, bool futur
   if (logical != 0) fbb.AddOffset(fbs::Column::VT_LOGICAL_TYPE, Offset<void>(logical));
   if (chunks != 0) fbb.AddOffset(fbs::Column::VT_CHUNKS, Offset<void>(chunks));
   if (future) fbb.AddOffset(fut::Column::VT_FUTURE_NOTE, Offset<void>(note));
+  AddIf(fbb, fbs::Column::VT_ROW_WIDTH, col.row_width);
   AddIf(fbb, fbs::Column::VT_PHYSICAL_TYPE, col.physical_type);
   if (col.nullable) fbb.AddElement<uint8_t>(fbs::Column::VT_NULLABLE, *col.nullable, 0);
   if (future) fbb.AddElement<uint8_t>(fut::Column::VT_FUTURE_FLAG, 1, 0);
@@ -221,6 +230,8 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
     if (s && s->compression == 2) *required |= uint64_t{1} << 4;  // FIELD_PLANES (1.1)
   };
   for (const ColumnModel& col : *footer.columns) {
+    // IBP_FLOAT (format 1.1): a column of a float physical type (spec §4.4).
+    if (col.physical_type && *col.physical_type >= 9 && *col.physical_type <= 12) *required |= 4;
     if (!col.chunks) continue;
     for (const ChunkModel& c : *col.chunks) {
       for (const auto* s : {&c.partition_table, &c.parameters, &c.payload, &c.bounds, &c.validity}) zstd(*s);
@@ -234,7 +245,12 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
         *optional |= 2;                             // PGM_INDEX
         zstd(c.pgm->segments);
       }
-      if (c.ibp) zstd(c.ibp->masks);
+      if (c.ibp) {
+        zstd(c.ibp->masks);
+        zstd(c.ibp->row_bitmask);
+        zstd(c.ibp->row_offsets);
+        zstd(c.ibp->cluster_ids);
+      }
     }
   }
   if (footer.segments) {

@@ -38,11 +38,18 @@ struct LogicalModel {
   std::optional<std::string> timezone;
 };
 
+/// IbpMasks (spec §11.2.3). The first four fields are always written (as
+/// the 1.0 cases wrote them); the others only when set.
 struct IbpModel {
   uint8_t element_bytes = 4;
   uint32_t vector_length = 0;
   uint64_t num_vectors = 0;
   std::optional<SegRef> masks;
+  std::optional<float> threshold;
+  std::optional<uint8_t> layout;
+  std::optional<uint32_t> num_clusters;
+  std::optional<SegRef> row_bitmask, row_offsets, cluster_ids;
+  std::optional<uint8_t> offset_bits;  ///< format 1.1 (id 10)
 };
 
 struct PgmModel {
@@ -77,6 +84,7 @@ struct ColumnModel {
   std::optional<LogicalModel> logical;
   std::optional<bool> nullable;
   std::optional<std::vector<ChunkModel>> chunks;
+  std::optional<uint32_t> row_width;  ///< format 1.1 (spec §11.2.1)
 };
 
 struct KeyValueModel {

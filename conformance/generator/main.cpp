@@ -64,7 +64,10 @@ Json ColumnsJson(const Case& c, Output* out, const std::string& stem) {
     Json j;
     j["name"] = col.name;
     j["type"] = TypeName(col.type);
-    j["num_rows"] = col.values.size();
+    j["num_rows"] = col.values.size() / col.row_width;
+    // Float columns (spec §11.2.1): values per row; each row is row_width
+    // values in the .bin file.
+    if (l3::conformance::TypeIsFloat(col.type)) j["row_width"] = col.row_width;
     j["sha256"] = Sha256Hex(raw);
     j["values"] = path;
     if (i < c.validity.size() && !c.validity[i].empty()) {
@@ -110,7 +113,7 @@ Output Generate() {
     Json e;
     std::string expected_text;
     if (c.kind == "valid" || c.kind == "deep") {
-      uint64_t rows = c.columns.empty() ? 0 : c.columns[0].values.size();
+      uint64_t rows = c.columns.empty() ? 0 : c.columns[0].values.size() / c.columns[0].row_width;
       e["num_rows"] = rows;
       e["columns"] = ColumnsJson(c, &out, id);
       e["deep_validation"] = c.kind == "valid" ? "OK" : c.error_class;

@@ -20,6 +20,9 @@ int TypeBits(Ty t) {
     case Ty::kI16: case Ty::kU16: return 16;
     case Ty::kI32: case Ty::kU32: return 32;
     case Ty::kI64: case Ty::kU64: return 64;
+    case Ty::kF32: return 32;
+    case Ty::kF64: return 64;
+    case Ty::kF16: case Ty::kBF16: return 16;
   }
   Fail("bad type");
 }
@@ -27,7 +30,8 @@ int TypeBits(Ty t) {
 bool TypeSigned(Ty t) { return static_cast<uint8_t>(t) <= 4; }
 
 const char* TypeName(Ty t) {
-  static const char* const kNames[] = {"", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+  static const char* const kNames[] = {"",    "i8",  "i16", "i32", "i64", "u8",  "u16",
+                                       "u32", "u64", "f32", "f64", "f16", "bf16"};
   return kNames[static_cast<uint8_t>(t)];
 }
 

@@ -19,12 +19,16 @@ namespace l3::conformance {
 
 using Bytes = std::vector<uint8_t>;
 
-/// PhysicalType values of spec §6.2 (integer types only).
-enum class Ty : uint8_t { kI8 = 1, kI16 = 2, kI32 = 3, kI64 = 4, kU8 = 5, kU16 = 6, kU32 = 7, kU64 = 8 };
+/// PhysicalType values of spec §6.2. The float types (§11.2) hold bit
+/// patterns; a chunk codes them through spec_float.hpp.
+enum class Ty : uint8_t {
+  kI8 = 1, kI16 = 2, kI32 = 3, kI64 = 4, kU8 = 5, kU16 = 6, kU32 = 7, kU64 = 8,
+  kF32 = 9, kF64 = 10, kF16 = 11, kBF16 = 12,
+};
 
 int TypeBits(Ty t);
 bool TypeSigned(Ty t);
-/// "i8", ..., "u64".
+/// "i8", ..., "u64", "f32", "f64", "f16", "bf16".
 const char* TypeName(Ty t);
 /// The canonical extension (§8.2) of the low N bits of `u`.
 uint64_t Canon(Ty t, uint64_t u);

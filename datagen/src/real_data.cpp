@@ -322,4 +322,71 @@ Result<std::vector<Column>> LoadRealIntegerArrays(const std::string& dir) {
   return out;
 }
 
+Result<FloatArray> LoadFloatBinGz(const std::string& path) {
+  const std::string file = FileName(path);
+  FloatArray out;
+  if (EndsWith(file, "_f32.bin.gz")) {
+    out.type = PhysicalType::kFloat32;
+  } else if (EndsWith(file, "_f64.bin.gz")) {
+    out.type = PhysicalType::kFloat64;
+  } else {
+    return Status(StatusCode::kInvalidArgument, "'" + file + "' is not an _f32/_f64 .bin.gz array");
+  }
+  out.name = file.substr(0, file.size() - std::strlen(".bin.gz"));
+  // The shape: the last "_<rows>x<width>" part of the name.
+  int64_t rows = 0, width = 0;
+  bool shaped = false;
+  std::string_view rest(out.name);
+  while (!rest.empty() && !shaped) {
+    const size_t cut = rest.rfind('_');
+    const std::string_view part = cut == std::string_view::npos ? rest : rest.substr(cut + 1);
+    const size_t x = part.find('x');
+    shaped = x != std::string_view::npos && ParseIntegral(part.substr(0, x), &rows) &&
+             ParseIntegral(part.substr(x + 1), &width) && rows >= 1 && width >= 1 &&
+             width <= (int64_t{1} << 24);
+    rest = cut == std::string_view::npos ? std::string_view() : rest.substr(0, cut);
+  }
+  if (!shaped) {
+    return Status(StatusCode::kInvalidArgument,
+                  "'" + file + "' has no _<rows>x<width> shape in its name");
+  }
+  Result<std::string> bytes = ReadGzipFile(path);
+  if (!bytes.ok()) return bytes.status();
+  const uint64_t expected = static_cast<uint64_t>(rows) * static_cast<uint64_t>(width) *
+                            static_cast<uint64_t>(PhysicalTypeBytes(out.type));
+  if (bytes->size() != expected) {
+    return Status(StatusCode::kIoError, "'" + path + "' holds " + std::to_string(bytes->size()) +
+                                            " bytes, its shape needs " + std::to_string(expected));
+  }
+  out.rows = static_cast<uint64_t>(rows);
+  out.row_width = static_cast<uint32_t>(width);
+  out.bytes.assign(bytes->begin(), bytes->end());
+  return out;
+}
+
+Result<std::vector<FloatArray>> LoadRealFloatArrays(const std::string& dir) {
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) {
+    return Status(StatusCode::kIoError,
+                  "real-data directory '" + dir + "' does not exist (set L3_REAL_DATA_DIR)");
+  }
+  std::vector<std::string> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = FileName(it->path().string());
+    if (it->is_regular_file(ec) &&
+        (EndsWith(file, "_f32.bin.gz") || EndsWith(file, "_f64.bin.gz"))) {
+      files.push_back(it->path().string());
+    }
+  }
+  if (ec) return Status(StatusCode::kIoError, "listing '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::vector<FloatArray> out;
+  for (const std::string& path : files) {
+    Result<FloatArray> array = LoadFloatBinGz(path);
+    if (!array.ok()) return array.status();
+    out.push_back(std::move(*array));
+  }
+  return out;
+}
+
 }  // namespace l3::datagen

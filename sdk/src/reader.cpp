@@ -19,6 +19,9 @@
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/dictionary/dictionary_decode.hpp"
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/ibp/float_order.hpp"
+#include "codec/ibp/ibp_decode.hpp"
+#include "codec/ibp/ibp_format.hpp"
 #include "codec/planes/field_planes.hpp"
 #include "common/bits.hpp"
 #include "common/crc32c.hpp"
@@ -58,10 +61,13 @@ struct LoadedChunk {
   std::vector<uint8_t> partition_table, parameters, payload, bounds;
   // spec §8.10: a dictionary chunk's entries, decoded and checked once.
   std::vector<uint8_t> dictionary;
+  // spec §11.2.3: an IbpFloat chunk's masks, row index and mask ids.
+  std::vector<uint8_t> ibp_masks, ibp_row_offsets, ibp_mask_ids;
 
   uint64_t HeldBytes() const {
     return partition_table.capacity() + parameters.capacity() + payload.capacity() +
-           bounds.capacity() + dictionary.capacity();
+           bounds.capacity() + dictionary.capacity() + ibp_masks.capacity() +
+           ibp_row_offsets.capacity() + ibp_mask_ids.capacity();
   }
 };
 
@@ -251,6 +257,8 @@ struct Reader::Impl {
   /// table, parameters and bounds are decompressed and checked: enough for
   /// metadata (Partitions), and no payload bytes are held.
   Status LoadChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload = true) const;
+  /// LoadChunk of an IbpFloat chunk (spec §11.2.4).
+  Status LoadIbpChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload) const;
 
   ChunkSlot* Slot(int column, int chunk) const { return slots[column][chunk].get(); }
   size_t CacheKey(int column, int chunk) const {
@@ -311,6 +319,19 @@ struct Reader::Impl {
     return Prepare(column, chunk);
   }
 
+  /// Decodes chunk rows [begin, end) of any chunk: an integer chunk, a float
+  /// chunk in the integer form (its elements, then the map of spec §11.2.2)
+  /// or an IBP chunk (§11.2.3). `dst` receives whole rows.
+  static Status DecodeChunkRowsAny(const ChunkView& view, uint64_t begin, uint64_t end,
+                                   uint8_t* dst) {
+    if (view.encoding == 2) return internal::DecodeIbpRows(view, begin, end, dst);
+    if (view.column_type == view.type) return internal::DecodeChunkRows(view, begin, end, dst);
+    const uint64_t width = view.row_width;
+    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view, begin * width, end * width, dst));
+    internal::FloatFromOrderedInPlace(dst, (end - begin) * width, PhysicalTypeBytes(view.type));
+    return Status::OK();
+  }
+
   /// Decodes rows [row_begin, row_end) of `column` into `dst` on the calling
   /// thread, chunk by chunk (the pinned chunks of a parallel call first).
   Status DecodeRows(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
@@ -319,12 +340,12 @@ struct Reader::Impl {
     uint64_t row = row_begin;
     while (row < row_end) {
       L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins));
-      const ChunkView* view = &loaded->view;
-      const uint64_t begin = row - view->first_row;
-      const uint64_t end = std::min(row_end - view->first_row, view->num_rows);
-      L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, begin, end,
-                                                 dst + (row - row_begin) * value_bytes));
-      row = view->first_row + end;
+      const ChunkInfo& ci = columns[column].chunks[chunk];
+      const uint64_t begin = row - ci.first_row;
+      const uint64_t end = std::min(row_end - ci.first_row, ci.num_rows);
+      L3_RETURN_NOT_OK(
+          DecodeChunkRowsAny(loaded->view, begin, end, dst + (row - row_begin) * value_bytes));
+      row = ci.first_row + end;
       ++chunk;
     }
     return Status::OK();
@@ -360,7 +381,11 @@ struct Reader::Impl {
     uint64_t threads = options.num_threads == 0 ? std::thread::hardware_concurrency()
                                                 : static_cast<uint64_t>(options.num_threads);
     threads = std::min(threads, (row_end - row_begin) / kMinRowsPerThread);
-    if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
+    // Float columns decode on the calling thread (their slices would cut
+    // rows, not partitions).
+    if (threads <= 1 || !PhysicalTypeIsInteger(columns[column].type)) {
+      return DecodeRows(column, row_begin, row_end, dst, value_bytes);
+    }
     std::vector<uint64_t> cuts{row_begin};
     CallPins pins;
     for (uint64_t i = 1; i < threads; ++i) {
@@ -409,6 +434,8 @@ struct Reader::Impl {
     const std::string where = ChunkName(column, chunk);
     const std::pair<const SegmentInfo*, const char*> segments[] = {
         {&ci.partition_table, " partition_table"}, {&ci.parameters, " parameters"},
+        {&ci.ibp.masks, " ibp.masks"}, {&ci.ibp.row_offsets, " ibp.row_offsets"},
+        {&ci.ibp.mask_ids, " ibp.cluster_ids"},
         {&ci.payload, " payload"}, {&ci.bounds, " bounds"}};
     for (const auto& seg : segments) {
       if (seg.first->present) L3_RETURN_NOT_OK(VerifySegmentChecksum(*seg.first, where + seg.second));
@@ -428,6 +455,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
   if (!unsupported[column][chunk].empty()) {
     return Status(StatusCode::kUnsupportedFeature, unsupported[column][chunk]);
   }
+  if (ci.encoding == 2) return LoadIbpChunk(column, chunk, slot, with_payload);
   // spec §5: segment checksums over the stored bytes, before first use.
   if (options.verify_checksums) {
     L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.partition_table, where + " partition_table"));
@@ -437,6 +465,12 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
   }
   const uint64_t num_partitions = ci.num_partitions;
   const uint64_t value_bytes = static_cast<uint64_t>(PhysicalTypeBytes(col.type));
+  // spec §11.2.2: a float chunk here is in the integer form, whose elements
+  // are the rows' values as unsigned integers of the float's width.
+  const bool float_form = PhysicalTypeIsFloat(col.type);
+  const PhysicalType element_type = internal::IntegerFormType(col.type);
+  const uint64_t elements = ci.num_rows * (float_form ? col.row_width : 1);
+  const uint64_t first_element = ci.first_row * (float_form ? col.row_width : 1);
   // spec §7.3, §9: each decoded_length is checked against what the chunk
   // requires before anything is decompressed. The partition table comes
   // first; its sentinel gives the lengths of the other two segments.
@@ -450,7 +484,7 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
   // cannot make the reader allocate what the table cannot justify.
   {
     Status shape = internal::ValidatePartitionTableShape(
-        table, num_partitions, ci.num_rows + ci.dictionary_entries, ci.values_per_lane, col.type,
+        table, num_partitions, elements + ci.dictionary_entries, ci.values_per_lane, element_type,
         ps.required_features,
         ci.parameters.decoded_bytes, ci.payload.decoded_bytes);
     if (!shape.ok()) return Status(shape.code(), where + ": " + shape.message());
@@ -464,9 +498,11 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
   // The chunk's view without payload and bounds: what the metadata checks
   // and the field-plane form need.
   ChunkView& view = slot->view;
-  view.type = col.type;
-  view.first_row = ci.first_row;
-  view.num_rows = ci.num_rows;
+  view.type = element_type;
+  view.column_type = col.type;
+  view.row_width = col.row_width;
+  view.first_row = first_element;
+  view.num_rows = elements;
   view.values_per_lane = ci.values_per_lane;
   view.num_partitions = ci.num_partitions;
   view.partition_table = table;
@@ -511,6 +547,86 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
     view = ChunkView();
     return Status(st.code(), where + ": " + st.message());
   }
+  return Status::OK();
+}
+
+Status Reader::Impl::LoadIbpChunk(int column, int chunk, LoadedChunk* slot,
+                                  bool with_payload) const {
+  const ColumnInfo& col = columns[column];
+  const ChunkInfo& ci = col.chunks[chunk];
+  const IbpInfo& ibp = ci.ibp;
+  const std::string where = ChunkName(column, chunk);
+  // spec §11.2.4 step 1: checksums, in order.
+  if (options.verify_checksums) {
+    L3_RETURN_NOT_OK(VerifySegmentChecksum(ibp.masks, where + " ibp.masks"));
+    if (ibp.row_offsets.present) {
+      L3_RETURN_NOT_OK(VerifySegmentChecksum(ibp.row_offsets, where + " ibp.row_offsets"));
+    }
+    if (ibp.mask_ids.present) {
+      L3_RETURN_NOT_OK(VerifySegmentChecksum(ibp.mask_ids, where + " ibp.cluster_ids"));
+    }
+    if (with_payload) L3_RETURN_NOT_OK(VerifySegmentChecksum(ci.payload, where + " payload"));
+  }
+  // Step 2: lengths, then decompression, segment by segment.
+  const uint64_t word_row_bytes = uint64_t{ibp.words_per_row} * ibp.word_bytes;
+  ChunkView& view = slot->view;
+  view.type = col.type;
+  view.column_type = col.type;
+  view.encoding = 2;
+  view.row_width = col.row_width;
+  view.first_row = ci.first_row;
+  view.num_rows = ci.num_rows;
+  view.values_per_lane = 0;
+  view.num_partitions = 0;
+  view.required_features = ps.required_features;
+  IbpChunkView& iv = view.ibp;
+  iv.word_bytes = ibp.word_bytes;
+  iv.words_per_row = ibp.words_per_row;
+  iv.num_masks = ibp.num_masks;
+  iv.offset_bits = ibp.offset_bits;
+  L3_ASSIGN_OR_RETURN(iv.masks, Materialize(ibp.masks, 2 * uint64_t{ibp.num_masks} * word_row_bytes,
+                                            where + " ibp.masks (2 * K * M * W / 8)",
+                                            &slot->ibp_masks));
+  if (ibp.row_offsets.present) {
+    iv.row_offsets_bytes = internal::IbpRowIndexBytes(ci.num_rows, ibp.offset_bits);
+    L3_ASSIGN_OR_RETURN(iv.row_offsets,
+                        Materialize(ibp.row_offsets, iv.row_offsets_bytes,
+                                    where + " ibp.row_offsets", &slot->ibp_row_offsets));
+  }
+  if (ibp.mask_ids.present) {
+    L3_ASSIGN_OR_RETURN(iv.mask_ids, Materialize(ibp.mask_ids, ci.num_rows,
+                                                 where + " ibp.cluster_ids (num_rows)",
+                                                 &slot->ibp_mask_ids));
+  }
+  // Step 3: masks, mask ids, row index.
+  Status st = internal::ValidateIbpIndex(view);
+  if (!st.ok()) {
+    view = ChunkView();
+    return Status(st.code(), where + ": " + st.message());
+  }
+  // Step 4: the payload, whose length the index gives (bounded by
+  // num_rows * M words, since every row is at most M words).
+  const uint64_t payload_bytes =
+      internal::IbpPayloadWords(view) * ibp.word_bytes + internal::kIbpPaddingBytes;
+  view.payload_bytes = payload_bytes;
+  if (!with_payload) {
+    view.payload = kEmptySegment;
+    if (ci.payload.decoded_bytes != payload_bytes) {
+      view = ChunkView();
+      return Status(StatusCode::kCorruptMetadata,
+                    where + " payload: decoded_length " + std::to_string(ci.payload.decoded_bytes) +
+                        " != required " + std::to_string(payload_bytes));
+    }
+    return Status::OK();
+  }
+  Result<const uint8_t*> payload =
+      Materialize(ci.payload, payload_bytes, where + " payload (W / 8 * Payload_Words + 32)",
+                  &slot->payload);
+  if (!payload.ok()) {
+    view = ChunkView();
+    return payload.status();
+  }
+  view.payload = *payload;
   return Status::OK();
 }
 
@@ -787,11 +903,13 @@ Status Reader::ReadRows(int column, uint64_t row_begin, uint64_t row_end, void* 
                     "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_end) +
                         ") outside the column's " + std::to_string(col.num_rows) + " rows");
     }
-    if (!PhysicalTypeIsInteger(col.type)) {
+    if (!PhysicalTypeIsInteger(col.type) && !PhysicalTypeIsFloat(col.type)) {
       return Status(StatusCode::kUnsupportedFeature,
                     "column " + std::to_string(column) + " has a type this reader cannot decode");
     }
-    const uint64_t value_bytes = static_cast<uint64_t>(PhysicalTypeBytes(col.type));
+    // A row of a tensor column is row_width values (spec §11.2.1).
+    const uint64_t value_bytes =
+        static_cast<uint64_t>(PhysicalTypeBytes(col.type)) * col.row_width;
     const uint64_t count = row_end - row_begin;
     if (count > out_bytes / value_bytes) {
       return Status(StatusCode::kBufferTooSmall,
@@ -812,11 +930,11 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
   try {
     L3_RETURN_NOT_OK(impl_->CheckColumn(column));
     const ColumnInfo& col = impl_->columns[column];
-    if (!PhysicalTypeIsInteger(col.type)) {
+    if (!PhysicalTypeIsInteger(col.type) && !PhysicalTypeIsFloat(col.type)) {
       return Status(StatusCode::kUnsupportedFeature,
                     "column " + std::to_string(column) + " has a type this reader cannot decode");
     }
-    const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(col.type));
+    const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(col.type)) * col.row_width;
     if (num_rows > out_bytes / value_bytes) {
       return Status(StatusCode::kBufferTooSmall,
                     "output holds " + std::to_string(out_bytes) + " bytes, " +
@@ -844,6 +962,27 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
     const ChunkView* view = nullptr;
     uint64_t previous_row = 0;
     uint64_t value = 0;
+    if (PhysicalTypeIsFloat(col.type)) {
+      // Float rows (spec §11.2): each row decoded on its own, in O(1) for
+      // IBP chunks.
+      int chunk = -1;
+      for (size_t i = 0; i < num_rows; ++i) {
+        const uint64_t row = rows[order[i]];
+        uint8_t* target = dst + order[i] * value_bytes;
+        if (chunk >= 0 && i > 0 && row == previous_row) {
+          std::memcpy(target, dst + order[i - 1] * value_bytes, value_bytes);
+          continue;
+        }
+        if (chunk < 0 || row >= col.chunks[chunk].first_row + col.chunks[chunk].num_rows) {
+          chunk = impl_->FindChunk(column, row);
+          L3_ASSIGN_OR_RETURN(loaded, impl_->Prepare(column, chunk));
+        }
+        const uint64_t local = row - col.chunks[chunk].first_row;
+        L3_RETURN_NOT_OK(Impl::DecodeChunkRowsAny(loaded->view, local, local + 1, target));
+        previous_row = row;
+      }
+      return Status::OK();
+    }
     for (size_t i = 0; i < num_rows; ++i) {
       const uint64_t row = rows[order[i]];
       const bool repeat = view != nullptr && row == previous_row;
@@ -871,6 +1010,45 @@ Result<ChunkView> Reader::GetChunkView(int column, int chunk) const {
     ChunkView view = loaded->view;
     view.owner = loaded;  // the segments live while the view (or a copy) does
     return view;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Result<IbpRowStats> Reader::IbpStats(int column, int chunk) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckChunk(column, chunk));
+    if (impl_->columns[column].chunks[chunk].encoding != 2) {
+      return Status(StatusCode::kInvalidArgument,
+                    ChunkName(column, chunk) + " is not an IbpFloat chunk");
+    }
+    // The masks and row index only: the payload is neither read nor held.
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded,
+                        impl_->Borrow(column, chunk, /*with_payload=*/false));
+    const ChunkView& view = loaded->view;
+    const IbpChunkView& ibp = view.ibp;
+    IbpRowStats stats;
+    stats.num_rows = view.num_rows;
+    stats.word_bytes = ibp.word_bytes;
+    stats.words_per_row = ibp.words_per_row;
+    stats.payload_words = internal::IbpPayloadWords(view);
+    for (uint64_t r = 0; r < view.num_rows; ++r) {
+      const uint64_t length = internal::IbpRowStart(view, r + 1) - internal::IbpRowStart(view, r);
+      stats.packed_rows += length < ibp.words_per_row;
+    }
+    const uint64_t m = ibp.words_per_row;
+    stats.masks.resize(ibp.num_masks);
+    stats.bitvals.resize(ibp.num_masks);
+    for (uint32_t k = 0; k < ibp.num_masks; ++k) {
+      for (uint64_t j = 0; j < m; ++j) {
+        uint64_t mask = 0, bitval = 0;
+        std::memcpy(&mask, ibp.masks + (2 * k * m + j) * ibp.word_bytes, ibp.word_bytes);
+        std::memcpy(&bitval, ibp.masks + ((2 * k + 1) * m + j) * ibp.word_bytes, ibp.word_bytes);
+        stats.masks[k].push_back(mask);
+        stats.bitvals[k].push_back(bitval);
+      }
+    }
+    return stats;
   } catch (const std::bad_alloc&) {
     return OutOfMemory();
   }
@@ -917,7 +1095,8 @@ Status Reader::Validate(ValidationLevel level) const {
         // the reader's cache.
         L3_ASSIGN_OR_RETURN(const ChunkRef loaded, impl_->Borrow(c, k));
         const ChunkView* view = &loaded->view;
-        Status st = internal::DeepValidateChunk(*view);
+        Status st = view->encoding == 2 ? internal::DeepValidateIbpChunk(*view)
+                                        : internal::DeepValidateChunk(*view);
         if (!st.ok()) return Status(st.code(), where + ": " + st.message());
         L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
         for (uint32_t p = 0; p < view->num_partitions && !uses_delta; ++p) {

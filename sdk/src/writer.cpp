@@ -5,6 +5,7 @@
 #include <deque>
 #include <future>
 #include <new>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -13,6 +14,9 @@
 
 #include "codec/dictionary/dictionary_encode.hpp"
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/ibp/float_order.hpp"
+#include "codec/ibp/ibp_encode.hpp"
+#include "codec/ibp/ibp_format.hpp"
 #include "codec/planes/field_planes.hpp"
 #include "common/output_sink.hpp"
 #include "common/status_macros.hpp"
@@ -34,7 +38,7 @@ Status Invalid(std::string message) {
   return Status(StatusCode::kInvalidArgument, std::move(message));
 }
 
-Status ValidateSchema(const std::vector<ColumnSpec>& columns) {
+Status ValidateSchema(const std::vector<ColumnSpec>& columns, const WriteOptions& options) {
   if (columns.empty()) return Invalid("a file needs at least one column");
   std::unordered_set<std::string> names;
   for (size_t c = 0; c < columns.size(); ++c) {
@@ -45,9 +49,20 @@ Status ValidateSchema(const std::vector<ColumnSpec>& columns) {
     }
     if (!internal::IsValidUtf8(col.name)) return Invalid(where + "name is not valid UTF-8");
     if (!names.insert(col.name).second) return Invalid(where + "name '" + col.name + "' repeats");
-    if (!PhysicalTypeIsInteger(col.type)) {
-      return Invalid(where + "type " + PhysicalTypeName(col.type) +
-                     " is not writable (integer types only)");
+    if (PhysicalTypeIsFloat(col.type)) {
+      // spec §11.2: float columns are format 1.1.
+      if (options.format_minor < 1) {
+        return Invalid(where + "float columns need format_minor >= 1");
+      }
+      if (col.row_width < 1 || col.row_width > internal::kIbpMaxRowWidth) {
+        return Invalid(where + "row_width " + std::to_string(col.row_width) +
+                       " must be in 1..2^24");
+      }
+    } else if (!PhysicalTypeIsInteger(col.type)) {
+      return Invalid(where + "unknown physical type");
+    } else if (col.row_width != 1) {
+      return Invalid(where + "row_width " + std::to_string(col.row_width) +
+                     " on an integer column (only float columns have rows of several values)");
     }
     if (static_cast<uint16_t>(col.logical.kind) > static_cast<uint16_t>(LogicalKind::kDecimal)) {
       return Invalid(where + "unknown logical kind");
@@ -97,6 +112,13 @@ Status ValidateOptions(const WriteOptions& o) {
   if (!(o.dictionary_min_saving >= 0 && o.dictionary_min_saving < 1)) {
     return Invalid("dictionary_min_saving must be in [0, 1)");
   }
+  if (o.float_chunk_bytes < 1) return Invalid("float_chunk_bytes must be >= 1");
+  if (o.ibp_masks < 1 || o.ibp_masks > internal::kIbpMaxMasks) {
+    return Invalid("ibp_masks " + std::to_string(o.ibp_masks) + " must be in 1..256");
+  }
+  if (static_cast<uint8_t>(o.float_encoding) > static_cast<uint8_t>(FloatEncoding::kIbp)) {
+    return Invalid("unknown float_encoding");
+  }
   return Status::OK();
 }
 
@@ -111,6 +133,7 @@ struct StoredSegment {
 
 // An encoded chunk waiting for its turn to be written.
 struct ReadyChunk {
+  uint16_t encoding = 1;  // spec §7.2: 1 L3Integer, 2 IbpFloat
   uint64_t num_rows = 0;
   uint32_t num_partitions = 0;
   uint32_t values_per_lane = 0;
@@ -121,6 +144,17 @@ struct ReadyChunk {
   StoredSegment segments[4];
   ChunkStatistics statistics;
   PgmIndexInfo pgm;  // spec §11.3
+  // IbpFloat (spec §11.2.3): the table's fields and its masks, row_offsets
+  // and cluster_ids segments; the rows are segments[2], the payload.
+  IbpInfo ibp;
+  StoredSegment ibp_segments[3];
+
+  uint64_t StoredBytes() const {
+    uint64_t total = 0;
+    for (const StoredSegment& seg : segments) total += seg.bytes.size();
+    for (const StoredSegment& seg : ibp_segments) total += seg.bytes.size();
+    return total;
+  }
 };
 
 Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOptions& options) {
@@ -345,6 +379,79 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
   }
 }
 
+// Rows per chunk of a float column (WriteOptions::float_chunk_bytes): at
+// least one, and at most 2^32 - 1 values for the integer form (§11.2.2).
+uint64_t FloatChunkRows(const ColumnSpec& spec, const WriteOptions& options) {
+  const uint64_t width = spec.row_width;
+  const uint64_t row_bytes = width * static_cast<uint64_t>(PhysicalTypeBytes(spec.type));
+  uint64_t rows = std::min(options.chunk_rows, options.float_chunk_bytes / row_bytes);
+  rows = std::min(rows, kMaxChunkRows / width);
+  return std::max<uint64_t>(rows, 1);
+}
+
+// spec §11.2.3: an IBP chunk's segments, stored as the profile says.
+Result<ReadyChunk> EncodeIbpReady(const std::vector<uint8_t>& values, uint64_t num_rows,
+                                  uint64_t row_bytes, const WriteOptions& options) {
+  internal::IbpEncoderOptions ibp_options;
+  ibp_options.max_masks = options.ibp_masks;
+  L3_ASSIGN_OR_RETURN(internal::EncodedIbpChunk encoded,
+                      internal::EncodeIbpChunk(values.data(), num_rows, row_bytes, ibp_options));
+  ReadyChunk ready;
+  ready.encoding = 2;
+  ready.num_rows = num_rows;
+  IbpInfo& info = ready.ibp;
+  info.word_bytes = encoded.word_bytes;
+  info.words_per_row = encoded.words_per_row;
+  info.num_rows = num_rows;
+  info.threshold = encoded.threshold;
+  info.num_masks = encoded.num_masks;
+  info.offset_bits = encoded.offset_bits;
+  L3_ASSIGN_OR_RETURN(ready.segments[2], StoreSegment(std::move(encoded.payload), options));
+  L3_ASSIGN_OR_RETURN(ready.ibp_segments[0], StoreSegment(std::move(encoded.masks), options));
+  if (!encoded.row_offsets.empty()) {
+    L3_ASSIGN_OR_RETURN(ready.ibp_segments[1], StoreSegment(std::move(encoded.row_offsets), options));
+  }
+  if (!encoded.mask_ids.empty()) {
+    L3_ASSIGN_OR_RETURN(ready.ibp_segments[2], StoreSegment(std::move(encoded.mask_ids), options));
+  }
+  return ready;
+}
+
+// A float column's chunk (spec §11.2): the integer form and IBP as
+// WriteOptions::float_encoding allows, keeping the smaller (ties: the
+// integer form). Float chunks carry no bounds, statistics or PGM index.
+Result<ReadyChunk> EncodeFloatAndStore(PhysicalType type, uint32_t row_width,
+                                       std::vector<uint8_t> values, uint64_t num_rows,
+                                       const WriteOptions& options, int encoder_threads) {
+  try {
+    const int value_bytes = PhysicalTypeBytes(type);
+    const uint64_t num_values = num_rows * row_width;
+    std::optional<ReadyChunk> best;
+    if (options.float_encoding != FloatEncoding::kIntegerForm) {
+      L3_ASSIGN_OR_RETURN(ReadyChunk ibp,
+                          EncodeIbpReady(values, num_rows, num_values / num_rows * value_bytes,
+                                         options));
+      best = std::move(ibp);
+    }
+    if (options.float_encoding != FloatEncoding::kIbp) {
+      WriteOptions integer_options = options;
+      integer_options.write_partition_bounds = false;
+      integer_options.write_statistics = false;
+      integer_options.pgm = PgmMode::kOff;
+      std::vector<uint8_t> mapped = values;
+      internal::OrderedFromFloatInPlace(mapped.data(), num_values, value_bytes);
+      L3_ASSIGN_OR_RETURN(ReadyChunk integer,
+                          EncodeAndStore(internal::IntegerFormType(type), std::move(mapped),
+                                         num_values, integer_options, encoder_threads));
+      integer.num_rows = num_rows;
+      if (!best || integer.StoredBytes() <= best->StoredBytes()) best = std::move(integer);
+    }
+    return std::move(*best);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of memory while encoding a float chunk");
+  }
+}
+
 }  // namespace
 
 struct Writer::Impl {
@@ -356,7 +463,8 @@ struct Writer::Impl {
   internal::MemorySink* memory = nullptr;  // when in memory; owned by `sink`
   std::unique_ptr<internal::FileAssembler> assembler;
   std::vector<std::vector<uint8_t>> buffers;  // at most one chunk per column
-  std::vector<uint64_t> rows;                 // rows appended per column
+  std::vector<uint64_t> rows;                 // values appended per column
+  std::vector<uint64_t> chunk_values;         // values per full chunk, per column
   std::vector<ColumnInfo> written;            // chunks placed so far
   // Chunks being encoded, written strictly in submission order so that the
   // bytes never depend on which encode finishes first.
@@ -397,11 +505,17 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
   const size_t n = impl->specs.size();
   impl->buffers.resize(n);
   impl->rows.assign(n, 0);
+  impl->chunk_values.assign(n, 0);
   impl->written.resize(n);
   for (size_t c = 0; c < n; ++c) {
-    impl->written[c].name = impl->specs[c].name;
-    impl->written[c].type = impl->specs[c].type;
-    impl->written[c].logical = impl->specs[c].logical;
+    const ColumnSpec& spec = impl->specs[c];
+    impl->written[c].name = spec.name;
+    impl->written[c].type = spec.type;
+    impl->written[c].logical = spec.logical;
+    impl->written[c].row_width = spec.row_width;
+    impl->chunk_values[c] = PhysicalTypeIsFloat(spec.type)
+                                ? FloatChunkRows(spec, options) * spec.row_width
+                                : options.chunk_rows;
   }
   int threads = options.num_threads;
   if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -422,7 +536,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   ChunkInfo chunk;
   chunk.first_row = written[column].num_rows;
   chunk.num_rows = ready.num_rows;
-  chunk.encoding = 1;  // spec §7.2 L3Integer
+  chunk.encoding = ready.encoding;  // spec §7.2
   chunk.values_per_lane = ready.values_per_lane;
   chunk.num_partitions = ready.num_partitions;
   chunk.uses_delta = ready.uses_delta;
@@ -435,6 +549,19 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
     L3_ASSIGN_OR_RETURN(*refs[i], assembler->AppendSegment(seg.bytes.data(), seg.bytes.size(),
                                                            seg.decoded_bytes, seg.compression));
     chunk.stored_bytes += seg.bytes.size();
+  }
+  if (ready.encoding == 2) {
+    // spec §11.2.3: the masks, row index and mask ids after the rows.
+    chunk.has_ibp = true;
+    chunk.ibp = ready.ibp;
+    SegmentInfo* ibp_refs[3] = {&chunk.ibp.masks, &chunk.ibp.row_offsets, &chunk.ibp.mask_ids};
+    for (int i = 0; i < 3; ++i) {
+      const StoredSegment& seg = ready.ibp_segments[i];
+      if (!seg.present) continue;
+      L3_ASSIGN_OR_RETURN(*ibp_refs[i], assembler->AppendSegment(seg.bytes.data(), seg.bytes.size(),
+                                                                 seg.decoded_bytes, seg.compression));
+      chunk.stored_bytes += seg.bytes.size();
+    }
   }
   chunk.statistics = ready.statistics;
   chunk.has_pgm = ready.pgm.present;
@@ -457,18 +584,29 @@ Status Writer::Impl::Submit(int column) {
   std::vector<uint8_t> values = std::move(buffers[column]);
   buffers[column] = std::vector<uint8_t>();
   const PhysicalType type = specs[column].type;
-  const uint64_t num_rows = values.size() / static_cast<size_t>(PhysicalTypeBytes(type));
+  const uint32_t width = specs[column].row_width;
+  const uint64_t num_rows =
+      values.size() / static_cast<size_t>(PhysicalTypeBytes(type)) / width;
+  const bool is_float = PhysicalTypeIsFloat(type);
   if (!asynchronous) {
-    L3_ASSIGN_OR_RETURN(ReadyChunk ready,
-                        EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads));
-    return Place(column, std::move(ready));
+    Result<ReadyChunk> ready =
+        is_float ? EncodeFloatAndStore(type, width, std::move(values), num_rows, options,
+                                       encoder_threads)
+                 : EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads);
+    if (!ready.ok()) return ready.status();
+    return Place(column, std::move(ready).value());
   }
   while (pending.size() >= max_in_flight) L3_RETURN_NOT_OK(DrainOne());
   Pending p;
   p.column = column;
   try {
-    p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
-                          options, encoder_threads);
+    if (is_float) {
+      p.result = std::async(std::launch::async, EncodeFloatAndStore, type, width,
+                            std::move(values), num_rows, options, encoder_threads);
+    } else {
+      p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
+                            options, encoder_threads);
+    }
   } catch (const std::system_error& e) {
     // The system refused a thread; the chunk's values may already have moved
     // into the failed task, so the write cannot go on.
@@ -490,15 +628,16 @@ Status Writer::Impl::CheckAppend(int column, const void* values, uint64_t num_va
 
 Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_values) {
   const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(specs[column].type));
+  const uint64_t chunk_size = chunk_values[column];  // values of one full chunk
   const uint8_t* src = static_cast<const uint8_t*>(values);
   std::vector<uint8_t>& buffer = buffers[column];
   while (num_values > 0) {
     const uint64_t buffered = buffer.size() / value_bytes;
-    const uint64_t take = std::min(num_values, options.chunk_rows - buffered);
+    const uint64_t take = std::min(num_values, chunk_size - buffered);
     const size_t bytes = static_cast<size_t>(take) * value_bytes;
     if (buffer.capacity() < buffer.size() + bytes) {
       // Grow geometrically, but never past one chunk.
-      const size_t chunk_bytes = static_cast<size_t>(options.chunk_rows) * value_bytes;
+      const size_t chunk_bytes = static_cast<size_t>(chunk_size) * value_bytes;
       buffer.reserve(std::min(chunk_bytes, std::max(2 * buffer.capacity(), buffer.size() + bytes)));
     }
     buffer.insert(buffer.end(), src, src + bytes);
@@ -506,18 +645,26 @@ Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_val
     num_values -= take;
     rows[column] += take;
     // A full chunk leaves the buffer at once: at most one chunk per column.
-    if (buffered + take == options.chunk_rows) L3_RETURN_NOT_OK(Submit(column));
+    if (buffered + take == chunk_size) L3_RETURN_NOT_OK(Submit(column));
   }
   return Status::OK();
 }
 
 Status Writer::Impl::CloseImpl() {
   if (state != State::kOpen) return Invalid("Close after Close or Abort");
+  for (size_t c = 0; c < rows.size(); ++c) {
+    if (rows[c] % specs[c].row_width != 0) {
+      return Invalid("column " + std::to_string(c) + " ends inside a row: " +
+                     std::to_string(rows[c]) + " values is not a multiple of its row_width " +
+                     std::to_string(specs[c].row_width));
+    }
+  }
+  const uint64_t num_rows = rows[0] / specs[0].row_width;
   for (size_t c = 1; c < rows.size(); ++c) {
-    if (rows[c] != rows[0]) {
+    if (rows[c] / specs[c].row_width != num_rows) {
       return Invalid("columns have different row counts: column 0 has " +
-                     std::to_string(rows[0]) + ", column " + std::to_string(c) + " has " +
-                     std::to_string(rows[c]));
+                     std::to_string(num_rows) + ", column " + std::to_string(c) + " has " +
+                     std::to_string(rows[c] / specs[c].row_width));
     }
   }
   // The partial chunks, in column order.
@@ -526,7 +673,7 @@ Status Writer::Impl::CloseImpl() {
   }
   while (!pending.empty()) L3_RETURN_NOT_OK(DrainOne());
   FileInfo info;
-  info.num_rows = rows[0];
+  info.num_rows = num_rows;
   info.writer_name = kWriterName;
   info.writer_version = LibraryVersion();
   info.metadata = options.metadata;
@@ -572,7 +719,7 @@ Writer::~Writer() { Abort(); }
 Result<Writer> Writer::Create(const std::string& path, std::vector<ColumnSpec> columns,
                               const WriteOptions& options) {
   try {
-    L3_RETURN_NOT_OK(ValidateSchema(columns));
+    L3_RETURN_NOT_OK(ValidateSchema(columns, options));
     L3_RETURN_NOT_OK(ValidateOptions(options));
     L3_ASSIGN_OR_RETURN(auto sink, internal::AtomicFileSink::Create(path));
     L3_ASSIGN_OR_RETURN(auto impl, Impl::Make(std::move(columns), options, std::move(sink)));
@@ -585,7 +732,7 @@ Result<Writer> Writer::Create(const std::string& path, std::vector<ColumnSpec> c
 Result<Writer> Writer::CreateInMemory(std::vector<ColumnSpec> columns,
                                       const WriteOptions& options) {
   try {
-    L3_RETURN_NOT_OK(ValidateSchema(columns));
+    L3_RETURN_NOT_OK(ValidateSchema(columns, options));
     L3_RETURN_NOT_OK(ValidateOptions(options));
     auto sink = std::make_unique<internal::MemorySink>();
     internal::MemorySink* memory = sink.get();
@@ -638,7 +785,7 @@ int Writer::num_columns() const { return impl_ ? static_cast<int>(impl_->specs.s
 
 uint64_t Writer::rows_appended(int column) const {
   if (!impl_ || column < 0 || column >= num_columns()) return 0;
-  return impl_->rows[column];
+  return impl_->rows[column] / impl_->specs[column].row_width;
 }
 
 namespace detail {

@@ -125,7 +125,13 @@ TEST_CASE("steps 3-9 each report their class") {
           StatusCode::kUnsupportedFeature);
   }
   SUBCASE("step 6: Required_Features") {
-    for (int bit : {1, 2, 6, 40, 63}) {
+    // Bit 2 (IBP_FLOAT) is implemented since 1.1: set on a file without a
+    // float column it is a false claim (spec §4.4), found after the footer.
+    {
+      const auto f = edited([&](uint8_t* p) { StoreLE64(p + 16, uint64_t{1} << 2); });
+      CHECK(OpenCode(f) == StatusCode::kCorruptMetadata);
+    }
+    for (int bit : {1, 6, 40, 63}) {
       CAPTURE(bit);
       const auto f = edited([&](uint8_t* p) { StoreLE64(p + 16, uint64_t{1} << bit); });
       CHECK(OpenCode(f) == StatusCode::kUnsupportedFeature);

@@ -150,7 +150,12 @@ CsvTable ReadCsv(std::FILE* file, const std::string& source, const CsvOptions& o
     for (const std::string& f : fields) {
       size_t start = 0;
       ParsedInt v;
-      if (ParseInteger(Trim(f, &start), &v) == ParseIntError::kNotInteger) header = true;
+      uint64_t bits = 0;
+      const std::string text = Trim(f, &start);
+      if (ParseInteger(text, &v) == ParseIntError::kNotInteger &&
+          !ParseFloatBits(text, PhysicalType::kFloat64, &bits)) {
+        header = true;
+      }
     }
   }
   std::vector<std::string> names(num_fields);
@@ -199,6 +204,10 @@ CsvTable ReadCsv(std::FILE* file, const std::string& source, const CsvOptions& o
       ThrowUsage(source + ": column '" + names[t.field] + "' selected twice");
     }
     t.forced = sel.type ? sel.type : options.type;
+    if (t.forced && (*t.forced == PhysicalType::kFloat16 || *t.forced == PhysicalType::kBFloat16)) {
+      ThrowUsage(source + ": column '" + names[t.field] + "': CSV reads f32 and f64 floats; " +
+                 "give f16/bf16 values as raw or .npy input");
+    }
     targets.push_back(t);
   }
 
@@ -229,10 +238,21 @@ CsvTable ReadCsv(std::FILE* file, const std::string& source, const CsvOptions& o
         ThrowBadInput(where(start) + ": empty field in column '" + table.columns[c].name +
                       "' (L3 columns have no nulls)");
       }
+      if (t.forced && PhysicalTypeIsFloat(*t.forced)) {
+        // A float column (spec §11.2): the nearest value of its type.
+        uint64_t bits = 0;
+        if (!ParseFloatBits(text, *t.forced, &bits)) {
+          ThrowBadInput(where(start) + ": '" + text + "' is not a number (column '" +
+                        table.columns[c].name + "', " + PhysicalTypeName(*t.forced) + ")");
+        }
+        table.columns[c].words.push_back(bits);
+        continue;
+      }
       ParseIntError err = ParseInteger(text, &v);
       if (err == ParseIntError::kNotInteger) {
         ThrowBadInput(where(start) + ": '" + text + "' is not an integer (column '" +
-                      table.columns[c].name + "')");
+                      table.columns[c].name + "'; give the column a float type, e.g. " +
+                      table.columns[c].name + ":f64, to read it as floats)");
       }
       if (err == ParseIntError::kOutOfRange) {
         ThrowBadInput(where(start) + ": " + text + " is out of the 64-bit range (column '" +

@@ -1,4 +1,5 @@
-// csv.hpp: reading integer columns from CSV text.
+// csv.hpp: reading integer columns, and float columns of a given f32/f64
+// type, from CSV text.
 //
 // One record per line (CR LF or LF). Fields are separated by a one-byte
 // delimiter; a field may be enclosed in double quotes ("" inside is a quote),
@@ -21,7 +22,7 @@
 namespace l3::cli {
 
 enum class CsvHeader {
-  kAuto,  ///< the first record is a header unless all its fields are integers
+  kAuto,  ///< the first record is a header unless all its fields are numbers
   kYes,
   kNo,
 };
@@ -43,7 +44,8 @@ struct CsvOptions {
   std::function<void(uint64_t)> progress;
 };
 
-/// One parsed column: values as 64-bit two's complement words.
+/// One parsed column: values as 64-bit two's complement words (float columns:
+/// their bit patterns).
 struct CsvColumn {
   std::string name;
   PhysicalType type = PhysicalType::kInt64;

@@ -135,7 +135,7 @@ NpyHeader ParseNpyHeader(const std::string& bytes, const std::string& source) {
     if (key == "descr") {
       if (p.Peek() != '\'' && p.Peek() != '"') {
         Bad(source, "unsupported dtype: structured arrays are not supported (L3 columns are "
-                    "integers: i1..i8, u1..u8)");
+                    "integers i1..i8, u1..u8 or floats f2, f4, f8)");
       }
       descr = p.String();
       have_descr = true;
@@ -172,7 +172,9 @@ NpyHeader ParseNpyHeader(const std::string& bytes, const std::string& source) {
   } kTypes[] = {{"i1", PhysicalType::kInt8},   {"i2", PhysicalType::kInt16},
                 {"i4", PhysicalType::kInt32},  {"i8", PhysicalType::kInt64},
                 {"u1", PhysicalType::kUInt8},  {"u2", PhysicalType::kUInt16},
-                {"u4", PhysicalType::kUInt32}, {"u8", PhysicalType::kUInt64}};
+                {"u4", PhysicalType::kUInt32}, {"u8", PhysicalType::kUInt64},
+                {"f2", PhysicalType::kFloat16}, {"f4", PhysicalType::kFloat32},
+                {"f8", PhysicalType::kFloat64}};
   bool known = false;
   for (const auto& t : kTypes) {
     if (body == t.code) {
@@ -181,11 +183,27 @@ NpyHeader ParseNpyHeader(const std::string& bytes, const std::string& source) {
     }
   }
   if (!known) {
-    Bad(source, "unsupported dtype '" + descr + "' (L3 columns are integers: i1..i8, u1..u8)");
+    Bad(source, "unsupported dtype '" + descr +
+                    "' (L3 columns are integers i1..i8, u1..u8 or floats f2, f4, f8)");
   }
   header.big_endian = order == '>' && PhysicalTypeBytes(header.type) > 1;
+  // A 2-D float array [rows, R] is a tensor column of row width R (spec
+  // §11.2.1), stored row-major.
+  const bool is_float = PhysicalTypeIsFloat(header.type);
+  if (shape.size() == 2 && is_float) {
+    if (fortran_order) Bad(source, "a 2-D array in Fortran order (save it C-contiguous)");
+    if (shape[1] < 1 || shape[1] > (uint64_t{1} << 24)) {
+      Bad(source, "rows of " + std::to_string(shape[1]) + " values (1..2^24 per row)");
+    }
+    if (shape[0] > UINT64_MAX / shape[1]) Bad(source, "array of shape " + ShapeText(shape) + " is too large");
+    header.row_width = static_cast<uint32_t>(shape[1]);
+    header.num_values = shape[0] * shape[1];
+    return header;
+  }
   if (shape.size() != 1) {
-    Bad(source, "array of shape " + ShapeText(shape) + " is not one-dimensional");
+    Bad(source, "array of shape " + ShapeText(shape) +
+                    (is_float ? " has more than two dimensions"
+                              : " is not one-dimensional (only float arrays may have rows)"));
   }
   (void)fortran_order;  // one-dimensional arrays are laid out the same either way
   header.num_values = shape[0];
@@ -219,14 +237,17 @@ NpyHeader ReadNpyHeader(std::FILE* file, const std::string& source) {
 std::string NpyDescr(PhysicalType type) {
   int bytes = PhysicalTypeBytes(type);
   std::string out = bytes == 1 ? "|" : "<";
-  out += PhysicalTypeIsSigned(type) ? 'i' : 'u';
+  out += PhysicalTypeIsFloat(type) ? 'f' : PhysicalTypeIsSigned(type) ? 'i' : 'u';
   out += std::to_string(bytes);
   return out;
 }
 
-std::string MakeNpyHeader(PhysicalType type, uint64_t num_values) {
+std::string MakeNpyHeader(PhysicalType type, uint64_t num_rows, uint32_t row_width) {
+  const std::string shape = row_width > 1
+                                ? std::to_string(num_rows) + ", " + std::to_string(row_width)
+                                : std::to_string(num_rows) + ",";
   std::string dict = "{'descr': '" + NpyDescr(type) + "', 'fortran_order': False, 'shape': (" +
-                     std::to_string(num_values) + ",), }";
+                     shape + "), }";
   // NumPy pads the preamble (magic, version, length, dict, newline) to a
   // multiple of 64 bytes so the data is aligned.
   size_t unpadded = kMagicBytes + 2 + 2 + dict.size() + 1;

@@ -82,7 +82,8 @@ std::string ModelMixText(const ColumnSummary& summary) {
 }
 
 uint64_t RawBytes(const ColumnInfo& column) {
-  return column.num_rows * static_cast<uint64_t>(std::max(0, PhysicalTypeBytes(column.type)));
+  return column.num_rows * column.row_width *
+         static_cast<uint64_t>(std::max(0, PhysicalTypeBytes(column.type)));
 }
 
 double Ratio(uint64_t raw_bytes, uint64_t stored_bytes) {

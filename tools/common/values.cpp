@@ -1,6 +1,9 @@
 #include "common/values.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 namespace l3::cli {
@@ -141,7 +144,94 @@ void NarrowWords(const uint64_t* words, size_t count, PhysicalType type, void* o
   }
 }
 
+namespace {
+
+// binary16 / bfloat16 to binary32, exactly (every such value is a float).
+float HalfToFloat(uint16_t h, bool bfloat) {
+  uint32_t bits = 0;
+  if (bfloat) {
+    bits = uint32_t{h} << 16;
+  } else {
+    const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+    const uint32_t exp = (h >> 10) & 0x1F;
+    uint32_t mant = h & 0x3FFu;
+    if (exp == 0x1F) {
+      bits = sign | 0x7F800000u | (mant << 13);
+    } else if (exp != 0) {
+      bits = sign | ((exp + 112) << 23) | (mant << 13);
+    } else if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      bits = sign | (static_cast<uint32_t>(112 - e) << 23) | ((mant & 0x3FFu) << 13);
+    }
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename F>
+void AppendFloat(std::string* out, F value) {
+  if (std::isnan(value)) {
+    out->append(std::signbit(value) ? "-nan" : "nan");
+    return;
+  }
+  char buffer[64];
+  const std::to_chars_result r = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, r.ptr);
+}
+
+}  // namespace
+
+bool ParseFloatBits(std::string_view text, PhysicalType type, uint64_t* bits) {
+  if (text.empty() || text.size() > 512) return false;
+  const std::string copy(text);
+  const char* begin = copy.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (type == PhysicalType::kFloat32) {
+    const float f = std::strtof(begin, &end);
+    if (end != begin + copy.size()) return false;
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    *bits = b;
+    return true;
+  }
+  if (type == PhysicalType::kFloat64) {
+    const double d = std::strtod(begin, &end);
+    if (end != begin + copy.size()) return false;
+    std::memcpy(bits, &d, 8);
+    return true;
+  }
+  return false;
+}
+
 void AppendValue(std::string* out, const void* data, size_t index, PhysicalType type) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  switch (type) {
+    case PhysicalType::kFloat32: {
+      float f;
+      std::memcpy(&f, bytes + 4 * index, 4);
+      return AppendFloat(out, f);
+    }
+    case PhysicalType::kFloat64: {
+      double d;
+      std::memcpy(&d, bytes + 8 * index, 8);
+      return AppendFloat(out, d);
+    }
+    case PhysicalType::kFloat16:
+    case PhysicalType::kBFloat16: {
+      uint16_t h;
+      std::memcpy(&h, bytes + 2 * index, 2);
+      return AppendFloat(out, HalfToFloat(h, type == PhysicalType::kBFloat16));
+    }
+    default: break;
+  }
   switch (type) {
     case PhysicalType::kInt8: return AppendTyped<int8_t>(out, data, index);
     case PhysicalType::kInt16: return AppendTyped<int16_t>(out, data, index);

@@ -1,4 +1,5 @@
-// values.hpp: integer values as text, type ranges and type inference.
+// values.hpp: values as text (integers, and floats for float columns), type
+// ranges and type inference.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,11 @@ enum class ParseIntError { kOk, kNotInteger, kOutOfRange };
 /// "42.0" or "42." is accepted (spreadsheets write them); "4.2", "1e3", hex,
 /// blanks and empty text are not. Values must fit in i64 (negative) or u64.
 ParseIntError ParseInteger(std::string_view text, ParsedInt* out);
+
+/// Parses a decimal or scientific number ("1.5", "-2e-3", "nan", "inf") as
+/// the nearest value of a float type (f32 or f64; round to nearest even) and
+/// returns its bit pattern. False if the text is not a number.
+bool ParseFloatBits(std::string_view text, PhysicalType type, uint64_t* bits);
 
 /// Whether `v` is a value of type `type`.
 bool Fits(ParsedInt v, PhysicalType type);
@@ -56,7 +62,9 @@ void NarrowWords(const uint64_t* words, size_t count, PhysicalType type, void* o
 /// followed by `terminator`.
 void AppendValues(std::string* out, const void* data, size_t count, PhysicalType type,
                   char terminator);
-/// Appends the decimal text of value `index` of `data`.
+/// Appends the decimal text of value `index` of `data`. Floats print in the
+/// shortest form that reads back as the same value ("nan" and "-nan" lose a
+/// NaN's payload; raw and .npy outputs keep every bit).
 void AppendValue(std::string* out, const void* data, size_t index, PhysicalType type);
 /// The decimal text of a 64-bit canonical-extension word (spec §8.2) of `type`.
 std::string CanonicalWordText(uint64_t word, PhysicalType type);

@@ -34,21 +34,32 @@ struct Source {
   std::shared_ptr<InputFile> file;  ///< raw and .npy
   bool byte_swap = false;           ///< big-endian .npy
   int64_t num_values = -1;          ///< -1 until known (standard input)
+  uint32_t row_width = 1;           ///< values per row (float tensors, spec §11.2.1)
   std::shared_ptr<CsvTable> table;  ///< CSV
   size_t csv_column = 0;
 };
 
 ArgParser MakeParser() {
   ArgParser p("l3 compress", "l3 compress [options] INPUT... -o OUTPUT.l3",
-              "Compresses integer columns into one .l3 file. Each raw or .npy input is one\n"
-              "column; a CSV input gives one column per selected field. All columns must\n"
+              "Compresses integer and float columns into one .l3 file. Each raw or .npy\n"
+              "input is one column (a 2-D float .npy is a tensor column: one row per array\n"
+              "row); a CSV input gives one column per selected field. All columns must\n"
               "have the same number of rows. INPUT '-' reads standard input (give --format).");
   p.Option("output", "FILE", "the .l3 file to write (required; '-' writes standard output)", 'o')
       .Option("format", "FMT", "raw|npy|csv, bin = raw (default: from the extension: .npy;\n"
               "                            .csv, .tsv; anything else is raw, as for decompress)")
       .Option("type", "T[,T...]", "value type of raw inputs, one for all or one per raw input:\n"
-              "                            i8 i16 i32 i64 u8 u16 u32 u64; for CSV, forces the\n"
-              "                            type of columns without their own :TYPE")
+              "                            i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 f16 bf16; for\n"
+              "                            CSV, forces the type of columns without their own\n"
+              "                            :TYPE (CSV floats: f32, f64)")
+      .Option("row-width", "N[,N...]", "values per row of raw float inputs, one for all or one\n"
+              "                            per raw input (default 1): a [rows, N] tensor")
+      .Option("float-encoding", "E", "float chunks: auto (default: the smaller), integer (the\n"
+              "                            order-preserving integer form) or ibp (Invariant Bit\n"
+              "                            Packing: any row found in O(1))")
+      .Option("ibp-masks", "K", "IBP: also try K masks with a mask id per row (1..256;\n"
+              "                            default 1)")
+      .Option("float-chunk-bytes", "N", "most bytes of rows per float chunk (default 67108864)")
       .Option("name", "NAME", "column name, in column order (repeatable; default: the\n"
               "                            input's file name stem, or the CSV header)", 0, true)
       .Option("columns", "LIST", "CSV: the fields to read, comma-separated header names or\n"
@@ -98,7 +109,9 @@ ArgParser MakeParser() {
           "Examples:\n"
           "  l3 compress --type u32 ids.bin -o ids.l3\n"
           "  l3 compress prices.npy volumes.npy -o market.l3\n"
-          "  l3 compress --columns ts:i64,price trades.csv -o trades.l3 --profile archive\n\n" +
+          "  l3 compress --columns ts:i64,price trades.csv -o trades.l3 --profile archive\n"
+          "  l3 compress features.npy -o features.l3        (a 2-D float32 array)\n"
+          "  l3 compress --type f32 --row-width 1433 cora.bin -o cora.l3 --float-encoding ibp\n\n" +
           std::string(ExitCodeHelp()));
   return p;
 }
@@ -177,6 +190,25 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
   }
+  if (args.Has("float-encoding")) {
+    const std::string e = args.Get("float-encoding");
+    if (e == "auto") {
+      o.float_encoding = FloatEncoding::kAuto;
+    } else if (e == "integer") {
+      o.float_encoding = FloatEncoding::kIntegerForm;
+    } else if (e == "ibp") {
+      o.float_encoding = FloatEncoding::kIbp;
+    } else {
+      ThrowUsage("--float-encoding: '" + e + "' is not auto, integer or ibp");
+    }
+  }
+  if (args.Has("ibp-masks")) {
+    o.ibp_masks = static_cast<uint32_t>(ParseUnsigned(args.Get("ibp-masks"), "--ibp-masks", 1, 256));
+  }
+  if (args.Has("float-chunk-bytes")) {
+    o.float_chunk_bytes =
+        ParseUnsigned(args.Get("float-chunk-bytes"), "--float-chunk-bytes", 1, UINT64_MAX);
+  }
   if (args.Has("pgm") || args.Has("pgm-epsilon")) o.pgm = PgmMode::kRequire;
   if (args.Has("pgm-sorted")) o.pgm = PgmMode::kSorted;
   if (args.Has("pgm-epsilon")) {
@@ -195,11 +227,15 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
 
 PhysicalType ParseType(const std::string& text, const std::string& option) {
   Result<PhysicalType> t = ParsePhysicalType(text);
-  if (!t.ok() || !PhysicalTypeIsInteger(*t)) {
-    ThrowUsage(option + ": '" + text + "' is not an integer type (i8 i16 i32 i64 u8 u16 u32 u64)");
+  if (!t.ok()) {
+    ThrowUsage(option + ": '" + text +
+               "' is not a type (i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 f16 bf16)");
   }
   return *t;
 }
+
+/// Rows of a source whose value count is known.
+int64_t Rows(const Source& s) { return s.num_values / static_cast<int64_t>(s.row_width); }
 
 InputFormat FormatOf(const std::string& path, const std::string& forced) {
   std::string f = forced;
@@ -301,7 +337,19 @@ int RunCompress(int argc, char** argv) {
     ThrowUsage("--type applies to raw and CSV inputs; a .npy input has its own dtype");
   }
   if (num_raw > 0 && types.empty()) {
-    ThrowUsage("raw input needs --type (i8 i16 i32 i64 u8 u16 u32 u64)");
+    ThrowUsage("raw input needs --type (i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 f16 bf16)");
+  }
+  std::vector<uint32_t> row_widths;
+  if (args.Has("row-width")) {
+    for (const std::string& w : Split(args.Get("row-width"), ',')) {
+      row_widths.push_back(
+          static_cast<uint32_t>(ParseUnsigned(w, "--row-width", 1, uint64_t{1} << 24)));
+    }
+    if (num_raw == 0) ThrowUsage("--row-width applies to raw inputs (a 2-D .npy has its own)");
+    if (row_widths.size() > 1 && row_widths.size() != num_raw) {
+      ThrowUsage("--row-width: " + std::to_string(row_widths.size()) + " widths for " +
+                 std::to_string(num_raw) + " raw inputs");
+    }
   }
   if (types.size() > 1 && types.size() != num_raw) {
     ThrowUsage("--type: " + std::to_string(types.size()) + " types for " + std::to_string(num_raw) +
@@ -374,6 +422,13 @@ int RunCompress(int argc, char** argv) {
     s.file = file;
     if (formats[i] == InputFormat::kRaw) {
       s.type = types.size() == 1 ? types[0] : types[raw_index];
+      if (!row_widths.empty()) {
+        s.row_width = row_widths.size() == 1 ? row_widths[0] : row_widths[raw_index];
+        if (s.row_width > 1 && !PhysicalTypeIsFloat(s.type)) {
+          ThrowUsage("--row-width " + std::to_string(s.row_width) + " for " + path + ": only " +
+                     "float columns have rows of several values");
+        }
+      }
       ++raw_index;
       int width = PhysicalTypeBytes(s.type);
       if (file->size() >= 0) {
@@ -388,6 +443,7 @@ int RunCompress(int argc, char** argv) {
       s.type = h.type;
       s.byte_swap = h.big_endian;
       s.num_values = static_cast<int64_t>(h.num_values);
+      s.row_width = h.row_width;
       int width = PhysicalTypeBytes(s.type);
       if (file->size() >= 0) {
         uint64_t data = static_cast<uint64_t>(file->size()) - h.data_offset;
@@ -420,10 +476,16 @@ int RunCompress(int argc, char** argv) {
     }
   }
   for (const Source& s : sources) {
-    if (s.num_values >= 0 && sources[0].num_values >= 0 && s.num_values != sources[0].num_values) {
+    if (s.num_values >= 0 && s.num_values % s.row_width != 0) {
+      ThrowBadInput("'" + s.name + "' has " + std::to_string(s.num_values) +
+                    " values, not a whole number of rows of " + std::to_string(s.row_width));
+    }
+  }
+  for (const Source& s : sources) {
+    if (s.num_values >= 0 && sources[0].num_values >= 0 && Rows(s) != Rows(sources[0])) {
       ThrowBadInput("columns differ in length: '" + sources[0].name + "' has " +
-                    std::to_string(sources[0].num_values) + " rows, '" + s.name + "' has " +
-                    std::to_string(s.num_values));
+                    std::to_string(Rows(sources[0])) + " rows, '" + s.name + "' has " +
+                    std::to_string(Rows(s)));
     }
   }
 
@@ -433,7 +495,7 @@ int RunCompress(int argc, char** argv) {
   DeferInterrupts defer;
   options.cancel = PendingSignalFlag();
   std::vector<ColumnSpec> specs;
-  for (const Source& s : sources) specs.push_back(ColumnSpec{s.name, s.type, {}});
+  for (const Source& s : sources) specs.push_back(ColumnSpec{s.name, s.type, {}, s.row_width});
   Writer writer = output == "-" ? Check(Writer::CreateInMemory(specs, options), "l3 compress")
                                 : Check(Writer::Create(output, specs, options), output);
   Progress progress("compress", total_bytes);
@@ -446,10 +508,14 @@ int RunCompress(int argc, char** argv) {
     }
   }
   for (const Source& s : sources) {
-    if (s.num_values != sources[0].num_values) {
+    if (s.num_values % s.row_width != 0) {
+      ThrowBadInput("'" + s.name + "' has " + std::to_string(s.num_values) +
+                    " values, not a whole number of rows of " + std::to_string(s.row_width));
+    }
+    if (Rows(s) != Rows(sources[0])) {
       ThrowBadInput("columns differ in length: '" + sources[0].name + "' has " +
-                    std::to_string(sources[0].num_values) + " rows, '" + s.name + "' has " +
-                    std::to_string(s.num_values));
+                    std::to_string(Rows(sources[0])) + " rows, '" + s.name + "' has " +
+                    std::to_string(Rows(s)));
     }
   }
   progress.Pulse("encoding");
@@ -483,7 +549,7 @@ int RunCompress(int argc, char** argv) {
     }
     std::fprintf(stderr, "l3: wrote %s: %zu column%s, %lld rows, %llu raw bytes -> %llu bytes (%.2fx)\n",
                  output == "-" ? "standard output" : output.c_str(), sources.size(),
-                 sources.size() == 1 ? "" : "s", static_cast<long long>(sources[0].num_values),
+                 sources.size() == 1 ? "" : "s", static_cast<long long>(Rows(sources[0])),
                  static_cast<unsigned long long>(raw), static_cast<unsigned long long>(file_bytes),
                  Ratio(raw, file_bytes));
   }

@@ -1,4 +1,6 @@
-// l3 decompress and l3 cat: .l3 columns to raw, .npy or CSV.
+// l3 decompress and l3 cat: .l3 columns to raw, .npy or CSV. Float values
+// leave byte for byte in raw and .npy (NaN payloads included); CSV prints the
+// shortest text that reads back as the same value.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -21,6 +23,7 @@ enum class OutputFormat { kRaw, kNpy, kCsv };
 
 /// Rows decoded per Reader::ReadRows call.
 constexpr uint64_t kBatchRows = uint64_t{1} << 20;
+constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
 
 OutputFormat FormatOf(const std::string& path, const std::string& forced) {
   std::string f = forced;
@@ -44,8 +47,20 @@ OutputFormat FormatOf(const std::string& path, const std::string& forced) {
 void WriteRows(const Reader& reader, const std::string& path, const std::vector<int>& columns,
                RowRange rows, OutputFormat format, bool header, char delimiter, OutputFile& out) {
   Progress progress("decompress", rows.size());
+  for (int c : columns) {
+    const ColumnInfo& col = reader.column(c);
+    if (format == OutputFormat::kCsv && col.row_width > 1) {
+      ThrowUsage("column '" + col.name + "' has rows of " + std::to_string(col.row_width) +
+                 " values; write it as raw or .npy (a 2-D array)");
+    }
+    if (format == OutputFormat::kNpy && col.type == PhysicalType::kBFloat16) {
+      ThrowUsage("column '" + col.name + "' is bfloat16, which NumPy has no dtype for; write "
+                 "it as raw");
+    }
+  }
   if (format == OutputFormat::kNpy) {
-    out.Write(MakeNpyHeader(reader.column(columns[0]).type, rows.size()));
+    const ColumnInfo& col = reader.column(columns[0]);
+    out.Write(MakeNpyHeader(col.type, rows.size(), col.row_width));
   }
   if (format == OutputFormat::kCsv && header) {
     std::string line;
@@ -57,12 +72,20 @@ void WriteRows(const Reader& reader, const std::string& path, const std::vector<
   }
   std::vector<std::vector<uint8_t>> buffers(columns.size());
   std::string text;
-  for (uint64_t begin = rows.begin; begin < rows.end; begin += kBatchRows) {
-    uint64_t end = std::min(rows.end, begin + kBatchRows);
+  // Rows per batch: kBatchRows, fewer for wide tensor rows (at most about
+  // kBatchBytes of the widest column per batch).
+  uint64_t widest = 1;
+  for (int c : columns) {
+    const ColumnInfo& col = reader.column(c);
+    widest = std::max<uint64_t>(widest, uint64_t{col.row_width} * PhysicalTypeBytes(col.type));
+  }
+  const uint64_t batch_rows = std::max<uint64_t>(1, std::min(kBatchRows, kBatchBytes / widest));
+  for (uint64_t begin = rows.begin; begin < rows.end; begin += batch_rows) {
+    uint64_t end = std::min(rows.end, begin + batch_rows);
     uint64_t n = end - begin;
     for (size_t i = 0; i < columns.size(); ++i) {
       const ColumnInfo& col = reader.column(columns[i]);
-      buffers[i].resize(n * PhysicalTypeBytes(col.type));
+      buffers[i].resize(n * PhysicalTypeBytes(col.type) * col.row_width);
       Check(reader.ReadRows(columns[i], begin, end, buffers[i].data(), buffers[i].size()),
             path + ": column '" + col.name + "'");
     }

@@ -173,6 +173,7 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
     jc["name"] = col.name;
     jc["physical_type"] = ColumnTypeName(col);
     jc["physical_type_id"] = col.raw_type;
+    jc["row_width"] = col.row_width;  // values per row (spec §11.2.1)
     jc["logical_type"] = LogicalJson(col.logical);
     jc["nullable"] = col.nullable;
     jc["num_rows"] = col.num_rows;
@@ -216,6 +217,54 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
         jk["statistics"] = nullptr;
       }
       jk["has_ibp"] = ch.has_ibp;
+      if (ch.encoding == 2) {
+        // spec §11.2.3: the IbpMasks table, and what the row index says.
+        const IbpInfo& i = ch.ibp;
+        Json ibp;
+        ibp["word_bits"] = 8 * i.word_bytes;
+        ibp["words_per_row"] = i.words_per_row;
+        ibp["threshold"] = i.threshold;
+        ibp["num_masks"] = i.num_masks;
+        ibp["offset_bits"] = i.offset_bits;
+        Json isegs;
+        isegs["masks"] = SegmentJson(i.masks);
+        isegs["row_offsets"] = SegmentJson(i.row_offsets);
+        isegs["cluster_ids"] = SegmentJson(i.mask_ids);
+        ibp["segments"] = isegs;
+        Result<IbpRowStats> rs = reader.IbpStats(c, static_cast<int>(k));
+        if (rs.ok()) {
+          ibp["packed_rows"] = rs->packed_rows;
+          ibp["packed_share"] = rs->num_rows == 0 ? 0.0
+                                                  : static_cast<double>(rs->packed_rows) / rs->num_rows;
+          ibp["mean_row_bytes"] = rs->mean_row_bytes();
+          ibp["raw_row_bytes"] = static_cast<uint64_t>(col.row_width) * PhysicalTypeBytes(col.type);
+          Json masks = Json::array();
+          for (size_t m = 0; m < rs->masks.size(); ++m) {
+            Json jm;
+            uint64_t invariant = 0;
+            Json mw = Json::array(), bw = Json::array();
+            for (size_t j = 0; j < rs->masks[m].size(); ++j) {
+              invariant += static_cast<uint64_t>(__builtin_popcountll(rs->masks[m][j]));
+              mw.push_back(Format(i.word_bytes == 8 ? "%016llx" : "%08llx",
+                                  static_cast<unsigned long long>(rs->masks[m][j])));
+              bw.push_back(Format(i.word_bytes == 8 ? "%016llx" : "%08llx",
+                                  static_cast<unsigned long long>(rs->bitvals[m][j])));
+            }
+            jm["invariant_bits"] = invariant;
+            jm["mask"] = mw;
+            jm["bitval"] = bw;
+            masks.push_back(jm);
+          }
+          ibp["masks"] = masks;
+        } else {
+          Json e = StatusJson(rs.status());
+          e["column"] = c;
+          e["chunk"] = k;
+          e["check"] = "ibp";
+          errors.push_back(e);
+        }
+        jk["ibp"] = ibp;
+      }
       jk["has_pgm"] = ch.has_pgm;
       if (ch.pgm.present) {
         // spec §11.3: levels leaf first.

@@ -96,8 +96,12 @@ std::string RenderText(const Json& d) {
 
   for (const Json& c : d["columns"]) {
     out += "\n";
+    const uint64_t width = c.contains("row_width") ? c["row_width"].get<uint64_t>() : 1;
+    const std::string type = c["physical_type"].get<std::string>() +
+                             (width > 1 ? Format("[%llu]", static_cast<unsigned long long>(width))
+                                        : std::string());
     out += Format("column %s \"%s\": %s, %s, %s\n", Num(c["index"]).c_str(),
-                  c["name"].get<std::string>().c_str(), c["physical_type"].get<std::string>().c_str(),
+                  c["name"].get<std::string>().c_str(), type.c_str(),
                   Plural(c["num_rows"].get<uint64_t>(), "row").c_str(),
                   Plural(c["num_chunks"].get<uint64_t>(), "chunk").c_str());
     const Json& logical = c["logical_type"];
@@ -177,6 +181,36 @@ std::string RenderText(const Json& d) {
       if (k["has_ibp"].get<bool>() || k["has_pgm"].get<bool>()) {
         out += Format("    %-16s %s%s\n", "extras", k["has_ibp"].get<bool>() ? "ibp " : "",
                       k["has_pgm"].get<bool>() ? "pgm" : "");
+      }
+      if (k.contains("ibp")) {
+        const Json& ib = k["ibp"];
+        out += Format("    %-16s %s-bit words, %s per row, %s mask%s (threshold %.2f), row index %s bits\n",
+                      "ibp", Num(ib["word_bits"]).c_str(), Num(ib["words_per_row"]).c_str(),
+                      Num(ib["num_masks"]).c_str(), ib["num_masks"].get<uint64_t>() == 1 ? "" : "s",
+                      ib["threshold"].get<double>(), Num(ib["offset_bits"]).c_str());
+        out += SegmentLine("ibp.masks", ib["segments"]["masks"]);
+        out += SegmentLine("ibp.row_offsets", ib["segments"]["row_offsets"]);
+        if (!ib["segments"]["cluster_ids"].is_null()) {
+          out += SegmentLine("ibp.cluster_ids", ib["segments"]["cluster_ids"]);
+        }
+        if (ib.contains("packed_rows")) {
+          out += Format("    %-16s %s of %s rows packed (%.1f%%), %.1f bytes per row (raw %s)\n",
+                        "ibp rows", Num(ib["packed_rows"]).c_str(), Num(k["num_rows"]).c_str(),
+                        100.0 * ib["packed_share"].get<double>(), ib["mean_row_bytes"].get<double>(),
+                        Num(ib["raw_row_bytes"]).c_str());
+          for (size_t m = 0; m < ib["masks"].size(); ++m) {
+            const Json& jm = ib["masks"][m];
+            std::string words;
+            for (size_t j = 0; j < jm["mask"].size() && j < 4; ++j) {
+              words += (j ? " " : "") + jm["mask"][j].get<std::string>() + "/" +
+                       jm["bitval"][j].get<std::string>();
+            }
+            if (jm["mask"].size() > 4) words += " ...";
+            out += Format("    %-16s %s invariant bits; mask/bitval %s\n",
+                          Format("mask %zu", m).c_str(), Num(jm["invariant_bits"]).c_str(),
+                          words.c_str());
+          }
+        }
       }
       if (k.contains("pgm")) {
         const Json& pg = k["pgm"];

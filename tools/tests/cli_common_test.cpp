@@ -272,7 +272,9 @@ TEST_CASE("CSV errors name line and column") {
   };
   auto e = err("a,b\n1,2\n3,abc\n");
   CHECK(e.first == kExitBadInput);
-  CHECK(e.second == "t.csv:3:3: 'abc' is not an integer (column 'b')");
+  CHECK(e.second ==
+        "t.csv:3:3: 'abc' is not an integer (column 'b'; give the column a float type, e.g. b:f64, "
+        "to read it as floats)");
   e = err("a,b\n1,2\n3\n");
   CHECK(e.second == "t.csv:3:1: 1 fields, expected 2");
   e = err("a,b\n1,  \n");
@@ -332,17 +334,34 @@ TEST_CASE("npy headers") {
   CHECK_FALSE(parsed.big_endian);
 
   auto err = [&](const std::string& bytes) { return ErrorOf([&] { ParseNpyHeader(bytes, "x.npy"); }); };
-  auto e = err(with_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"));
+  // Floats (spec §11.2): 1-D, and 2-D in C order as a tensor column.
+  parsed = ParseNpyHeader(with_dict("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }"),
+                          "f.npy");
+  CHECK(parsed.type == PhysicalType::kFloat64);
+  CHECK(parsed.row_width == 1);
+  parsed = ParseNpyHeader(with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 7), }"),
+                          "g.npy");
+  CHECK(parsed.type == PhysicalType::kFloat32);
+  CHECK(parsed.row_width == 7);
+  CHECK(parsed.num_values == 21);
+  auto e = err(with_dict("{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }"));
   CHECK(e.first == kExitBadInput);
-  CHECK(e.second == "x.npy: unsupported dtype '<f8' (L3 columns are integers: i1..i8, u1..u8)");
+  CHECK(e.second ==
+        "x.npy: unsupported dtype '<c8' (L3 columns are integers i1..i8, u1..u8 or floats f2, f4, f8)");
+  e = err(with_dict("{'descr': '<f4', 'fortran_order': True, 'shape': (3, 7), }"));
+  CHECK(e.second.find("Fortran order") != std::string::npos);
+  e = err(with_dict("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 7, 2), }"));
+  CHECK(e.second == "x.npy: array of shape (3, 7, 2) has more than two dimensions");
   e = err(with_dict("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }"));
   CHECK(e.second.find("unsupported dtype '|b1'") != std::string::npos);
   e = err(with_dict("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (3,), }"));
   CHECK(e.second.find("structured arrays are not supported") != std::string::npos);
   e = err(with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (3, 4), }"));
-  CHECK(e.second == "x.npy: array of shape (3, 4) is not one-dimensional");
+  CHECK(e.second ==
+        "x.npy: array of shape (3, 4) is not one-dimensional (only float arrays may have rows)");
   e = err(with_dict("{'descr': '<i4', 'fortran_order': False, 'shape': (), }"));
-  CHECK(e.second == "x.npy: array of shape () is not one-dimensional");
+  CHECK(e.second ==
+        "x.npy: array of shape () is not one-dimensional (only float arrays may have rows)");
   e = err(with_dict("{'descr': '<i4', 'shape': (3,), }"));
   CHECK(e.second.find("malformed .npy header") != std::string::npos);
   e = err("PK\x03\x04 not numpy");

@@ -295,6 +295,31 @@ group_roundtrip() {
     same_bytes "${c}_1.bin" "${c}_3.bin"
   done
   expect_error 2 "--threads" "$l3" decompress demo.l3 -o t4.bin --threads -1
+
+  # Floats (spec §11.2): random bit patterns (NaN payloads, -0, subnormals,
+  # infinities among them) in every float type and both float encodings, a
+  # tensor column of row width 3, raw and .npy, byte for byte.
+  for t in f16 bf16 f32 f64; do
+    case $t in f16 | bf16) w=2 ;; f32) w=4 ;; f64) w=8 ;; esac
+    seq 1 1200 | while read -r i; do echo $(((i * 2654435761 + (i << 29)) ^ (i * 40503))); done |
+      to_le "$w" > "float_$t.bin"
+    for enc in ibp integer; do
+      expect_ok "$l3" compress --type "$t" --row-width 3 --float-encoding "$enc" "float_$t.bin" \
+        -o "float_$t.l3"
+      expect_ok "$l3" decompress "float_$t.l3" -o "float_$t.back"
+      same_bytes "float_$t.bin" "float_$t.back"
+      expect_ok "$l3" validate --deep "float_$t.l3"
+    done
+  done
+  expect_ok "$l3" decompress float_f32.l3 -o float_f32.npy
+  expect_ok "$l3" compress float_f32.npy -o float_npy.l3
+  expect_ok "$l3" decompress float_npy.l3 -o float_npy.back
+  same_bytes float_f32.bin float_npy.back
+  printf 'x\n1.5\n-0\n1e-300\n-inf\n0.1\n' > float.csv
+  expect_ok "$l3" compress --columns x:f64 float.csv -o float_csv.l3
+  expect_ok "$l3" decompress float_csv.l3 -o float_back.csv
+  printf 'x\n1.5\n-0\n1e-300\n-inf\n0.1\n' > float_expected.csv
+  same_bytes float_expected.csv float_back.csv
 }
 
 group_errors() {
@@ -304,8 +329,12 @@ group_errors() {
   # Usage errors (exit 2).
   expect_error 2 "no output file" "$l3" compress --type u32 ten.bin
   expect_error 2 "raw input needs --type" "$l3" compress ten.bin -o x.l3
-  expect_error 2 "'f32' is not an integer type" "$l3" compress --type f32 ten.bin -o x.l3
-  expect_error 2 "'int128' is not an integer type" "$l3" compress --type int128 ten.bin -o x.l3
+  expect_error 2 "'int128' is not a type" "$l3" compress --type int128 ten.bin -o x.l3
+  expect_error 2 "--row-width 2 for ten.bin: only float columns have rows of several values" \
+    "$l3" compress --type u32 --row-width 2 ten.bin -o x.l3
+  expect_error 3 "'ten' has 10 values, not a whole number of rows of 3" \
+    "$l3" compress --type f32 --row-width 3 ten.bin -o x.l3
+  expect_error 2 "CSV reads f32 and f64 floats" "$l3" compress --columns x:f16 ok.csv -o x.l3
   expect_error 2 "--values-per-lane: 48 is not a power of two" \
     "$l3" compress --type u32 ten.bin -o x.l3 --values-per-lane 48
   expect_error 2 "--profile: 'warm' is not hot or archive" \
@@ -349,7 +378,10 @@ group_errors() {
   expect_error 3 "39 bytes is not a multiple of 4 (u32)" \
     "$l3" compress --format raw --type u32 - -o x.l3 < odd.bin
   printf 'a,b\n1,2\n3,4\n5,abc\n' > bad.csv
-  expect_error 3 "bad.csv:4:3: 'abc' is not an integer (column 'b')" "$l3" compress bad.csv -o x.l3
+  expect_error 3 "bad.csv:4:3: 'abc' is not an integer (column 'b'; give the column a float type" \
+    "$l3" compress bad.csv -o x.l3
+  expect_error 3 "bad.csv:4:3: 'abc' is not a number (column 'b', f64)" \
+    "$l3" compress --columns b:f64 bad.csv -o x.l3
   printf 'a,b\n1,2\n3\n' > short.csv
   expect_error 3 "short.csv:3:1: 1 fields, expected 2" "$l3" compress short.csv -o x.l3
   printf 'a\n1\n300\n' > range.csv
@@ -365,9 +397,9 @@ group_errors() {
   expect_error 3 "columns differ in length: 'ten' has 10 rows, 'seq' has 11" \
     "$l3" compress --type u32 ten.bin <(seq 0 10 | to_le 4) --name ten --name seq -o x.l3
   # .npy: unsupported dtypes, shapes, truncation, junk.
-  head -c 16 /dev/zero | mknpy f8.npy "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
-  expect_error 3 "f8.npy: unsupported dtype '<f8' (L3 columns are integers: i1..i8, u1..u8)" \
-    "$l3" compress f8.npy -o x.l3
+  head -c 16 /dev/zero | mknpy c8.npy "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }"
+  expect_error 3 "c8.npy: unsupported dtype '<c8' (L3 columns are integers i1..i8, u1..u8 or floats f2, f4, f8)" \
+    "$l3" compress c8.npy -o x.l3
   head -c 2 /dev/zero | mknpy bool.npy "{'descr': '|b1', 'fortran_order': False, 'shape': (2,), }"
   expect_error 3 "unsupported dtype '|b1'" "$l3" compress bool.npy -o x.l3
   head -c 16 /dev/zero | mknpy twod.npy "{'descr': '<i4', 'fortran_order': True, 'shape': (2, 2), }"

@@ -216,4 +216,22 @@ Result<std::vector<Column>> LoadCsvIntegerColumns(const std::string& path);
 /// listed, or any error of the loaders above.
 Result<std::vector<Column>> LoadRealIntegerArrays(const std::string& dir = RealDataDir());
 
+/// A real float tensor: rows of `row_width` values (spec §11.2.1).
+struct FloatArray {
+  std::string name;  ///< file name without ".bin.gz"
+  PhysicalType type = PhysicalType::kFloat32;
+  uint32_t row_width = 1;
+  uint64_t rows = 0;
+  std::vector<uint8_t> bytes;  ///< rows * row_width values, little-endian
+};
+
+/// Reads a gzip'd float array named `..._<rows>x<width>_f32.bin.gz` (or
+/// `_f64`); the shape in the name gives the row width, and the byte count
+/// must match it. Errors: kIoError, kInvalidArgument (not a float array, no
+/// shape in the name).
+Result<FloatArray> LoadFloatBinGz(const std::string& path);
+
+/// Every float array of the real-data directory, sorted by name.
+Result<std::vector<FloatArray>> LoadRealFloatArrays(const std::string& dir = RealDataDir());
+
 }  // namespace l3::datagen

@@ -249,9 +249,14 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
                                     const void* d_parameters, const void* d_payload,
                                     const void* d_dictionary) {
   try {
-    if (!PhysicalTypeIsInteger(view.type)) {
+    if (!PhysicalTypeIsInteger(view.type) || view.encoding != 1 ||
+        PhysicalTypeIsFloat(view.column_type)) {
+      // Float chunks (spec §11.2) decode through DecodeIbpRows (IBP) or are
+      // not yet decoded on the device (the integer form would need the
+      // order map after the integer decoder).
       return Status(StatusCode::kUnsupportedFeature,
-                    "the CUDA backend decodes integer columns only");
+                    "the CUDA integer decoder decodes integer columns only (float chunks: "
+                    "MakeDeviceIbpChunk for IbpFloat chunks)");
     }
     // spec §10.2: the partition-table and parameter checks, before any
     // kernel sees the chunk.

@@ -216,6 +216,94 @@ Status LowerBound(const DeviceChunk* chunks, const DevicePgmChunk* pgms, size_t 
                   size_t temp_bytes, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
+// Float columns with Invariant Bit Packing (spec §11.2.3, format 1.1)
+
+/// One IbpFloat chunk whose segments lie in memory the device can read:
+/// device memory, or pinned host memory (cudaHostAlloc / cudaHostRegister),
+/// which kernels then read across PCIe without a copy ("zero-copy": only the
+/// bytes of the rows decoded travel). Obtain it from MakeDeviceIbpChunk or
+/// UploadIbpColumn.
+struct DeviceIbpChunk {
+  PhysicalType type = PhysicalType::kFloat32;
+  uint32_t row_width = 1;       ///< values per row
+  uint64_t first_row = 0;       ///< within the column
+  uint64_t num_rows = 0;
+  uint32_t word_bytes = 0;      ///< "element_bytes": 4 or 8
+  uint32_t words_per_row = 0;   ///< "vector_length" M
+  uint32_t num_masks = 0;       ///< "num_clusters" K
+  uint32_t offset_bits = 0;     ///< "offset_bits" b
+  const void* masks = nullptr;        ///< 2 * K * M words; word-aligned
+  const void* row_offsets = nullptr;  ///< the row index; 8-aligned; null when every row is raw
+  const void* mask_ids = nullptr;     ///< num_rows bytes; null when K = 1
+  const void* payload = nullptr;      ///< payload_words words + 32 bytes; 8-aligned
+  uint64_t payload_words = 0;
+};
+
+/// Checks `view` (an IbpFloat chunk from Reader::GetChunkView) on the host
+/// (spec §11.2.4) and describes its copy: the caller has copied (or will
+/// copy, before the first decode) view.ibp.masks, view.ibp.row_offsets (when
+/// not null), view.ibp.mask_ids (when not null) and view.payload byte for
+/// byte to the four pointers, which may be device or pinned host memory.
+/// Errors: kUnsupportedFeature (not an IbpFloat chunk), kCorruptMetadata,
+/// kInvalidArgument (null or misaligned pointers).
+Result<DeviceIbpChunk> MakeDeviceIbpChunk(const ChunkView& view, const void* masks,
+                                          const void* row_offsets, const void* mask_ids,
+                                          const void* payload);
+
+/// Decodes rows [row_begin, row_end) of consecutive IBP chunks of one column
+/// into `d_out`: (row_end - row_begin) rows of row_width values, dense, on
+/// `stream`. `d_out` is device memory aligned to the value size. Needs no
+/// temporary storage. A packed row whose length disagrees with its bitmap
+/// (which the CPU reader reports as kCorruptPayload) decodes to zeros.
+/// Errors (host-side checks only): kInvalidArgument, kOutOfRange,
+/// kBufferTooSmall, kDeviceError.
+Status DecodeIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                     uint64_t row_end, void* d_out, size_t out_bytes, cudaStream_t stream);
+
+/// Gather: row i of `d_out` = column row d_rows[i], for i < num_rows (a dense
+/// [num_rows, row_width] tensor). d_rows is a device array; ids may repeat and
+/// come in any order; an id outside the chunks gives a row of zeros. Each row
+/// is found in O(1) through the row index and only its words are read, so
+/// with payloads in pinned host memory only the compressed bytes of the rows
+/// asked for cross PCIe.
+Status GatherIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+                     size_t num_rows, void* d_out, size_t out_bytes, cudaStream_t stream);
+
+/// Where UploadIbpColumn puts the payloads (the rows); masks, row indexes and
+/// mask ids always go to device memory.
+enum class IbpResidency : uint8_t {
+  kDevice = 0,      ///< device memory
+  kPinnedHost = 1,  ///< pinned host memory, read by the kernels across PCIe
+};
+
+/// A whole IbpFloat column in device (and pinned host) memory, owned here.
+class DeviceIbpColumn {
+ public:
+  DeviceIbpColumn();
+  DeviceIbpColumn(DeviceIbpColumn&&) noexcept;
+  DeviceIbpColumn& operator=(DeviceIbpColumn&&) noexcept;
+  ~DeviceIbpColumn();
+  const std::vector<DeviceIbpChunk>& chunks() const;
+  uint64_t num_rows() const;
+  uint64_t row_bytes() const;          ///< row_width * value bytes
+  uint64_t compressed_bytes() const;   ///< payload, masks, index and ids as stored
+  uint64_t payload_bytes() const;      ///< the payloads alone (what zero-copy reads from)
+  struct Impl;
+
+ private:
+  friend Result<DeviceIbpColumn> UploadIbpColumn(const Reader&, int, IbpResidency, cudaStream_t);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Copies every chunk of a float column whose chunks are all IbpFloat
+/// (WriteOptions::float_encoding = kIbp) to the device, payloads where
+/// `residency` says. Returns after the copies completed. Errors: the
+/// reader's, kUnsupportedFeature (a chunk in the integer form, or not a float
+/// column), kOutOfMemory, kDeviceError.
+Result<DeviceIbpColumn> UploadIbpColumn(const Reader& reader, int column, IbpResidency residency,
+                                        cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
 // Host convenience layer
 
 /// A whole column resident in device memory, owned by this object.

@@ -1,7 +1,8 @@
 // l3/l3.hpp: the public C++ API of the L3 SDK.
 //
 // L3 files (spec/l3-format.md) hold integer columns compressed with learned
-// per-partition models and bit-packed residuals in the SLAP layout. This
+// per-partition models and bit-packed residuals in the SLAP layout, and float
+// columns (format 1.1) in an integer form or with Invariant Bit Packing. This
 // header is all a CPU user needs: Writer, Reader, Status/Result and the value
 // types. The optional CUDA backend lives in l3/cuda.hpp.
 //
@@ -45,15 +46,18 @@ enum class PhysicalType : uint8_t {
   kUInt16 = 6,
   kUInt32 = 7,
   kUInt64 = 8,
-  kFloat32 = 9,   ///< reserved (spec §11.2); not yet readable or writable
-  kFloat64 = 10,  ///< reserved (spec §11.2); not yet readable or writable
+  kFloat32 = 9,    ///< IEEE binary32 (spec §11.2; format 1.1 files)
+  kFloat64 = 10,   ///< IEEE binary64 (spec §11.2; format 1.1 files)
+  kFloat16 = 11,   ///< IEEE binary16 (spec §11.2; format 1.1)
+  kBFloat16 = 12,  ///< bfloat16, the upper half of a binary32 (spec §11.2; format 1.1)
 };
 
 /// Bytes per value (1, 2, 4 or 8); 0 for an invalid type.
 int PhysicalTypeBytes(PhysicalType type) noexcept;
 bool PhysicalTypeIsSigned(PhysicalType type) noexcept;
 bool PhysicalTypeIsInteger(PhysicalType type) noexcept;
-/// Short name: "i8", "i16", "i32", "i64", "u8", ..., "f32", "f64".
+bool PhysicalTypeIsFloat(PhysicalType type) noexcept;
+/// Short name: "i8", "i16", "i32", "i64", "u8", ..., "f32", "f64", "f16", "bf16".
 const char* PhysicalTypeName(PhysicalType type) noexcept;
 /// Parses a short name ("i32") or a long one ("int32", "uint64").
 Result<PhysicalType> ParsePhysicalType(std::string_view name);
@@ -111,6 +115,16 @@ struct ColumnSpec {
   std::string name;
   PhysicalType type = PhysicalType::kInt64;
   LogicalType logical;
+  /// Values per row (spec §11.2.1): float columns only, 1..2^24; a 2-D
+  /// tensor [rows, R] is a column of row width R. Integer columns have 1.
+  uint32_t row_width = 1;
+};
+
+/// How the writer encodes a float chunk (spec §11.2).
+enum class FloatEncoding : uint8_t {
+  kAuto = 0,         ///< the smaller of the two below, per chunk
+  kIntegerForm = 1,  ///< L3Integer over order-preserving integers (§11.2.2)
+  kIbp = 2,          ///< Invariant Bit Packing (§11.2.3): rows found in O(1)
 };
 
 /// The cost-optimal partitioner (spec §14). Defaults follow the L3 paper.
@@ -198,6 +212,15 @@ struct WriteOptions {
   PgmMode pgm = PgmMode::kOff;
   uint32_t pgm_epsilon = 64;
   uint32_t pgm_epsilon_recursive = 4;
+  /// Float columns (spec §11.2, format_minor >= 1). A float chunk holds at
+  /// most chunk_rows rows and at most this many bytes of rows (always at
+  /// least one row).
+  uint64_t float_chunk_bytes = uint64_t{64} << 20;
+  FloatEncoding float_encoding = FloatEncoding::kAuto;
+  /// IBP masks per chunk (spec §11.2.3 "num_clusters", 1..256): above 1 the
+  /// writer also tries this many masks found by a deterministic Hamming
+  /// k-means over the rows, with a mask id per row, and keeps it where smaller.
+  uint32_t ibp_masks = 1;
   /// When set, Close() reads this flag just before it renames the file into
   /// place; if it is nonzero, Close() removes the temporary file instead,
   /// leaves the target path untouched and returns kIoError. Lets a signal
@@ -237,7 +260,9 @@ class Writer {
 
   /// Appends `num_values` values to `column`. `values` points to values of the
   /// column's physical type in native byte order (the SDK assumes a
-  /// little-endian host). Errors: kInvalidArgument, kIoError.
+  /// little-endian host). For a tensor column (row_width R > 1) rows are R
+  /// consecutive values; a row may be split across calls, but Close() needs
+  /// whole rows. Errors: kInvalidArgument, kIoError.
   Status Append(int column, const void* values, uint64_t num_values);
 
   /// Typed convenience; kInvalidArgument if T does not match the column type.
@@ -257,6 +282,7 @@ class Writer {
   std::vector<uint8_t> TakeBuffer();
 
   int num_columns() const;
+  /// Whole rows appended to `column` so far.
   uint64_t rows_appended(int column) const;
 
   struct Impl;
@@ -353,15 +379,27 @@ struct PgmIndexInfo {
   size_t num_levels() const { return level_offsets.empty() ? 0 : level_offsets.size() - 1; }
 };
 
+/// An IbpFloat chunk's `IbpMasks` table (spec §11.2.3).
+struct IbpInfo {
+  uint32_t word_bytes = 0;     ///< "element_bytes": 4 or 8
+  uint32_t words_per_row = 0;  ///< "vector_length" M
+  uint64_t num_rows = 0;       ///< "num_vectors"
+  float threshold = 0;         ///< "threshold" (informative)
+  uint32_t num_masks = 0;      ///< "num_clusters" K
+  uint32_t offset_bits = 0;    ///< "offset_bits" b; 0 when every row is raw
+  SegmentInfo masks, row_offsets, mask_ids;  ///< "masks", "row_offsets", "cluster_ids"
+};
+
 struct ChunkInfo {
   uint64_t first_row = 0;  ///< within the column
   uint64_t num_rows = 0;
-  uint16_t encoding = 0;   ///< 1 = L3Integer; other values only with allow_unknown
+  uint16_t encoding = 0;   ///< 1 = L3Integer, 2 = IbpFloat; others only with allow_unknown
   uint32_t values_per_lane = 0;
   uint32_t num_partitions = 0;
   SegmentInfo partition_table, parameters, payload, bounds, validity;
   ChunkStatistics statistics;
   bool has_ibp = false;
+  IbpInfo ibp;  ///< encoding 2 (IbpFloat, spec §11.2.3)
   bool has_pgm = false;
   PgmIndexInfo pgm;  ///< format 1.1 index; present only when valid (§11.3.4)
   /// Some partition uses DELTA (spec §8.9). Known to the writer; a reader
@@ -376,6 +414,7 @@ struct ChunkInfo {
 struct ColumnInfo {
   std::string name;
   PhysicalType type = PhysicalType::kInt64;
+  uint32_t row_width = 1;  ///< values per row (spec §11.2.1)
   uint8_t raw_type = 0;  ///< the stored PhysicalType value (may be unknown with allow_unknown)
   LogicalType logical;
   bool nullable = false;
@@ -410,8 +449,28 @@ struct PartitionInfo {
 /// the Reader and this view (or a copy of it) live, whatever the Reader's
 /// cache evicts meanwhile. Every metadata-derived payload address is in
 /// bounds.
+/// An IbpFloat chunk's decoded segments (spec §11.2.3), all validated.
+struct IbpChunkView {
+  uint32_t word_bytes = 0;       ///< W / 8: 4 or 8
+  uint32_t words_per_row = 0;    ///< M
+  uint32_t num_masks = 0;        ///< K
+  uint32_t offset_bits = 0;      ///< b; 0 when every row is raw
+  const uint8_t* masks = nullptr;        ///< per mask: Mask[M] then Bitval[M]
+  const uint8_t* row_offsets = nullptr;  ///< Block_Start[G + 1] then Row_Offset; null when all raw
+  uint64_t row_offsets_bytes = 0;
+  const uint8_t* mask_ids = nullptr;     ///< one byte per row when K > 1, else null
+};
+
 struct ChunkView {
+  /// The type the integer decoder produces. For a float column's chunk in
+  /// the integer form (spec §11.2.2) this is the unsigned type of the float's
+  /// width; `column_type` is then the float type, and first_row and num_rows
+  /// count values (rows * row_width), not rows.
   PhysicalType type = PhysicalType::kInt64;
+  PhysicalType column_type = PhysicalType::kInt64;
+  uint16_t encoding = 1;   ///< 1 = L3Integer, 2 = IbpFloat (then `ibp` and `payload` only)
+  uint32_t row_width = 1;  ///< values per row of the column
+  IbpChunkView ibp;
   uint64_t first_row = 0;  ///< within the column
   uint64_t num_rows = 0;
   uint32_t values_per_lane = 0;
@@ -436,6 +495,21 @@ struct ChunkView {
   /// Keeps decompressed segments alive; null when every pointer is into the
   /// file itself.
   std::shared_ptr<const void> owner;
+};
+
+/// What an IbpFloat chunk's rows look like (spec §11.2.3), from its row
+/// index: how many rows are packed and how large rows are on average.
+struct IbpRowStats {
+  uint64_t num_rows = 0;
+  uint64_t packed_rows = 0;     ///< rows stored packed (L_r < M); the others are raw
+  uint64_t payload_words = 0;   ///< Payload_Words
+  uint32_t word_bytes = 0;
+  uint32_t words_per_row = 0;   ///< M
+  /// Per mask: Mask then Bitval words (W / 8 bytes each, little-endian).
+  std::vector<std::vector<uint64_t>> masks, bitvals;
+  double mean_row_bytes() const {
+    return num_rows == 0 ? 0.0 : static_cast<double>(payload_words) * word_bytes / num_rows;
+  }
 };
 
 enum class ValidationLevel : uint8_t {
@@ -470,14 +544,14 @@ class Reader {
   Result<std::vector<PartitionInfo>> Partitions(int column, int chunk) const;
 
   /// Decodes rows [row_begin, row_end) of `column` into `out`, which must hold
-  /// (row_end - row_begin) * PhysicalTypeBytes(type) bytes. Errors:
+  /// (row_end - row_begin) * row_width * PhysicalTypeBytes(type) bytes. Errors:
   /// kOutOfRange, kBufferTooSmall, kChecksumMismatch, kCorrupt*,
   /// kUnsupportedFeature.
   Status ReadRows(int column, uint64_t row_begin, uint64_t row_end, void* out,
                   size_t out_bytes) const;
 
-  /// Point lookups: out[i] = value of row rows[i]. Rows may repeat and come in
-  /// any order.
+  /// Point lookups: out[i] = value of row rows[i] (row_width values for a
+  /// tensor column). Rows may repeat and come in any order.
   Status Take(int column, const uint64_t* rows, size_t num_rows, void* out,
               size_t out_bytes) const;
 
@@ -495,6 +569,10 @@ class Reader {
   /// rows[i] = LowerBound(column, keys[i]).
   Status LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
                          uint64_t* rows) const;
+
+  /// An IbpFloat chunk's row statistics and masks (kInvalidArgument for a
+  /// chunk of another encoding). Reads the masks and the row index only.
+  Result<IbpRowStats> IbpStats(int column, int chunk) const;
 
   /// Validates every chunk at the given level; returns the first failure.
   Status Validate(ValidationLevel level) const;
@@ -525,6 +603,11 @@ constexpr bool kMatches(PhysicalType t) {
     case PhysicalType::kUInt16: return std::is_same<T, uint16_t>::value;
     case PhysicalType::kUInt32: return std::is_same<T, uint32_t>::value;
     case PhysicalType::kUInt64: return std::is_same<T, uint64_t>::value;
+    case PhysicalType::kFloat32: return std::is_same<T, float>::value;
+    case PhysicalType::kFloat64: return std::is_same<T, double>::value;
+    // Half-precision values travel as their 16-bit patterns.
+    case PhysicalType::kFloat16:
+    case PhysicalType::kBFloat16: return std::is_same<T, uint16_t>::value;
     default: return false;
   }
 }

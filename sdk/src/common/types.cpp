@@ -13,7 +13,9 @@ int PhysicalTypeBytes(PhysicalType type) noexcept {
     case PhysicalType::kInt8:
     case PhysicalType::kUInt8: return 1;
     case PhysicalType::kInt16:
-    case PhysicalType::kUInt16: return 2;
+    case PhysicalType::kUInt16:
+    case PhysicalType::kFloat16:
+    case PhysicalType::kBFloat16: return 2;
     case PhysicalType::kInt32:
     case PhysicalType::kUInt32:
     case PhysicalType::kFloat32: return 4;
@@ -39,6 +41,11 @@ bool PhysicalTypeIsInteger(PhysicalType type) noexcept {
   return v >= 1 && v <= 8;
 }
 
+bool PhysicalTypeIsFloat(PhysicalType type) noexcept {
+  const auto v = static_cast<uint8_t>(type);
+  return v >= 9 && v <= 12;
+}
+
 const char* PhysicalTypeName(PhysicalType type) noexcept {
   switch (type) {
     case PhysicalType::kInt8: return "i8";
@@ -51,6 +58,8 @@ const char* PhysicalTypeName(PhysicalType type) noexcept {
     case PhysicalType::kUInt64: return "u64";
     case PhysicalType::kFloat32: return "f32";
     case PhysicalType::kFloat64: return "f64";
+    case PhysicalType::kFloat16: return "f16";
+    case PhysicalType::kBFloat16: return "bf16";
   }
   return "unknown";
 }
@@ -67,13 +76,14 @@ Result<PhysicalType> ParsePhysicalType(std::string_view name) {
       {"u8", "uint8", PhysicalType::kUInt8},     {"u16", "uint16", PhysicalType::kUInt16},
       {"u32", "uint32", PhysicalType::kUInt32},  {"u64", "uint64", PhysicalType::kUInt64},
       {"f32", "float32", PhysicalType::kFloat32}, {"f64", "float64", PhysicalType::kFloat64},
+      {"f16", "float16", PhysicalType::kFloat16}, {"bf16", "bfloat16", PhysicalType::kBFloat16},
   };
   for (const Alias& a : kAliases) {
     if (name == a.short_name || name == a.long_name) return a.type;
   }
   return Status(StatusCode::kInvalidArgument,
                 "unknown type '" + std::string(name) +
-                    "' (expected one of i8 i16 i32 i64 u8 u16 u32 u64)");
+                    "' (expected one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 f16 bf16)");
 }
 
 const char* ModelTypeName(ModelType model) noexcept {

@@ -38,9 +38,12 @@ Result<SegmentInfo> FileAssembler::AppendSegment(const uint8_t* stored, uint64_t
 Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>& columns) {
   Postscript ps;
   for (const ColumnInfo& col : columns) {
+    // spec §4.4, §11.2: IBP_FLOAT marks a float column.
+    if (PhysicalTypeIsFloat(col.type)) ps.required_features |= kRequiredIbpFloat;
     for (const ChunkInfo& chunk : col.chunks) {
       for (const SegmentInfo* s : {&chunk.partition_table, &chunk.parameters, &chunk.payload,
-                                   &chunk.bounds, &chunk.validity}) {
+                                   &chunk.bounds, &chunk.validity, &chunk.ibp.masks,
+                                   &chunk.ibp.row_offsets, &chunk.ibp.mask_ids}) {
         if (s->present && s->compression == Compression::kZstd) {
           ps.required_features |= kRequiredZstdSegments;
         }

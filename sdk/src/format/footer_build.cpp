@@ -27,14 +27,38 @@ flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder&
   const fbs::SegmentRef bounds = ToRef(chunk.bounds);
   const fbs::SegmentRef validity = ToRef(chunk.validity);
   const auto pgm = BuildPgmIndexTable(fbb, chunk.pgm);
+  flatbuffers::Offset<fbs::IbpMasks> ibp = 0;
+  if (chunk.has_ibp) {
+    // spec §11.2.3: the IbpMasks table of an IbpFloat chunk.
+    const IbpInfo& i = chunk.ibp;
+    const fbs::SegmentRef masks = ToRef(i.masks);
+    const fbs::SegmentRef row_offsets = ToRef(i.row_offsets);
+    const fbs::SegmentRef mask_ids = ToRef(i.mask_ids);
+    fbs::IbpMasksBuilder ib(fbb);
+    ib.add_element_bytes(static_cast<uint8_t>(i.word_bytes));
+    ib.add_vector_length(i.words_per_row);
+    ib.add_num_vectors(i.num_rows);
+    ib.add_threshold(i.threshold);
+    ib.add_layout(fbs::IbpLayout::Condensed);
+    ib.add_num_clusters(i.num_masks);
+    ib.add_masks(&masks);
+    if (i.row_offsets.present) ib.add_row_offsets(&row_offsets);
+    if (i.mask_ids.present) ib.add_cluster_ids(&mask_ids);
+    if (i.offset_bits > 0) ib.add_offset_bits(static_cast<uint8_t>(i.offset_bits));
+    ibp = ib.Finish();
+  }
+  const bool integer = chunk.encoding == 1;
   fbs::ColumnChunkBuilder b(fbb);
   b.add_num_rows(chunk.num_rows);
   b.add_encoding(static_cast<fbs::Encoding>(chunk.encoding));
-  b.add_values_per_lane(static_cast<uint16_t>(chunk.values_per_lane));
-  b.add_num_partitions(chunk.num_partitions);
-  b.add_partition_table(&partition_table);
-  b.add_parameters(&parameters);
+  if (integer) {
+    b.add_values_per_lane(static_cast<uint16_t>(chunk.values_per_lane));
+    b.add_num_partitions(chunk.num_partitions);
+    b.add_partition_table(&partition_table);
+    b.add_parameters(&parameters);
+  }
   b.add_payload(&payload);
+  if (chunk.has_ibp) b.add_ibp(ibp);
   if (chunk.bounds.present) b.add_bounds(&bounds);
   if (chunk.validity.present) b.add_validity(&validity);
   if (chunk.statistics.present) b.add_statistics(stats);
@@ -62,9 +86,12 @@ std::vector<uint8_t> BuildFooter(const FileInfo& info, const std::vector<ColumnI
     chunk_offsets.reserve(col.chunks.size());
     for (const ChunkInfo& chunk : col.chunks) chunk_offsets.push_back(BuildChunk(fbb, chunk));
     const auto chunks = fbb.CreateVector(chunk_offsets);
+    // "row_width" (spec §11.2.1) only where it is not 1, so that integer
+    // columns keep their 1.0 bytes.
     column_offsets.push_back(fbs::CreateColumn(fbb, name,
                                                static_cast<fbs::PhysicalType>(col.type), logical,
-                                               col.nullable, chunks));
+                                               col.nullable, chunks,
+                                               col.row_width > 1 ? col.row_width : 0));
   }
   const auto columns_vec = fbb.CreateVector(column_offsets);
   const auto writer_name = fbb.CreateString(info.writer_name);

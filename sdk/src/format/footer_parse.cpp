@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "codec/ibp/ibp_format.hpp"
 #include "common/status_macros.hpp"
 #include "common/utf8.hpp"
 #include "format/layout.hpp"
@@ -17,6 +18,7 @@ namespace l3::internal {
 namespace {
 
 constexpr uint64_t kMaxChunkRows = (uint64_t{1} << 32) - 1;  // spec §7.2
+constexpr uint8_t kMaxKnownType = 12;                         // spec §6.2: BFloat16
 constexpr size_t kMaxNameBytes = 65535;                       // spec §6.2
 
 enum class SegmentKind : uint8_t {
@@ -84,7 +86,9 @@ class FooterChecker {
   Status CheckColumn(const fbs::Column& col, uint32_t c, ColumnInfo* info,
                      std::vector<std::string>* unsupported);
   Status CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint32_t k, uint8_t raw_type,
-                    bool nullable, ChunkInfo* info, std::string* unsupported);
+                    uint32_t row_width, bool nullable, ChunkInfo* info, std::string* unsupported);
+  Status CheckIbpTable(const fbs::IbpMasks& ibp, uint8_t raw_type, uint32_t row_width,
+                       bool has_row_bitmask, const std::string& where, ChunkInfo* info) const;
   Status CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint32_t k, SegmentKind kind,
                       SegmentInfo* info, std::string* unsupported);
   Status CheckFeatureBits() const;
@@ -96,7 +100,7 @@ class FooterChecker {
   bool uses_zstd_ = false;
   bool uses_field_planes_ = false;
   bool uses_validity_ = false;
-  bool uses_ibp_ = false;
+  bool uses_float_ = false;
   bool uses_bounds_ = false;
   bool uses_pgm_ = false;
   bool uses_dictionary_ = false;
@@ -171,14 +175,29 @@ Status FooterChecker::CheckColumn(const fbs::Column& col, uint32_t c, ColumnInfo
   const uint8_t raw_type = static_cast<uint8_t>(col.physical_type());
   info->raw_type = raw_type;
   info->type = static_cast<PhysicalType>(raw_type);
-  // spec §6.2: 0 is never a type; values above 10 may come from a newer minor
+  // spec §6.2: 0 is never a type; values above 12 may come from a newer minor
   // version, which inspection mode lists without decoding.
-  if (raw_type == 0 || (raw_type > 10 && !limits_.allow_unknown)) {
+  if (raw_type == 0 || (raw_type > kMaxKnownType && !limits_.allow_unknown)) {
     return Corrupt("column " + std::to_string(c) + ": physical_type " + std::to_string(raw_type) +
                    " is not defined");
   }
-  // Float columns (spec §11.2) need IbpFloat chunks, which this reader
-  // reports per chunk; a float column without rows has nothing to decode.
+  // spec §11.2: a float column needs IBP_FLOAT; §11.2.1: its row width.
+  const bool float_type = raw_type >= 9 && raw_type <= kMaxKnownType;
+  const uint64_t row_width = col.row_width() == 0 ? 1 : col.row_width();
+  if (float_type) {
+    uses_float_ = true;
+    if ((ps_.required_features & kRequiredIbpFloat) == 0) {
+      return Corrupt("column " + std::to_string(c) + ": a float column but IBP_FLOAT is clear");
+    }
+    if (row_width > kIbpMaxRowWidth) {
+      return Corrupt("column " + std::to_string(c) + ": row_width " + std::to_string(row_width) +
+                     " exceeds 2^24");
+    }
+  } else if (row_width != 1 && raw_type <= kMaxKnownType) {
+    return Corrupt("column " + std::to_string(c) + ": row_width " + std::to_string(row_width) +
+                   " on an integer column (must be 1)");
+  }
+  info->row_width = static_cast<uint32_t>(row_width);
   if (const fbs::LogicalType* lt = col.logical_type()) {
     // spec §6.2: a kind this reader does not know is treated as None.
     const uint16_t kind = static_cast<uint16_t>(lt->kind());
@@ -198,8 +217,8 @@ Status FooterChecker::CheckColumn(const fbs::Column& col, uint32_t c, ColumnInfo
   uint64_t row = 0;
   for (uint32_t k = 0; k < num_chunks; ++k) {
     ChunkInfo& ci = info->chunks[k];
-    L3_RETURN_NOT_OK(CheckChunk(*chunks->Get(k), c, k, raw_type, info->nullable, &ci,
-                                &(*unsupported)[k]));
+    L3_RETURN_NOT_OK(CheckChunk(*chunks->Get(k), c, k, raw_type, info->row_width, info->nullable,
+                                &ci, &(*unsupported)[k]));
     ci.first_row = row;
     // spec §6.2: chunk row counts sum to Footer.num_rows; no overflow.
     if (ci.num_rows > UINT64_MAX - row) {
@@ -306,8 +325,8 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
 }
 
 Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint32_t k,
-                                 uint8_t raw_type, bool nullable, ChunkInfo* info,
-                                 std::string* unsupported) {
+                                 uint8_t raw_type, uint32_t row_width, bool nullable,
+                                 ChunkInfo* info, std::string* unsupported) {
   const std::string where = Where(c, k);
   info->num_rows = chunk.num_rows();
   info->encoding = static_cast<uint16_t>(chunk.encoding());
@@ -317,9 +336,18 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     return Corrupt(where + ": num_rows " + std::to_string(chunk.num_rows()) +
                    " is outside 1..2^32-1");
   }
-  // spec §7.2: partition_table, parameters and payload are required.
-  if (chunk.partition_table() == nullptr) return Corrupt(where + ": partition_table is missing");
-  if (chunk.parameters() == nullptr) return Corrupt(where + ": parameters is missing");
+  const bool ibp_chunk = info->encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat);
+  // spec §7.2: partition_table, parameters and payload are required; an
+  // IbpFloat chunk has a payload and an ibp table instead (§11.2.3).
+  if (ibp_chunk) {
+    if (chunk.partition_table() != nullptr || chunk.parameters() != nullptr) {
+      return Corrupt(where + ": an IbpFloat chunk has a partition_table or parameters");
+    }
+    if (chunk.ibp() == nullptr) return Corrupt(where + ": an IbpFloat chunk has no ibp table");
+  } else {
+    if (chunk.partition_table() == nullptr) return Corrupt(where + ": partition_table is missing");
+    if (chunk.parameters() == nullptr) return Corrupt(where + ": parameters is missing");
+  }
   if (chunk.payload() == nullptr) return Corrupt(where + ": payload is missing");
   L3_RETURN_NOT_OK(CheckSegment(chunk.partition_table(), c, k, SegmentKind::kPartitionTable,
                                 &info->partition_table, unsupported));
@@ -333,14 +361,24 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
       CheckSegment(chunk.validity(), c, k, SegmentKind::kValidity, &info->validity, unsupported));
   if (const fbs::IbpMasks* ibp = chunk.ibp()) {
     info->has_ibp = true;
-    SegmentInfo ignored;
-    L3_RETURN_NOT_OK(CheckSegment(ibp->masks(), c, k, SegmentKind::kIbpMasks, &ignored, unsupported));
-    L3_RETURN_NOT_OK(
-        CheckSegment(ibp->row_bitmask(), c, k, SegmentKind::kIbpRowBitmask, &ignored, unsupported));
-    L3_RETURN_NOT_OK(
-        CheckSegment(ibp->row_offsets(), c, k, SegmentKind::kIbpRowOffsets, &ignored, unsupported));
-    L3_RETURN_NOT_OK(
-        CheckSegment(ibp->cluster_ids(), c, k, SegmentKind::kIbpClusterIds, &ignored, unsupported));
+    IbpInfo& i = info->ibp;
+    SegmentInfo row_bitmask;
+    L3_RETURN_NOT_OK(CheckSegment(ibp->masks(), c, k, SegmentKind::kIbpMasks, &i.masks, unsupported));
+    L3_RETURN_NOT_OK(CheckSegment(ibp->row_bitmask(), c, k, SegmentKind::kIbpRowBitmask,
+                                  &row_bitmask, unsupported));
+    L3_RETURN_NOT_OK(CheckSegment(ibp->row_offsets(), c, k, SegmentKind::kIbpRowOffsets,
+                                  &i.row_offsets, unsupported));
+    L3_RETURN_NOT_OK(CheckSegment(ibp->cluster_ids(), c, k, SegmentKind::kIbpClusterIds,
+                                  &i.mask_ids, unsupported));
+    i.word_bytes = ibp->element_bytes();
+    i.words_per_row = ibp->vector_length();
+    i.num_rows = ibp->num_vectors();
+    i.threshold = ibp->threshold();
+    i.num_masks = ibp->num_clusters();
+    i.offset_bits = ibp->offset_bits();
+    if (ibp_chunk) {
+      L3_RETURN_NOT_OK(CheckIbpTable(*ibp, raw_type, row_width, row_bitmask.present, where, info));
+    }
   }
   if (const fbs::PgmIndex* pgm = chunk.pgm()) {
     info->has_pgm = true;
@@ -351,15 +389,15 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     L3_RETURN_NOT_OK(ReadPgmIndex(*pgm, info->num_rows, where, &info->pgm));
   }
   for (const SegmentInfo* s : {&info->partition_table, &info->parameters, &info->payload,
-                               &info->bounds, &info->validity}) {
+                               &info->bounds, &info->validity, &info->ibp.masks,
+                               &info->ibp.row_offsets, &info->ibp.mask_ids}) {
     if (s->present) info->stored_bytes += s->stored_bytes;
   }
 
-  // spec §7.2 encoding; §11.2 for the reserved float encoding.
+  // spec §7.2 encoding; §11.2 for float columns.
   const uint16_t encoding = info->encoding;
-  const bool known_type = raw_type >= 1 && raw_type <= 10;
-  const bool float_type = raw_type == 9 || raw_type == 10;
-  if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat)) uses_ibp_ = true;
+  const bool known_type = raw_type >= 1 && raw_type <= kMaxKnownType;
+  const bool float_type = raw_type >= 9 && raw_type <= kMaxKnownType;
   if (encoding == 0 || encoding > static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
     if (!limits_.allow_unknown) {
       return Status(StatusCode::kUnsupportedFeature,
@@ -367,24 +405,40 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     }
     if (unsupported->empty()) *unsupported = where + ": unknown encoding " + std::to_string(encoding);
   } else if (known_type) {
-    if (encoding == static_cast<uint16_t>(fbs::Encoding::L3Integer) && float_type) {
-      return Corrupt(where + ": encoding L3Integer on a float column");
-    }
     if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat) && !float_type) {
       return Corrupt(where + ": encoding IbpFloat on an integer column");
     }
   }
-  if (encoding == static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
-    if ((ps_.required_features & kRequiredIbpFloat) == 0) {
-      return Corrupt(where + ": encoding IbpFloat but IBP_FLOAT is clear");
+  if (float_type) {
+    // spec §11.2.1: bounds, statistics, pgm and validity are reserved on
+    // float chunks; §11.2.2: the integer form has E = num_rows * R <= 2^32-1.
+    if (chunk.bounds() != nullptr || chunk.statistics() != nullptr || chunk.pgm() != nullptr ||
+        chunk.validity() != nullptr) {
+      return Corrupt(where + ": a float chunk has bounds, statistics, pgm or validity");
     }
-    if (unsupported->empty()) *unsupported = where + ": IbpFloat is not implemented";
+    if (encoding == static_cast<uint16_t>(fbs::Encoding::L3Integer) &&
+        info->num_rows > kMaxChunkRows / row_width) {
+      return Corrupt(where + ": num_rows * row_width of a float chunk in the integer form exceeds "
+                             "2^32-1");
+    }
+  }
+  if (ibp_chunk && (ps_.required_features & kRequiredIbpFloat) == 0) {
+    return Corrupt(where + ": encoding IbpFloat but IBP_FLOAT is clear");
   }
   if (info->has_ibp && encoding != static_cast<uint16_t>(fbs::Encoding::IbpFloat)) {
     return Corrupt(where + ": ibp masks on a chunk whose encoding is not IbpFloat");
   }
   if (!known_type && unsupported->empty()) {
     *unsupported = where + ": unknown physical_type " + std::to_string(raw_type);
+  }
+  // spec §7.1: field planes are an L3Integer payload's only.
+  if (ibp_chunk && info->payload.compression == Compression::kZstdFieldPlanes) {
+    return Corrupt(where + ": compression ZstdFieldPlanes on an IbpFloat chunk's payload");
+  }
+  if (ibp_chunk && (info->values_per_lane != 0 || info->num_partitions != 0 ||
+                    chunk.dictionary_entries() != 0)) {
+    return Corrupt(where + ": an IbpFloat chunk has values_per_lane, num_partitions or "
+                           "dictionary_entries");
   }
   if (encoding == static_cast<uint16_t>(fbs::Encoding::L3Integer)) {
     if (!IsValidValuesPerLane(info->values_per_lane)) {
@@ -395,26 +449,29 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     // elements.
     const uint64_t entries = chunk.dictionary_entries();
     info->dictionary_entries = entries;
+    // Values coded: rows, or rows * row_width for a float chunk (§11.2.2).
+    const uint64_t values = info->num_rows * (float_type ? row_width : 1);
     if (entries > 0) {
       uses_dictionary_ = true;
       if ((ps_.required_features & kRequiredDictionary) == 0) {
         return Corrupt(where + ": dictionary_entries > 0 but DICTIONARY is clear");
       }
-      const uint32_t bits = known_type && !float_type
-                                ? 8 * static_cast<uint32_t>(PhysicalTypeBytes(static_cast<PhysicalType>(raw_type)))
-                                : 64;
+      // A float column's integer form codes values of the unsigned type of
+      // the float's width (spec §11.2.2).
+      const uint32_t bits =
+          known_type ? 8 * static_cast<uint32_t>(PhysicalTypeBytes(static_cast<PhysicalType>(raw_type)))
+                     : 64;
       const bool is_signed = raw_type >= 1 && raw_type <= 4;
       const uint64_t most = bits >= 64 ? UINT64_MAX
                                        : (uint64_t{1} << (is_signed ? bits - 1 : bits));
-      if (entries > info->num_rows || entries > most ||
-          info->num_rows + entries > kMaxChunkRows) {
+      if (entries > values || entries > most || values + entries > kMaxChunkRows) {
         return Corrupt(where + ": dictionary_entries " + std::to_string(entries) +
                        " is outside 1..num_rows, above what the codes of the type can "
                        "address, or makes num_rows + D exceed 2^32-1");
       }
       if (info->has_pgm) return Corrupt(where + ": a dictionary chunk has a pgm index");
     }
-    const uint64_t elements = info->num_rows + entries;
+    const uint64_t elements = values + entries;
     if (info->num_partitions < 1 || info->num_partitions > elements) {
       return Corrupt(where + ": num_partitions " + std::to_string(info->num_partitions) +
                      " is outside 1..num_rows + dictionary_entries (" +
@@ -456,6 +513,49 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
   return Status::OK();
 }
 
+// spec §11.2.3: the IbpMasks table of an IbpFloat chunk. Lengths that need
+// Block_Start[G] (the payload's) are checked on first use.
+Status FooterChecker::CheckIbpTable(const fbs::IbpMasks& ibp, uint8_t raw_type,
+                                    uint32_t row_width, bool has_row_bitmask,
+                                    const std::string& where, ChunkInfo* info) const {
+  const IbpInfo& i = info->ibp;
+  if (i.word_bytes != 4 && i.word_bytes != 8) {
+    return Corrupt(where + ": ibp.element_bytes " + std::to_string(i.word_bytes) + " is not 4 or 8");
+  }
+  const uint64_t type_bytes =
+      raw_type >= 9 && raw_type <= kMaxKnownType
+          ? static_cast<uint64_t>(PhysicalTypeBytes(static_cast<PhysicalType>(raw_type)))
+          : 0;
+  if (type_bytes == 0) return Status::OK();  // not a float column: reported by the caller
+  const uint64_t words = IbpWordsPerRow(uint64_t{row_width} * type_bytes, 8 * i.word_bytes);
+  if (i.words_per_row != words) {
+    return Corrupt(where + ": ibp.vector_length " + std::to_string(i.words_per_row) +
+                   " != ceil(8 * B / W) = " + std::to_string(words));
+  }
+  if (i.num_rows != info->num_rows) {
+    return Corrupt(where + ": ibp.num_vectors " + std::to_string(i.num_rows) + " != num_rows " +
+                   std::to_string(info->num_rows));
+  }
+  if (ibp.layout() != fbs::IbpLayout::Condensed) {
+    return Corrupt(where + ": ibp.layout is not Condensed");
+  }
+  if (i.num_masks < 1 || i.num_masks > kIbpMaxMasks) {
+    return Corrupt(where + ": ibp.num_clusters " + std::to_string(i.num_masks) +
+                   " is outside 1..256");
+  }
+  if (!i.masks.present) return Corrupt(where + ": ibp.masks is missing");
+  if (has_row_bitmask) return Corrupt(where + ": ibp.row_bitmask is reserved and must be absent");
+  if (i.mask_ids.present != (i.num_masks > 1)) {
+    return Corrupt(where + ": ibp.cluster_ids must be present exactly when num_clusters > 1");
+  }
+  if (i.row_offsets.present ? (i.offset_bits < 1 || i.offset_bits > kIbpMaxOffsetBits)
+                            : i.offset_bits != 0) {
+    return Corrupt(where + ": ibp.offset_bits " + std::to_string(i.offset_bits) +
+                   " (1..32 with row_offsets, 0 without)");
+  }
+  return Status::OK();
+}
+
 Status FooterChecker::CheckFeatureBits() const {
   // spec §4.4: a writer sets a feature bit if and only if the file uses the
   // feature. A used feature with a clear bit was reported per chunk; here a
@@ -474,7 +574,7 @@ Status FooterChecker::CheckFeatureBits() const {
        "Required_Features FIELD_PLANES"},
       {ps_.required_features, kRequiredValidityBitmaps, uses_validity_,
        "Required_Features VALIDITY_BITMAPS"},
-      {ps_.required_features, kRequiredIbpFloat, uses_ibp_, "Required_Features IBP_FLOAT"},
+      {ps_.required_features, kRequiredIbpFloat, uses_float_, "Required_Features IBP_FLOAT"},
       {ps_.optional_features, kOptionalPartitionBounds, uses_bounds_,
        "Optional_Features PARTITION_BOUNDS"},
       {ps_.optional_features, kOptionalPgmIndex, uses_pgm_, "Optional_Features PGM_INDEX"},
@@ -550,6 +650,9 @@ Status ParseFooter(const uint8_t* footer, uint64_t footer_length, const Postscri
       case SegmentKind::kParameters:
       case SegmentKind::kPayload:
       case SegmentKind::kBounds:
+      case SegmentKind::kIbpMasks:
+      case SegmentKind::kIbpRowOffsets:
+      case SegmentKind::kIbpClusterIds:
         break;
       default:
         out->opaque_segments.push_back({s.offset, s.length, s.checksum, Where(s)});

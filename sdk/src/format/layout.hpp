@@ -37,8 +37,10 @@ inline constexpr int kPsChecksummedBytes = 52;
 inline constexpr uint64_t kRequiredDeltaModelBit = 1ull << 3;  // DELTA_MODEL (format 1.1)
 inline constexpr uint64_t kRequiredFieldPlanesBit = 1ull << 4;  // FIELD_PLANES (format 1.1)
 inline constexpr uint64_t kRequiredDictionaryBit = 1ull << 5;   // DICTIONARY (format 1.1)
-inline constexpr uint64_t kKnownRequiredFeatures =
-    (1ull << 0) | kRequiredDeltaModelBit | kRequiredFieldPlanesBit | kRequiredDictionaryBit;
+inline constexpr uint64_t kRequiredIbpFloatBit = 1ull << 2;     // IBP_FLOAT (float columns, 1.1)
+inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredIbpFloatBit |
+                                                   kRequiredDeltaModelBit |
+                                                   kRequiredFieldPlanesBit | kRequiredDictionaryBit;
 inline constexpr uint64_t kDefinedRequiredFeatures = (1ull << 0) | (1ull << 1) | (1ull << 2) |
                                                      kRequiredDeltaModelBit |
                                                      kRequiredFieldPlanesBit |

@@ -1,0 +1,353 @@
+// Float columns with Invariant Bit Packing on the GPU (spec §11.2.3): the
+// device layer (MakeDeviceIbpChunk, DecodeIbpRows, GatherIbpRows) and the
+// host convenience UploadIbpColumn. The warp decoder lives beside the CPU
+// reference in codec/ibp/ibp_decode.cuh.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "codec/ibp/ibp_decode.cuh"
+#include "codec/ibp/ibp_decode.hpp"
+#include "common/status_macros.hpp"
+#include "cuda_status.hpp"
+#include "l3/cuda.hpp"
+
+namespace l3::cuda {
+namespace {
+
+constexpr uint32_t kIbpBlockThreads = 256;
+
+bool Aligned(const void* p, uint64_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
+
+int SmCount() {
+  int device = 0, sms = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 132;
+  }
+  return sms;
+}
+
+uint64_t RowBytes(const DeviceIbpChunk& c) {
+  return uint64_t{c.row_width} * static_cast<uint64_t>(PhysicalTypeBytes(c.type));
+}
+
+Status CheckIbpChunks(const DeviceIbpChunk* chunks, size_t num_chunks) {
+  if (chunks == nullptr || num_chunks == 0) {
+    return Status(StatusCode::kInvalidArgument, "no chunks");
+  }
+  for (size_t i = 0; i < num_chunks; ++i) {
+    const DeviceIbpChunk& c = chunks[i];
+    if (c.type != chunks[0].type || c.row_width != chunks[0].row_width) {
+      return Status(StatusCode::kInvalidArgument, "chunks of different columns");
+    }
+    if (i > 0 && c.first_row != chunks[i - 1].first_row + chunks[i - 1].num_rows) {
+      return Status(StatusCode::kInvalidArgument, "chunks are not consecutive");
+    }
+    if (c.payload == nullptr || c.masks == nullptr || (c.word_bytes != 4 && c.word_bytes != 8)) {
+      return Status(StatusCode::kInvalidArgument, "not a DeviceIbpChunk from MakeDeviceIbpChunk");
+    }
+  }
+  return Status::OK();
+}
+
+internal::IbpKernelChunk ToKernel(const DeviceIbpChunk& c) {
+  internal::IbpKernelChunk k{};
+  k.masks = static_cast<const uint8_t*>(c.masks);
+  k.row_offsets = static_cast<const uint64_t*>(c.row_offsets);
+  k.mask_ids = static_cast<const uint8_t*>(c.mask_ids);
+  k.payload = static_cast<const uint8_t*>(c.payload);
+  k.first_row = c.first_row;
+  k.num_rows = c.num_rows;
+  k.payload_words = c.payload_words;
+  k.word_bytes = c.word_bytes;
+  k.words_per_row = c.words_per_row;
+  k.num_masks = c.num_masks;
+  k.offset_bits = c.offset_bits;
+  return k;
+}
+
+struct IbpLaunch {
+  internal::IbpChunkSet set;
+  uint64_t window_begin, window_end;  // rows this launch's chunks hold
+  uint64_t column_begin, column_end;  // rows of all chunks
+  bool zero_outside;                  // the first launch zeroes rows outside the column
+  const uint64_t* rows;               // gather ids; null for a range
+  uint64_t row_begin;                 // range: the first output row's column row
+  uint64_t num_out;
+  uint8_t* out;
+  uint32_t row_bytes;
+  uint32_t store_bytes;
+  uint32_t group_lanes;               // lanes per row: a power of two, 1..32
+};
+
+// One group of lanes per output row, grid-stride.
+__global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args) {
+  internal::IbpGroup g;
+  g.size = args.group_lanes;
+  g.lane = threadIdx.x & (g.size - 1);
+  const uint32_t first_lane = (threadIdx.x & 31) & ~(g.size - 1);
+  g.members = g.size == 32 ? 0xFFFFFFFFu : ((1u << g.size) - 1) << first_lane;
+  const uint64_t groups = uint64_t{gridDim.x} * (blockDim.x / g.size);
+  for (uint64_t o = uint64_t{blockIdx.x} * (blockDim.x / g.size) + threadIdx.x / g.size;
+       o < args.num_out; o += groups) {
+    const uint64_t row = args.rows != nullptr ? __ldg(args.rows + o) : args.row_begin + o;
+    uint8_t* out_row = args.out + o * args.row_bytes;
+    if (row < args.column_begin || row >= args.column_end) {
+      if (args.zero_outside) internal::IbpZeroRow(out_row, args.row_bytes, args.store_bytes, g);
+      continue;
+    }
+    if (row < args.window_begin || row >= args.window_end) continue;
+    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g);
+  }
+}
+
+Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+                 uint64_t row_begin, uint64_t num_out, void* d_out, cudaStream_t stream) {
+  const uint64_t row_bytes = RowBytes(chunks[0]);
+  const uint32_t type_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  // Lanes per row: the words of the widest row, rounded up to a power of
+  // two, at most a warp (rows of a few words share a warp).
+  uint64_t widest = 1;
+  for (size_t i = 0; i < num_chunks; ++i) widest = std::max<uint64_t>(widest, chunks[i].words_per_row);
+  uint32_t group_lanes = 1;
+  while (group_lanes < 32 && group_lanes < widest) group_lanes <<= 1;
+  const uint64_t rows_per_block = kIbpBlockThreads / group_lanes;
+  const uint64_t blocks =
+      std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block, uint64_t{32} * SmCount());
+  for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
+    const size_t last = std::min<size_t>(num_chunks, first + internal::kMaxIbpLaunchChunks);
+    IbpLaunch args{};
+    args.set.count = static_cast<uint32_t>(last - first);
+    uint32_t store_bytes = type_bytes;
+    for (size_t i = first; i < last; ++i) {
+      args.set.chunk[i - first] = ToKernel(chunks[i]);
+      store_bytes = std::min(store_bytes, chunks[i].word_bytes);
+    }
+    args.window_begin = chunks[first].first_row;
+    args.window_end = chunks[last - 1].first_row + chunks[last - 1].num_rows;
+    args.column_begin = column_begin;
+    args.column_end = column_end;
+    args.zero_outside = first == 0;
+    args.rows = d_rows;
+    args.row_begin = row_begin;
+    args.num_out = num_out;
+    args.out = static_cast<uint8_t*>(d_out);
+    args.row_bytes = static_cast<uint32_t>(row_bytes);
+    args.store_bytes = store_bytes;
+    args.group_lanes = group_lanes;
+    if (d_rows == nullptr) {
+      // A range touches only the chunks it overlaps.
+      const uint64_t row_end = row_begin + num_out;
+      if (args.window_end <= row_begin || args.window_begin >= row_end) continue;
+    }
+    IbpRowsKernel<<<static_cast<uint32_t>(std::max<uint64_t>(blocks, 1)), kIbpBlockThreads, 0,
+                    stream>>>(args);
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("IbpRowsKernel"));
+  }
+  return Status::OK();
+}
+
+Status CheckOutput(const DeviceIbpChunk* chunks, uint64_t rows, const void* d_out,
+                   size_t out_bytes) {
+  const uint64_t row_bytes = RowBytes(chunks[0]);
+  if (row_bytes > UINT32_MAX) return Status(StatusCode::kInvalidArgument, "rows too wide");
+  if (d_out == nullptr || !Aligned(d_out, static_cast<uint64_t>(PhysicalTypeBytes(chunks[0].type)))) {
+    return Status(StatusCode::kInvalidArgument, "output null or not aligned to the value size");
+  }
+  if (out_bytes / row_bytes < rows) {
+    return Status(StatusCode::kBufferTooSmall, "output smaller than the rows asked for");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<DeviceIbpChunk> MakeDeviceIbpChunk(const ChunkView& view, const void* masks,
+                                          const void* row_offsets, const void* mask_ids,
+                                          const void* payload) {
+  try {
+    if (view.encoding != 2 || !PhysicalTypeIsFloat(view.type)) {
+      return Status(StatusCode::kUnsupportedFeature, "not an IbpFloat chunk (spec §11.2.3)");
+    }
+    const IbpChunkView& ibp = view.ibp;
+    if (masks == nullptr || payload == nullptr || !Aligned(masks, ibp.word_bytes) ||
+        !Aligned(payload, 8) || (ibp.row_offsets != nullptr) != (row_offsets != nullptr) ||
+        (row_offsets != nullptr && !Aligned(row_offsets, 8)) ||
+        (ibp.mask_ids != nullptr) != (mask_ids != nullptr)) {
+      return Status(StatusCode::kInvalidArgument,
+                    "IBP segment pointers null, misaligned or not matching the chunk");
+    }
+    // spec §11.2.4 step 3 again, on the view the copies were made from.
+    L3_CUDA_RETURN_NOT_OK(internal::ValidateIbpIndex(view));
+    DeviceIbpChunk c;
+    c.type = view.type;
+    c.row_width = view.row_width;
+    c.first_row = view.first_row;
+    c.num_rows = view.num_rows;
+    c.word_bytes = ibp.word_bytes;
+    c.words_per_row = ibp.words_per_row;
+    c.num_masks = ibp.num_masks;
+    c.offset_bits = ibp.offset_bits;
+    c.masks = masks;
+    c.row_offsets = row_offsets;
+    c.mask_ids = mask_ids;
+    c.payload = payload;
+    c.payload_words = internal::IbpPayloadWords(view);
+    return c;
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+Status DecodeIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                     uint64_t row_end, void* d_out, size_t out_bytes, cudaStream_t stream) {
+  L3_CUDA_RETURN_NOT_OK(CheckIbpChunks(chunks, num_chunks));
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  if (row_begin > row_end || row_begin < column_begin || row_end > column_end) {
+    return Status(StatusCode::kOutOfRange, "rows outside the chunks");
+  }
+  if (row_begin == row_end) return Status::OK();
+  L3_CUDA_RETURN_NOT_OK(CheckOutput(chunks, row_end - row_begin, d_out, out_bytes));
+  return LaunchIbp(chunks, num_chunks, nullptr, row_begin, row_end - row_begin, d_out, stream);
+}
+
+Status GatherIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+                     size_t num_rows, void* d_out, size_t out_bytes, cudaStream_t stream) {
+  L3_CUDA_RETURN_NOT_OK(CheckIbpChunks(chunks, num_chunks));
+  if (num_rows == 0) return Status::OK();
+  if (d_rows == nullptr || !Aligned(d_rows, 8)) {
+    return Status(StatusCode::kInvalidArgument, "row ids null or misaligned");
+  }
+  L3_CUDA_RETURN_NOT_OK(CheckOutput(chunks, num_rows, d_out, out_bytes));
+  return LaunchIbp(chunks, num_chunks, d_rows, 0, num_rows, d_out, stream);
+}
+
+// ---------------------------------------------------------------------------
+// Host convenience layer
+
+struct DeviceIbpColumn::Impl {
+  std::vector<DeviceIbpChunk> chunks;
+  void* device = nullptr;   // masks, indexes, ids (and payloads for kDevice)
+  void* pinned = nullptr;   // payloads for kPinnedHost
+  uint64_t num_rows = 0;
+  uint64_t row_bytes = 0;
+  uint64_t compressed_bytes = 0;
+  uint64_t payload_bytes = 0;
+  ~Impl() {
+    if (device != nullptr) cudaFree(device);
+    if (pinned != nullptr) cudaFreeHost(pinned);
+  }
+};
+
+DeviceIbpColumn::DeviceIbpColumn() : impl_(std::make_unique<Impl>()) {}
+DeviceIbpColumn::DeviceIbpColumn(DeviceIbpColumn&&) noexcept = default;
+DeviceIbpColumn& DeviceIbpColumn::operator=(DeviceIbpColumn&&) noexcept = default;
+DeviceIbpColumn::~DeviceIbpColumn() = default;
+const std::vector<DeviceIbpChunk>& DeviceIbpColumn::chunks() const { return impl_->chunks; }
+uint64_t DeviceIbpColumn::num_rows() const { return impl_->num_rows; }
+uint64_t DeviceIbpColumn::row_bytes() const { return impl_->row_bytes; }
+uint64_t DeviceIbpColumn::compressed_bytes() const { return impl_->compressed_bytes; }
+uint64_t DeviceIbpColumn::payload_bytes() const { return impl_->payload_bytes; }
+
+Result<DeviceIbpColumn> UploadIbpColumn(const Reader& reader, int column, IbpResidency residency,
+                                        cudaStream_t stream) {
+  try {
+    if (column < 0 || column >= reader.num_columns()) {
+      return Status(StatusCode::kOutOfRange, "column index out of range");
+    }
+    const ColumnInfo& col = reader.column(column);
+    if (!PhysicalTypeIsFloat(col.type)) {
+      return Status(StatusCode::kUnsupportedFeature, "not a float column");
+    }
+    constexpr uint64_t kAlign = 256;
+    auto align = [](uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; };
+    // Sizes from the footer first: one device region, one pinned region.
+    uint64_t device_bytes = 0, pinned_bytes = 0;
+    for (size_t k = 0; k < col.chunks.size(); ++k) {
+      const ChunkInfo& ch = col.chunks[k];
+      if (ch.encoding != 2) {
+        return Status(StatusCode::kUnsupportedFeature,
+                      "chunk " + std::to_string(k) +
+                          " is in the integer form (spec §11.2.2), which the GPU does not decode "
+                          "yet; write the column with FloatEncoding::kIbp");
+      }
+      device_bytes += align(ch.ibp.masks.decoded_bytes) + align(ch.ibp.row_offsets.decoded_bytes) +
+                      align(ch.ibp.mask_ids.decoded_bytes);
+      (residency == IbpResidency::kDevice ? device_bytes : pinned_bytes) +=
+          align(ch.payload.decoded_bytes);
+    }
+    DeviceIbpColumn out;
+    DeviceIbpColumn::Impl& impl = *out.impl_;
+    impl.num_rows = col.num_rows;
+    impl.row_bytes = uint64_t{col.row_width} * static_cast<uint64_t>(PhysicalTypeBytes(col.type));
+    if (device_bytes > 0) {
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMalloc(&impl.device, device_bytes), "cudaMalloc"));
+    }
+    if (pinned_bytes > 0) {
+      L3_CUDA_RETURN_NOT_OK(
+          CudaStatus(cudaHostAlloc(&impl.pinned, pinned_bytes, cudaHostAllocMapped), "cudaHostAlloc"));
+    }
+    uint8_t* device = static_cast<uint8_t*>(impl.device);
+    uint8_t* pinned = static_cast<uint8_t*>(impl.pinned);
+    for (size_t k = 0; k < col.chunks.size(); ++k) {
+      L3_ASSIGN_OR_RETURN(ChunkView view, reader.GetChunkView(column, static_cast<int>(k)));
+      const IbpChunkView& ibp = view.ibp;
+      auto put_device = [&](const void* src, uint64_t bytes) -> Result<void*> {
+        void* at = device;
+        if (bytes > 0) {
+          L3_CUDA_RETURN_NOT_OK(CudaStatus(
+              cudaMemcpyAsync(at, src, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync"));
+          // The view's bytes must stay until the copy is done.
+          L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize"));
+        }
+        device += align(bytes);
+        return at;
+      };
+      const uint64_t word_row_bytes = uint64_t{ibp.words_per_row} * ibp.word_bytes;
+      const uint64_t masks_bytes = 2 * uint64_t{ibp.num_masks} * word_row_bytes;
+      L3_ASSIGN_OR_RETURN(void* d_masks, put_device(ibp.masks, masks_bytes));
+      void* d_index = nullptr;
+      if (ibp.row_offsets != nullptr) {
+        L3_ASSIGN_OR_RETURN(d_index, put_device(ibp.row_offsets, ibp.row_offsets_bytes));
+      }
+      void* d_ids = nullptr;
+      if (ibp.mask_ids != nullptr) {
+        L3_ASSIGN_OR_RETURN(d_ids, put_device(ibp.mask_ids, view.num_rows));
+      }
+      void* d_payload = nullptr;
+      if (residency == IbpResidency::kDevice) {
+        L3_ASSIGN_OR_RETURN(d_payload, put_device(view.payload, view.payload_bytes));
+      } else {
+        std::memcpy(pinned, view.payload, view.payload_bytes);
+        void* mapped = nullptr;
+        L3_CUDA_RETURN_NOT_OK(
+            CudaStatus(cudaHostGetDevicePointer(&mapped, pinned, 0), "cudaHostGetDevicePointer"));
+        d_payload = mapped;
+        pinned += align(view.payload_bytes);
+      }
+      L3_ASSIGN_OR_RETURN(DeviceIbpChunk chunk,
+                          MakeDeviceIbpChunk(view, d_masks, d_index, d_ids, d_payload));
+      impl.chunks.push_back(chunk);
+      impl.compressed_bytes += view.payload_bytes + masks_bytes + ibp.row_offsets_bytes +
+                               (ibp.mask_ids != nullptr ? view.num_rows : 0);
+      impl.payload_bytes += view.payload_bytes;
+    }
+    return std::move(out);
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory, "out of host memory");
+  }
+}
+
+}  // namespace l3::cuda

@@ -1,0 +1,246 @@
+// IBP float columns on the GPU (spec §11.2.3): full decode and gather of
+// rows, with payloads in device memory and in pinned host memory, against the
+// CPU reader, byte for byte: generated tensors of every float type and word
+// width, several chunks, the real float arrays and every float file the CPU
+// tests wrote. Corrupt rows decode to zeros and never fault.
+#include <cuda_runtime_api.h>
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "l3/cuda.hpp"
+#include "l3/datagen.hpp"
+#include "l3/l3.hpp"
+
+namespace l3::cuda::testing {
+namespace {
+
+std::vector<uint8_t> WriteIbp(const std::vector<uint8_t>& bytes, PhysicalType type,
+                              uint32_t row_width, uint64_t float_chunk_bytes = 64 << 20) {
+  WriteOptions options;
+  options.float_encoding = FloatEncoding::kIbp;
+  options.float_chunk_bytes = float_chunk_bytes;
+  auto writer = Writer::CreateInMemory({{"x", type, {}, row_width}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->Append(0, bytes.data(), bytes.size() / PhysicalTypeBytes(type)).ok());
+  REQUIRE(writer->Close().ok());
+  return writer->TakeBuffer();
+}
+
+// Whole-column decode and a random gather (with repeats and one id past the
+// end) on the GPU, in both residencies, against the CPU reader.
+void CheckIbpColumn(const Reader& reader, int column, uint64_t seed) {
+  const ColumnInfo& col = reader.column(column);
+  const uint64_t row_bytes = uint64_t{col.row_width} * PhysicalTypeBytes(col.type);
+  const uint64_t rows = col.num_rows;
+  std::vector<uint8_t> cpu(rows * row_bytes);
+  REQUIRE(reader.ReadRows(column, 0, rows, cpu.data(), cpu.size()).ok());
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> ids(std::min<uint64_t>(4096, rows * 3));
+  for (uint64_t& id : ids) id = rng() % rows;
+  ids.push_back(rows);  // outside the column: a row of zeros
+  for (IbpResidency residency : {IbpResidency::kDevice, IbpResidency::kPinnedHost}) {
+    CAPTURE(static_cast<int>(residency));
+    Result<DeviceIbpColumn> uploaded = UploadIbpColumn(reader, column, residency, nullptr);
+    REQUIRE_MESSAGE(uploaded.ok(), uploaded.status().ToString());
+    const std::vector<DeviceIbpChunk>& chunks = uploaded->chunks();
+    DeviceBuffer out(cpu.size() + 64);
+    REQUIRE(cudaMemset(out.data(), 0xEE, out.size()) == cudaSuccess);
+    const Status full =
+        DecodeIbpRows(chunks.data(), chunks.size(), 0, rows, out.data(), cpu.size(), nullptr);
+    REQUIRE_MESSAGE(full.ok(), full.ToString());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<uint8_t> gpu = out.ToHost();
+    CHECK(std::memcmp(gpu.data(), cpu.data(), cpu.size()) == 0);
+    CHECK(gpu[cpu.size()] == 0xEE);  // nothing past the rows
+    // An inner range.
+    if (rows > 3) {
+      const uint64_t a = rows / 3, b = rows - 1;
+      DeviceBuffer part((b - a) * row_bytes);
+      REQUIRE(DecodeIbpRows(chunks.data(), chunks.size(), a, b, part.data(), part.size(), nullptr)
+                  .ok());
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      std::vector<uint8_t> got = part.ToHost();
+      CHECK(std::memcmp(got.data(), cpu.data() + a * row_bytes, got.size()) == 0);
+    }
+    DeviceBuffer d_ids(ids.data(), ids.size() * 8);
+    DeviceBuffer gathered(ids.size() * row_bytes);
+    REQUIRE(cudaMemset(gathered.data(), 0xEE, gathered.size()) == cudaSuccess);
+    const Status gather = GatherIbpRows(chunks.data(), chunks.size(),
+                                        static_cast<const uint64_t*>(d_ids.data()), ids.size(),
+                                        gathered.data(), gathered.size(), nullptr);
+    REQUIRE_MESSAGE(gather.ok(), gather.ToString());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<uint8_t> g = gathered.ToHost();
+    size_t wrong = 0;
+    for (size_t i = 0; i + 1 < ids.size(); ++i) {
+      wrong += std::memcmp(g.data() + i * row_bytes, cpu.data() + ids[i] * row_bytes, row_bytes) != 0;
+    }
+    CHECK(wrong == 0);
+    const std::vector<uint8_t> zeros(row_bytes, 0);
+    CHECK(std::memcmp(g.data() + (ids.size() - 1) * row_bytes, zeros.data(), row_bytes) == 0);
+  }
+}
+
+template <typename U>
+std::vector<uint8_t> Patterns(size_t n, uint64_t seed, uint32_t keep_bits) {
+  // Values sharing their top bits (as embeddings and features do) with
+  // occasional outliers and special patterns, so rows are mostly packed.
+  std::mt19937_64 rng(seed);
+  std::vector<U> v(n);
+  const U base = static_cast<U>(rng());
+  for (U& x : v) {
+    x = static_cast<U>((base & ~static_cast<U>((U{1} << keep_bits) - 1)) |
+                       (rng() & ((U{1} << keep_bits) - 1)));
+    if (rng() % 97 == 0) x = static_cast<U>(rng());
+  }
+  std::vector<uint8_t> out(n * sizeof(U));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on the CPU") {
+  struct Case {
+    PhysicalType type;
+    uint32_t width;
+    uint64_t chunk_bytes;
+  };
+  const Case cases[] = {
+      {PhysicalType::kFloat32, 64, 64 << 20},  {PhysicalType::kFloat32, 3, 64 << 20},
+      {PhysicalType::kFloat32, 1433, 1 << 20}, {PhysicalType::kFloat64, 17, 256 << 10},
+      {PhysicalType::kFloat16, 3, 64 << 20},   {PhysicalType::kBFloat16, 129, 128 << 10},
+  };
+  uint64_t seed = 1;
+  for (const Case& c : cases) {
+    CAPTURE(PhysicalTypeName(c.type));
+    CAPTURE(c.width);
+    const uint64_t rows = 3000;
+    const size_t n = rows * c.width;
+    std::vector<uint8_t> bytes;
+    switch (PhysicalTypeBytes(c.type)) {
+      case 2: bytes = Patterns<uint16_t>(n, seed, 7); break;
+      case 4: bytes = Patterns<uint32_t>(n, seed, 13); break;
+      default: bytes = Patterns<uint64_t>(n, seed, 29); break;
+    }
+    const std::vector<uint8_t> file = WriteIbp(bytes, c.type, c.width, c.chunk_bytes);
+    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    for (const ChunkInfo& chunk : reader->column(0).chunks) REQUIRE(chunk.encoding == 2);
+    CheckIbpColumn(*reader, 0, seed++);
+  }
+}
+
+TEST_CASE("a corrupt packed row decodes to zeros on the GPU, its neighbours intact") {
+  std::mt19937_64 rng(5);
+  const uint32_t width = 32;
+  const uint64_t rows = 300;
+  std::vector<float> v(rows * width);
+  for (float& x : v) x = (rng() % 20 == 0) ? 1.0f : 0.0f;
+  for (uint32_t j = 0; j < width; ++j) v[j] = 0.0f;  // row 0 packed, agrees with every word
+  std::vector<uint8_t> bytes(v.size() * 4);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  std::vector<uint8_t> file = WriteIbp(bytes, PhysicalType::kFloat32, width);
+  Result<Reader> clean = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(clean.ok());
+  // Intact, row 0 is only its bitmap (every field 0 bits, L = H) and
+  // decodes like every other row.
+  CheckIbpColumn(*clean, 0, 9);
+  const ChunkInfo chunk = clean->column(0).chunks[0];
+  // Flip row 0's participation bit of a word whose mask covers all W bits:
+  // its length no longer matches (spec §11.2.3 rule 5).
+  Result<IbpRowStats> stats = clean->IbpStats(0, 0);
+  REQUIRE(stats.ok());
+  int full = -1;
+  for (size_t j = 0; j < stats->masks[0].size() && full < 0; ++j) {
+    if (__builtin_popcountll(stats->masks[0][j]) == static_cast<int>(8 * stats->word_bytes)) {
+      full = static_cast<int>(j);
+    }
+  }
+  REQUIRE(full >= 0);
+  file[chunk.payload.offset + full / 8] ^= static_cast<uint8_t>(1u << (full % 8));
+  ReadOptions no_crc;
+  no_crc.verify_checksums = false;
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size(), no_crc);
+  REQUIRE(reader.ok());
+  std::vector<uint8_t> row0(width * 4);
+  CHECK(reader->ReadRows(0, 0, 1, row0.data(), row0.size()).code() == StatusCode::kCorruptPayload);
+  Result<DeviceIbpColumn> uploaded = UploadIbpColumn(*reader, 0, IbpResidency::kDevice, nullptr);
+  REQUIRE(uploaded.ok());
+  DeviceBuffer out(bytes.size());
+  REQUIRE(cudaMemset(out.data(), 0xEE, out.size()) == cudaSuccess);
+  REQUIRE(DecodeIbpRows(uploaded->chunks().data(), uploaded->chunks().size(), 0, rows, out.data(),
+                        out.size(), nullptr)
+              .ok());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<uint8_t> gpu = out.ToHost();
+  const std::vector<uint8_t> zeros(width * 4, 0);
+  CHECK(std::memcmp(gpu.data(), zeros.data(), zeros.size()) == 0);
+  CHECK(std::memcmp(gpu.data() + width * 4, bytes.data() + width * 4, bytes.size() - width * 4) == 0);
+}
+
+TEST_CASE("the GPU IBP API refuses what it cannot decode") {
+  std::vector<uint8_t> bytes(64 * 8 * 4, 0);
+  WriteOptions options;
+  options.float_encoding = FloatEncoding::kIntegerForm;
+  auto writer = Writer::CreateInMemory({{"x", PhysicalType::kFloat32, {}, 8}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->Append(0, bytes.data(), bytes.size() / 4).ok());
+  REQUIRE(writer->Close().ok());
+  const std::vector<uint8_t> file = writer->TakeBuffer();
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  CHECK(UploadIbpColumn(*reader, 0, IbpResidency::kDevice, nullptr).status().code() ==
+        StatusCode::kUnsupportedFeature);
+  // The integer decoder refuses a float chunk instead of returning mapped bits.
+  Result<ChunkView> view = reader->GetChunkView(0, 0);
+  REQUIRE(view.ok());
+  CHECK(MakeDeviceChunk(*view, view->partition_table, view->parameters, view->payload).status().code() ==
+        StatusCode::kUnsupportedFeature);
+  CHECK(DecodeIbpRows(nullptr, 0, 0, 1, nullptr, 0, nullptr).code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("the real float arrays and the CPU tests' float files decode on the GPU") {
+  int columns = 0;
+  Result<std::vector<datagen::FloatArray>> arrays = datagen::LoadRealFloatArrays();
+  if (arrays.ok()) {
+    uint64_t seed = 50;
+    for (const datagen::FloatArray& a : *arrays) {
+      CAPTURE(a.name);
+      const std::vector<uint8_t> file = WriteIbp(a.bytes, a.type, a.row_width, 4 << 20);
+      Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(reader.ok());
+      CheckIbpColumn(*reader, 0, seed++);
+      ++columns;
+    }
+  } else {
+    MESSAGE("skipped the real float arrays: " << arrays.status().ToString());
+  }
+  const char* dir = std::getenv("L3_TEST_FILES_DIR");
+  if (dir != nullptr && *dir != '\0' && std::filesystem::is_directory(dir)) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file() || entry.path().extension() != ".l3") continue;
+      Result<Reader> reader = Reader::Open(entry.path().string());
+      if (!reader.ok()) continue;
+      for (int c = 0; c < reader->num_columns(); ++c) {
+        const ColumnInfo& col = reader->column(c);
+        if (!PhysicalTypeIsFloat(col.type) || col.chunks.empty()) continue;
+        bool all_ibp = true;
+        for (const ChunkInfo& ch : col.chunks) all_ibp = all_ibp && ch.encoding == 2;
+        if (!all_ibp) continue;
+        CAPTURE(entry.path().string());
+        CheckIbpColumn(*reader, c, 77);
+        ++columns;
+      }
+    }
+  }
+  MESSAGE("checked " << columns << " IBP columns");
+}
+
+}  // namespace
+}  // namespace l3::cuda::testing

@@ -1,0 +1,214 @@
+// IBP chunks (spec §11.2.3): index checks and the CPU reference decoder.
+#include "codec/ibp/ibp_decode.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codec/ibp/ibp_format.hpp"
+#include "common/bits.hpp"
+#include "common/status_macros.hpp"
+
+namespace l3::internal {
+namespace {
+
+Status CorruptMetadata(std::string message) {
+  return Status(StatusCode::kCorruptMetadata, std::move(message));
+}
+Status CorruptPayload(std::string message) {
+  return Status(StatusCode::kCorruptPayload, std::move(message));
+}
+
+template <typename Word>
+Word LoadWord(const uint8_t* base, uint64_t index) {
+  Word w;
+  std::memcpy(&w, base + index * sizeof(Word), sizeof(Word));
+  return w;
+}
+
+uint64_t RowBytes(const ChunkView& view) {
+  return uint64_t{view.row_width} * static_cast<uint64_t>(PhysicalTypeBytes(view.column_type));
+}
+
+// "Row_Offset[r]": the b-bit field r after the G + 1 Block_Start words.
+uint64_t RowOffsetField(const IbpChunkView& ibp, uint64_t num_rows, uint64_t row) {
+  const uint8_t* fields = ibp.row_offsets + 8 * (IbpBlocks(num_rows) + 1);
+  return ReadField(fields, row * ibp.offset_bits, ibp.offset_bits);
+}
+
+uint64_t BlockStart(const IbpChunkView& ibp, uint64_t block) {
+  return LoadLE64(ibp.row_offsets + 8 * block);
+}
+
+// One row's decoded words, for decoding and for deep validation.
+struct RowCheck {
+  bool length_ok = true;   // rule 5: L_r = H + ceil(O_M / W)
+  bool padding_ok = true;  // unused bitmap and stream bits are zero
+};
+
+// Decodes the packed row of `length` words at `row` (spec §11.2.3 steps
+// 1-5) into `out` (M words). Never reads outside the row's words.
+template <typename Word>
+RowCheck DecodePackedRow(const uint8_t* row, uint64_t length, uint64_t words_per_row,
+                         const uint8_t* mask, const uint8_t* bitval, Word* out) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  RowCheck check;
+  const uint64_t m = words_per_row;
+  const uint64_t h = IbpBitmapWords(m, W);
+  // Rule 5 first, from the bitmap and the masks alone.
+  uint64_t bits = 0;
+  for (uint64_t j = 0; j < m && h <= length; ++j) {
+    const bool participates = (LoadWord<Word>(row, j / W) >> (j % W)) & 1;
+    bits += participates ? W - PopCount(LoadWord<Word>(mask, j)) : W;
+  }
+  const uint64_t stream_words = (bits + W - 1) / W;
+  if (h > length || h + stream_words != length) {
+    check.length_ok = false;
+    return check;
+  }
+  if (m % W != 0 && (LoadWord<Word>(row, h - 1) >> (m % W)) != 0) check.padding_ok = false;
+  const uint8_t* stream = row + h * sizeof(Word);
+  uint64_t pos = 0;
+  for (uint64_t j = 0; j < m; ++j) {
+    const bool participates = (LoadWord<Word>(row, j / W) >> (j % W)) & 1;
+    const Word mask_j = LoadWord<Word>(mask, j);
+    const uint32_t f = participates ? W - PopCount(mask_j) : W;
+    Word x = 0;
+    if (f > 0) {
+      const uint64_t i = pos / W;
+      const uint32_t off = static_cast<uint32_t>(pos % W);
+      const Word hi = LoadWord<Word>(stream, i);
+      const Word lo = (off > 0 && off + f > W) ? LoadWord<Word>(stream, i + 1) : Word{0};
+      x = MsbField<Word>(hi, lo, off, f);
+    }
+    pos += f;
+    out[j] = participates ? static_cast<Word>(LoadWord<Word>(bitval, j) |
+                                              DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                          : x;
+  }
+  // The stream bits after the last field (the low bits of the last word).
+  if (pos % W != 0) {
+    const Word last = LoadWord<Word>(stream, stream_words - 1);
+    if ((last & static_cast<Word>(LowMask(W - pos % W))) != 0) check.padding_ok = false;
+  }
+  return check;
+}
+
+template <typename Word>
+Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
+                       bool deep) {
+  const IbpChunkView& ibp = view.ibp;
+  const uint64_t m = ibp.words_per_row;
+  const uint64_t row_bytes = RowBytes(view);
+  const uint64_t word_row_bytes = m * sizeof(Word);
+  std::vector<Word> words(static_cast<size_t>(m));
+  for (uint64_t r = row_begin; r < row_end; ++r) {
+    const uint64_t start = IbpRowStart(view, r);
+    const uint64_t length = IbpRowStart(view, r + 1) - start;
+    const uint8_t* row = view.payload + start * sizeof(Word);
+    const uint8_t* src = row;
+    if (length < m) {
+      const uint32_t k = ibp.mask_ids != nullptr ? ibp.mask_ids[r] : 0;
+      const uint8_t* mask = ibp.masks + 2 * k * word_row_bytes;
+      const RowCheck check =
+          DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words.data());
+      if (!check.length_ok) {
+        return CorruptPayload("IBP row " + std::to_string(r) + ": its " + std::to_string(length) +
+                              " words disagree with its participation bitmap (spec §11.2.3 "
+                              "rule 5)");
+      }
+      if (deep && !check.padding_ok) {
+        return CorruptPayload("IBP row " + std::to_string(r) +
+                              ": nonzero bits after the bitmap or after the last field");
+      }
+      src = reinterpret_cast<const uint8_t*>(words.data());
+    }
+    if (deep) {
+      for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
+        if (src[i] != 0) {
+          return CorruptPayload("IBP row " + std::to_string(r) +
+                                ": nonzero bytes after the row's values");
+        }
+      }
+    }
+    if (out != nullptr) std::memcpy(out + (r - row_begin) * row_bytes, src, row_bytes);
+  }
+  return Status::OK();
+}
+
+Status DecodeRowsAny(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
+                     bool deep) {
+  if (view.ibp.word_bytes == 8) return DecodeRowsTyped<uint64_t>(view, row_begin, row_end, out, deep);
+  return DecodeRowsTyped<uint32_t>(view, row_begin, row_end, out, deep);
+}
+
+}  // namespace
+
+uint64_t IbpRowStart(const ChunkView& view, uint64_t row) {
+  const IbpChunkView& ibp = view.ibp;
+  if (ibp.row_offsets == nullptr) return row * ibp.words_per_row;
+  if (row == view.num_rows) return BlockStart(ibp, IbpBlocks(view.num_rows));
+  return BlockStart(ibp, row / kIbpBlockRows) + RowOffsetField(ibp, view.num_rows, row);
+}
+
+uint64_t IbpPayloadWords(const ChunkView& view) { return IbpRowStart(view, view.num_rows); }
+
+Status ValidateIbpIndex(const ChunkView& view) {
+  const IbpChunkView& ibp = view.ibp;
+  const uint64_t m = ibp.words_per_row;
+  // spec §11.2.3 "Masks": Bitval & ~Mask = 0.
+  for (uint64_t k = 0; k < ibp.num_masks; ++k) {
+    for (uint64_t j = 0; j < m; ++j) {
+      uint64_t mask = 0, bitval = 0;
+      std::memcpy(&mask, ibp.masks + (2 * k * m + j) * ibp.word_bytes, ibp.word_bytes);
+      std::memcpy(&bitval, ibp.masks + ((2 * k + 1) * m + j) * ibp.word_bytes, ibp.word_bytes);
+      if ((bitval & ~mask) != 0) {
+        return CorruptMetadata("IBP mask " + std::to_string(k) + " word " + std::to_string(j) +
+                               ": Bitval has bits outside Mask");
+      }
+    }
+  }
+  if (ibp.mask_ids != nullptr) {
+    for (uint64_t r = 0; r < view.num_rows; ++r) {
+      if (ibp.mask_ids[r] >= ibp.num_masks) {
+        return CorruptMetadata("IBP row " + std::to_string(r) + ": Mask_Id " +
+                               std::to_string(ibp.mask_ids[r]) + " >= num_clusters " +
+                               std::to_string(ibp.num_masks));
+      }
+    }
+  }
+  if (ibp.row_offsets == nullptr) return Status::OK();
+  if (BlockStart(ibp, 0) != 0) return CorruptMetadata("IBP row index: Block_Start[0] != 0");
+  uint64_t previous = 0;
+  for (uint64_t r = 0; r < view.num_rows; ++r) {
+    if (r % kIbpBlockRows == 0 && RowOffsetField(ibp, view.num_rows, r) != 0) {
+      return CorruptMetadata("IBP row index: Row_Offset[" + std::to_string(r) +
+                             "] of a block's first row != 0");
+    }
+    const uint64_t next = IbpRowStart(view, r + 1);
+    // 1 <= L_r <= M, without overflow: next - previous with next >= previous.
+    if (next <= previous || next - previous > m) {
+      return CorruptMetadata("IBP row index: row " + std::to_string(r) +
+                             " has a length outside 1.." + std::to_string(m) + " words");
+    }
+    previous = next;
+  }
+  return Status::OK();
+}
+
+Status DecodeIbpRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out) {
+  return DecodeRowsAny(view, row_begin, row_end, out, /*deep=*/false);
+}
+
+Status DeepValidateIbpChunk(const ChunkView& view) {
+  L3_RETURN_NOT_OK(DecodeRowsAny(view, 0, view.num_rows, nullptr, /*deep=*/true));
+  const uint64_t words = IbpPayloadWords(view);
+  for (uint64_t i = 0; i < kIbpPaddingBytes; ++i) {
+    if (view.payload[words * view.ibp.word_bytes + i] != 0) {
+      return CorruptPayload("the 32 padding bytes after the IBP rows are not zero");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace l3::internal

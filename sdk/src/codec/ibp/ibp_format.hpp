@@ -1,0 +1,113 @@
+// IBP chunks (spec §11.2.3, format 1.1): the row index, the MSB-first bit
+// stream of a packed row, and deposit/extract of the unmasked bits. Shared by
+// the CPU reference (ibp_decode.cpp, ibp_encode.cpp) and the CUDA backend;
+// header-only, host and device. Words are `Word` = uint32_t (W = 32) or
+// uint64_t (W = 64).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "common/bits.hpp"
+
+namespace l3::internal {
+
+inline constexpr uint32_t kIbpBlockRows = 64;    // spec §11.2.3: rows per index block
+inline constexpr uint32_t kIbpMaxMasks = 256;    // "num_clusters" K <= 256
+inline constexpr uint32_t kIbpMaxOffsetBits = 32;
+inline constexpr uint64_t kIbpMaxRowWidth = uint64_t{1} << 24;  // spec §11.2.1
+inline constexpr uint64_t kIbpPaddingBytes = 32;  // zero bytes after the payload words
+
+/// M = ceil_div(8 * B, W): words per row of `row_bytes` bytes.
+L3_HD uint64_t IbpWordsPerRow(uint64_t row_bytes, uint32_t word_bits) {
+  return (8 * row_bytes + word_bits - 1) / word_bits;
+}
+/// H = ceil_div(M, W): words of a packed row's participation bitmap.
+L3_HD uint64_t IbpBitmapWords(uint64_t words_per_row, uint32_t word_bits) {
+  return (words_per_row + word_bits - 1) / word_bits;
+}
+/// G = ceil_div(num_rows, 64) index blocks.
+L3_HD uint64_t IbpBlocks(uint64_t num_rows) { return (num_rows + kIbpBlockRows - 1) / kIbpBlockRows; }
+/// Bytes of the decoded row_offsets segment: Block_Start[G + 1], then the
+/// b-bit Row_Offset fields in 64-bit words.
+L3_HD uint64_t IbpRowIndexBytes(uint64_t num_rows, uint32_t offset_bits) {
+  return 8 * (IbpBlocks(num_rows) + 1) + 8 * ((num_rows * offset_bits + 63) / 64);
+}
+
+template <typename Word>
+L3_HD uint32_t PopCount(Word w) {
+#if defined(__CUDA_ARCH__)
+  return sizeof(Word) == 8 ? static_cast<uint32_t>(__popcll(static_cast<unsigned long long>(w)))
+                           : static_cast<uint32_t>(__popc(static_cast<unsigned>(w)));
+#else
+  // SWAR: without -mpopcnt, __builtin_popcountll is a library call.
+  uint64_t x = static_cast<uint64_t>(w);
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<uint32_t>((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+L3_HD uint32_t CountTrailingZeros64(uint64_t w) {  // w != 0
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__ffsll(static_cast<long long>(w)) - 1);
+#else
+  return static_cast<uint32_t>(__builtin_ctzll(w));
+#endif
+}
+
+/// Reads the `f`-bit field (0 <= f <= W) at stream bit `pos`, most significant
+/// bit first (spec §11.2.3 step 2-3): stream bit p is bit W-1-(p mod W) of
+/// word p / W. `hi` is word pos / W and `lo` the word after it (read only
+/// when the field crosses into it).
+template <typename Word>
+L3_HD Word MsbField(Word hi, Word lo, uint32_t off, uint32_t f) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  if (f == 0) return 0;
+  Word v = static_cast<Word>(hi << off);
+  if (off > 0 && off + f > W) v |= static_cast<Word>(lo >> (W - off));
+  return static_cast<Word>(v >> (W - f));
+}
+
+/// x86 PDEP: the bits of `x`, least significant first, into the set bits of
+/// `free` (least significant first). spec §11.2.3 step 4 with free = ~Mask.
+/// Walks runs of consecutive set bits, so it costs one step per run.
+template <typename Word>
+L3_HD Word DepositBits(Word x, Word free) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  uint64_t rest = static_cast<uint64_t>(free);
+  uint64_t src = static_cast<uint64_t>(x);
+  uint64_t out = 0;
+  while (rest != 0) {
+    const uint32_t s = CountTrailingZeros64(rest);
+    const uint64_t from_s = rest >> s;
+    const uint32_t len = ~from_s == 0 ? 64 - s : CountTrailingZeros64(~from_s);
+    out |= (src & LowMask(len)) << s;
+    src = len >= 64 ? 0 : src >> len;
+    rest &= (s + len >= 64) ? LowMask(s) : ~(LowMask(len) << s);
+    (void)W;
+  }
+  return static_cast<Word>(out);
+}
+
+/// x86 PEXT: the bits of `x` at the set bits of `free`, packed from the least
+/// significant bit up. The encoder's inverse of DepositBits.
+template <typename Word>
+L3_HD Word ExtractBits(Word x, Word free) {
+  uint64_t rest = static_cast<uint64_t>(free);
+  const uint64_t src = static_cast<uint64_t>(x);
+  uint64_t out = 0;
+  uint32_t filled = 0;
+  while (rest != 0) {
+    const uint32_t s = CountTrailingZeros64(rest);
+    const uint64_t from_s = rest >> s;
+    const uint32_t len = ~from_s == 0 ? 64 - s : CountTrailingZeros64(~from_s);
+    out |= ((src >> s) & LowMask(len)) << filled;
+    filled += len;
+    rest &= (s + len >= 64) ? LowMask(s) : ~(LowMask(len) << s);
+  }
+  return static_cast<Word>(out);
+}
+
+}  // namespace l3::internal

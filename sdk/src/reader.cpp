@@ -377,22 +377,37 @@ struct Reader::Impl {
   /// read returns.
   Status DecodeRowsParallel(int column, uint64_t row_begin, uint64_t row_end, uint8_t* dst,
                             uint64_t value_bytes) const {
-    constexpr uint64_t kMinRowsPerThread = uint64_t{1} << 16;
+    // A slice holds at least 2^16 values: a row of a tensor column is
+    // row_width of them (spec §11.2.1).
+    constexpr uint64_t kMinValuesPerThread = uint64_t{1} << 16;
+    const bool is_float = PhysicalTypeIsFloat(columns[column].type);
+    const uint64_t row_width = std::max<uint64_t>(columns[column].row_width, 1);
+    const uint64_t min_rows = (kMinValuesPerThread + row_width - 1) / row_width;
     uint64_t threads = options.num_threads == 0 ? std::thread::hardware_concurrency()
                                                 : static_cast<uint64_t>(options.num_threads);
-    threads = std::min(threads, (row_end - row_begin) / kMinRowsPerThread);
-    // Float columns decode on the calling thread (their slices would cut
-    // rows, not partitions).
-    if (threads <= 1 || !PhysicalTypeIsInteger(columns[column].type)) {
-      return DecodeRows(column, row_begin, row_end, dst, value_bytes);
-    }
+    threads = std::min(threads, (row_end - row_begin) / min_rows);
+    if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
     std::vector<uint64_t> cuts{row_begin};
     CallPins pins;
     for (uint64_t i = 1; i < threads; ++i) {
       const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
       // A chunk that fails to load is not cut; its slice reports the error
       // in row order, as a single-threaded read would.
-      const Result<uint64_t> cut = SliceStart(column, target, &pins);
+      Result<uint64_t> cut = target;
+      if (is_float) {
+        // Rows of a float chunk decode independently (an IBP row through
+        // its row index, an integer-form row as a range of elements), so
+        // any row may start a slice; the chunk is pinned for the call.
+        const int chunk = FindChunk(column, target);
+        const Result<ChunkRef> loaded = PreparePinned(column, chunk, &pins);
+        if (!loaded.ok()) {
+          cut = loaded.status();
+        } else if (pins.empty() || pins.back().first != chunk) {
+          pins.emplace_back(chunk, *loaded);
+        }
+      } else {
+        cut = SliceStart(column, target, &pins);
+      }
       if (cut.ok() && *cut > cuts.back()) cuts.push_back(*cut);
     }
     cuts.push_back(row_end);

@@ -2,8 +2,8 @@
 //
 // Input: a 4-byte little-endian decoded_length L, then the stored bytes of a
 // segment. The target calls ZstdDecompressExact, the function the Reader
-// uses for every Zstd and ZstdFieldPlanes segment once L has passed the
-// length and limit checks (reader.cpp, Materialize*), with an output buffer
+// uses for every Zstd, ZstdFieldPlanes and ZstdFieldBytes segment once L has
+// passed the length and limit checks (reader.cpp, Materialize*), with an output buffer
 // of exactly L bytes (L is reduced modulo kMaxDecoded + 1, as a reader's
 // limits would bound it).
 //

@@ -258,8 +258,8 @@ bool MutateSegment(Rng& rng, uint8_t* file, const FileMap& map, const Segment& s
   } else {
     if (seg.decoded > kMaxDecodedBytes || seg.stored == 0) return false;
     std::vector<uint8_t> decoded(static_cast<size_t>(seg.decoded));
-    // A ZstdFieldPlanes frame holds the field-plane form, whose length is its
-    // content size rather than decoded_length (spec §9.2).
+    // A ZstdFieldPlanes or ZstdFieldBytes frame holds a field form, whose
+    // length is its content size rather than decoded_length (spec §9.2, §9.3).
     const unsigned long long content = ZSTD_getFrameContentSize(stored, seg.stored);
     if (content != ZSTD_CONTENTSIZE_UNKNOWN && content != ZSTD_CONTENTSIZE_ERROR &&
         content <= kMaxDecodedBytes) {

@@ -82,9 +82,11 @@ int ZstdSeeds(const fs::path& out, const std::vector<std::string>& paths) {
           if (!seg->present || seg->compression == l3::Compression::kNone) continue;
           const std::string stored = bytes.substr(seg->offset, seg->stored_bytes);
           // fuzz_zstd's input: the decoded length (u32, little-endian), then
-          // the frame. A field-plane frame decodes to its content size.
+          // the frame. A field-plane or field-byte frame decodes to its
+          // content size.
           uint64_t length = seg->decoded_bytes;
-          if (seg->compression == l3::Compression::kZstdFieldPlanes) {
+          if (seg->compression == l3::Compression::kZstdFieldPlanes ||
+              seg->compression == l3::Compression::kZstdFieldBytes) {
             const unsigned long long content = ZSTD_getFrameContentSize(stored.data(), stored.size());
             if (content <= UINT32_MAX) length = content;
           }

@@ -80,11 +80,12 @@ void AddFutureCases(std::vector<Case>* cases) {
   {
     BuildOptions opt;
     opt.edit_stored = [](int, int, SegKind kind, Bytes&, uint64_t&, uint8_t& compression) {
-      if (kind == SegKind::kPayload) compression = 3;
+      if (kind == SegKind::kPayload) compression = 4;
     };
-    add("compression_3", {"7.1"},
-        "The payload's SegmentRef.compression is 3 (only None = 0, Zstd = 1 and, in 1.1, "
-        "ZstdFieldPlanes = 2 are defined); its bytes are the plain payload.",
+    add("compression_4", {"7.1"},
+        "The payload's SegmentRef.compression is 4 (only None = 0, Zstd = 1 and, in 1.1, "
+        "ZstdFieldPlanes = 2 and ZstdFieldBytes = 3 are defined); its bytes are the plain "
+        "payload.",
         "UNSUPPORTED_FEATURE", "open", File(opt));
   }
   {

@@ -1049,6 +1049,48 @@ void FieldPlaneCases(const Inv& add) {
                 bad[0] |= 0x80;
                 stored = ZstdFrame(bad);
               });
+
+  // spec §9.3: the same fields whole, field after field.
+  const Bytes field_bytes = FieldByteForm(chunk);
+  auto bytes_case = [&](const std::string& name, std::vector<std::string> sections,
+                        const std::string& desc, const std::string& cls, const std::string& stage,
+                        std::function<void(SegKind, Bytes&, uint8_t&)> edit,
+                        std::function<void(PostscriptFields&)> ps = nullptr) {
+    BuildOptions opt;
+    opt.field_bytes = true;
+    opt.edit_stored = [edit](int, int, SegKind kind, Bytes& stored, uint64_t&, uint8_t& compression) {
+      edit(kind, stored, compression);
+    };
+    if (ps) opt.finish.edit_postscript = ps;
+    add(name, std::move(sections), desc, cls, stage, File(opt), {}, {});
+  };
+  bytes_case("field_bytes_bit_clear", {"4.4", "7.1", "9.3"},
+             "The payload is stored as ZstdFieldBytes but FIELD_PLANES (Required_Features bit 4, "
+             "which also covers field bytes) is clear.",
+             "CORRUPT_METADATA", "open", [](SegKind, Bytes&, uint8_t&) {},
+             [](PostscriptFields& ps) { ps.required_features &= ~(uint64_t{1} << 4); });
+  bytes_case("field_bytes_on_bounds", {"7.1", "9.3"},
+             "The bounds segment is stored as ZstdFieldBytes (allowed on payload segments only); "
+             "FIELD_PLANES is set.",
+             "CORRUPT_METADATA", "open", [](SegKind kind, Bytes&, uint8_t& compression) {
+               if (kind == SegKind::kBounds) compression = 3;
+             });
+  bytes_case("field_bytes_length_short", {"9.3"},
+             "The payload's frame holds the field-byte form less its last byte.",
+             "CORRUPT_PAYLOAD", "read", [&](SegKind kind, Bytes& stored, uint8_t&) {
+               if (kind == SegKind::kPayload) {
+                 stored = ZstdFrame(Bytes(field_bytes.begin(), field_bytes.end() - 1));
+               }
+             });
+  bytes_case("field_bytes_top_bits_set", {"9.3"},
+             "In the field-byte form, the first FOR field's only byte has bit 7 set although the "
+             "partition's Bit_Width is 5: a bit at or above the field's width.",
+             "CORRUPT_PAYLOAD", "read", [&](SegKind kind, Bytes& stored, uint8_t&) {
+               if (kind != SegKind::kPayload) return;
+               Bytes bad = field_bytes;
+               bad[0] |= 0x80;
+               stored = ZstdFrame(bad);
+             });
 }
 
 }  // namespace

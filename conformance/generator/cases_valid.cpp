@@ -1216,6 +1216,13 @@ void FieldPlaneCases(const Adder& add) {
         "residuals -1 and 2, Bit_Width 3). The payload's field-plane form is the 8 bytes "
         "00 2C 07 01 04 00 01 00, stored as one zstd frame.",
         {Column("v", Ty::kU16, v, {Part(3, kFor), lin})}, planes);
+    BuildOptions bytes;
+    bytes.field_bytes = true;
+    add("field_bytes_spec_example_u16", {"9.3"},
+        "The worked example of spec §9.3: the chunk of field_planes_spec_example_u16 with its "
+        "payload stored as ZstdFieldBytes, one zstd frame over the field-byte form "
+        "00 00 2C 01 07 00 01 04 (FIELD_PLANES set).",
+        {Column("v", Ty::kU16, v, {Part(3, kFor), lin})}, bytes);
   }
   {
     Rng rng(93);
@@ -1267,6 +1274,12 @@ void FieldPlaneCases(const Adder& add) {
         "residuals) and DELTA (600 rows, Bit_Width 3, three Seed words, exception rows and high "
         "parts); the payload is stored as ZstdFieldPlanes.",
         {Column("v", t, v, parts, 8)}, planes);
+    BuildOptions bytes;
+    bytes.field_bytes = true;
+    add("field_bytes_every_model_i64", {"9.3", "8.5", "8.7", "8.9"},
+        "The chunk of field_planes_every_model_i64 (every model, V = 8) with its payload stored "
+        "as ZstdFieldBytes: 64-bit Seed words as 8 bytes each, every other field whole.",
+        {Column("v", t, v, parts, 8)}, bytes);
   }
 }
 

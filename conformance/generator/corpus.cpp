@@ -123,6 +123,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
       seg.stored = Zstd(FieldPlaneForm(e.integer));
       seg.compression = 2;  // ZstdFieldPlanes
     }
+    if (options.field_bytes && kind == SegKind::kPayload && !e.ibp) {
+      seg.stored = Zstd(FieldByteForm(e.integer));
+      seg.compression = 3;  // ZstdFieldBytes
+    }
     if (options.omit) seg.omit = options.omit(seg.column, seg.chunk, seg.kind);
     if (options.edit_stored) {
       options.edit_stored(seg.column, seg.chunk, seg.kind, seg.stored, seg.decoded, seg.compression);
@@ -288,8 +292,8 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
       }
     }
   }
-  if (options.field_planes) {
-    // spec §9.2 is new in 1.1 (FIELD_PLANES comes from the segment refs).
+  if (options.field_planes || options.field_bytes) {
+    // spec §9.2, §9.3 are new in 1.1 (FIELD_PLANES comes from the segment refs).
     if (finish.header.format_minor == 0) finish.header.format_minor = 1;
   }
   // Float columns (spec §11.2; IBP_FLOAT comes from the footer) and the

@@ -56,6 +56,9 @@ struct BuildOptions {
   /// Payload segments stored as ZstdFieldPlanes (spec §9.2; sets FIELD_PLANES
   /// and format 1.1). The other segments follow `zstd`.
   bool field_planes = false;
+  /// Payload segments stored as ZstdFieldBytes instead (spec §9.3; also sets
+  /// FIELD_PLANES and format 1.1).
+  bool field_bytes = false;
   std::vector<KeyValueModel> metadata;
   bool writer_info = true;
   /// Edits a chunk's decoded segments before they are placed.

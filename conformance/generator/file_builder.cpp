@@ -227,7 +227,8 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
   if (!footer.columns) return;
   auto zstd = [&](const std::optional<SegRef>& s) {
     if (s && s->compression == 1) *required |= 1;  // ZSTD_SEGMENTS
-    if (s && s->compression == 2) *required |= uint64_t{1} << 4;  // FIELD_PLANES (1.1)
+    // FIELD_PLANES (1.1): ZstdFieldPlanes or ZstdFieldBytes.
+    if (s && (s->compression == 2 || s->compression == 3)) *required |= uint64_t{1} << 4;
   };
   for (const ColumnModel& col : *footer.columns) {
     // IBP_FLOAT (format 1.1): a column of a float physical type (spec §4.4).

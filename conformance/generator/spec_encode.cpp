@@ -376,19 +376,23 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
 
 namespace l3::conformance {
 
-// spec §9.2, written from the text: the field-plane form of a chunk's payload.
-Bytes FieldPlaneForm(const EncodedChunk& c) {
+namespace {
+
+struct ListedField {
+  uint64_t value;
+  uint32_t width;
+};
+
+// spec §9.2, written from the text: the listed fields of a chunk's payload,
+// in canonical field order, residuals zigzag mapped.
+std::vector<ListedField> ListFields(const EncodedChunk& c) {
   auto bit_at = [&](uint64_t bit) { return (c.payload[bit / 8] >> (bit % 8)) & 1u; };
   auto read = [&](uint64_t bit, uint32_t w) {
     uint64_t v = 0;
     for (uint32_t j = 0; j < w; ++j) v |= uint64_t{bit_at(bit + j)} << j;
     return v;
   };
-  struct Field {
-    uint64_t value;
-    uint32_t width;
-  };
-  std::vector<Field> fields;
+  std::vector<ListedField> fields;
   auto add = [&](uint64_t bit, uint32_t w, bool zigzag) {
     if (w == 0) return;
     uint64_t v = read(bit, w);
@@ -432,11 +436,28 @@ Bytes FieldPlaneForm(const EncodedChunk& c) {
       for (uint64_t x = 0; x < n; ++x) add(start + SlapBit(n, w, V, x), w, residual);
     }
   }
+  return fields;
+}
+
+}  // namespace
+
+// spec §9.2: plane k holds byte k of every listed field that has one.
+Bytes FieldPlaneForm(const EncodedChunk& c) {
+  const std::vector<ListedField> fields = ListFields(c);
   Bytes out;
   for (uint32_t k = 0; k < 8; ++k) {
-    for (const Field& f : fields) {
+    for (const ListedField& f : fields) {
       if ((f.width + 7) / 8 > k) out.push_back(static_cast<uint8_t>(f.value >> (8 * k)));
     }
+  }
+  return out;
+}
+
+// spec §9.3: every listed field whole, least significant byte first.
+Bytes FieldByteForm(const EncodedChunk& c) {
+  Bytes out;
+  for (const ListedField& f : ListFields(c)) {
+    for (uint32_t k = 0; k < (f.width + 7) / 8; ++k) out.push_back(static_cast<uint8_t>(f.value >> (8 * k)));
   }
   return out;
 }

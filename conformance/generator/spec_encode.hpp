@@ -93,6 +93,8 @@ PartSpec Part(uint32_t n, Model model, std::array<double, 4> theta = {});
 
 /// spec §9.2: the field-plane form of the chunk's payload (before zstd).
 Bytes FieldPlaneForm(const EncodedChunk& chunk);
+/// spec §9.3: the field-byte form of the chunk's payload (before zstd).
+Bytes FieldByteForm(const EncodedChunk& chunk);
 
 /// Values v(x) = (pred(x) + r(x)) mod 2^N for a predicted partition, from
 /// chosen residuals (each must fit N bits as a signed number).

@@ -214,13 +214,17 @@ struct Reader::Impl {
     return storage->empty() ? kEmptySegment : storage->data();
   }
 
-  // spec §9.2: a payload stored as zstd over its field-plane form. The
-  // partition table and parameters are validated first (the field order
-  // depends on them), then the plane length they imply is checked against
-  // the limits before anything is decompressed.
-  Result<const uint8_t*> MaterializeFieldPlanes(const SegmentInfo& seg, const ChunkView& meta,
-                                                const std::string& where,
-                                                std::vector<uint8_t>* storage) const {
+  // spec §9.2, §9.3: a payload stored as zstd over its field-plane or
+  // field-byte form. The partition table and parameters are validated first
+  // (the field order depends on them), then the form's length they imply is
+  // checked against the limits before anything is decompressed.
+  Result<const uint8_t*> MaterializeFieldForm(const SegmentInfo& seg, const ChunkView& meta,
+                                              const std::string& where,
+                                              std::vector<uint8_t>* storage) const {
+    const internal::FieldForm form = seg.compression == Compression::kZstdFieldPlanes
+                                         ? internal::FieldForm::kPlanes
+                                         : internal::FieldForm::kFieldBytes;
+    const char* form_name = form == internal::FieldForm::kPlanes ? "field-plane" : "field-byte";
     const uint64_t payload_bytes = meta.payload_bytes;
     if (seg.decoded_bytes != payload_bytes) {
       return Status(StatusCode::kCorruptMetadata,
@@ -230,13 +234,13 @@ struct Reader::Impl {
     }
     Status st = internal::ValidateChunkMetadata(meta);
     if (!st.ok()) return Status(st.code(), where + ": " + st.message());
-    const uint64_t plane_bytes = internal::FieldPlaneBytes(meta);
+    const uint64_t plane_bytes = internal::FieldFormBytes(meta);
     const uint64_t cap = seg.stored_bytes > UINT64_MAX / options.max_zstd_expansion
                              ? UINT64_MAX
                              : seg.stored_bytes * options.max_zstd_expansion;
     if (plane_bytes > cap || plane_bytes > options.max_segment_bytes) {
       return Status(StatusCode::kResourceLimit,
-                    where + " payload: field-plane form of " + std::to_string(plane_bytes) +
+                    where + " payload: " + form_name + " form of " + std::to_string(plane_bytes) +
                         " bytes exceeds max_segment_bytes or max_zstd_expansion times "
                         "stored_length " + std::to_string(seg.stored_bytes));
     }
@@ -245,9 +249,10 @@ struct Reader::Impl {
                                                    static_cast<size_t>(seg.stored_bytes),
                                                    planes.data(), planes.size()));
     storage->resize(static_cast<size_t>(payload_bytes));
-    if (!internal::PayloadFromFieldPlanes(meta, planes.data(), storage->data())) {
+    if (!internal::PayloadFromFieldForm(meta, form, planes.data(), storage->data())) {
       return Status(StatusCode::kCorruptPayload,
-                    where + " payload: a field's top plane byte has bits above its width");
+                    where + " payload: a field's top byte in the " + form_name +
+                        " form has bits above its width");
     }
     return storage->data();
   }
@@ -534,8 +539,9 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
     // (ValidatePartitionTableShape, and ValidateChunkMetadata below), its
     // bytes are neither read nor decompressed.
     payload = kEmptySegment;
-  } else if (ci.payload.compression == Compression::kZstdFieldPlanes) {
-    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldPlanes(ci.payload, view, where, &slot->payload));
+  } else if (ci.payload.compression == Compression::kZstdFieldPlanes ||
+             ci.payload.compression == Compression::kZstdFieldBytes) {
+    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldForm(ci.payload, view, where, &slot->payload));
   } else {
     L3_ASSIGN_OR_RETURN(payload, Materialize(ci.payload, payload_bytes,
                                              where + " payload (8 * Payload_Offset[P] + 32)",

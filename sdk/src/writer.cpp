@@ -202,8 +202,13 @@ Result<uint64_t> TrialBytes(const std::vector<uint8_t>& decoded, int level) {
 // An encoded chunk measured by trial frames.
 struct Candidate {
   internal::EncodedChunk encoded;
-  std::vector<uint8_t> planes;  // the payload's field-plane form, when allowed
-  uint64_t trial_bytes = 0;     // the chunk's segments as trial frames
+  // The payload's field form (spec §9.2 planes or §9.3 field bytes) whose
+  // trial frame was smaller, when allowed; empty otherwise.
+  std::vector<uint8_t> field_form;
+  internal::FieldForm form = internal::FieldForm::kPlanes;
+  // The payload is stored only in its field form (no plain frame is tried).
+  bool field_form_only = false;
+  uint64_t trial_bytes = 0;  // the chunk's segments as trial frames
 };
 
 Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType type,
@@ -214,13 +219,20 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
   const int level = TrialLevel(options);
   L3_ASSIGN_OR_RETURN(uint64_t payload, TrialBytes(c.encoded.payload, level));
   if (FieldPlanesAllowed(options)) {
-    std::vector<uint8_t> planes =
-        internal::FieldPlanesFromPayload(internal::ChunkViewOf(c.encoded, type));
-    if (!planes.empty()) {
-      L3_ASSIGN_OR_RETURN(uint64_t planes_bytes, TrialBytes(planes, level));
-      payload = std::min(payload, planes_bytes);
-      c.planes = std::move(planes);
+    const ChunkView view = internal::ChunkViewOf(c.encoded, type);
+    uint64_t best_form = UINT64_MAX;
+    for (const internal::FieldForm form :
+         {internal::FieldForm::kPlanes, internal::FieldForm::kFieldBytes}) {
+      std::vector<uint8_t> bytes = internal::FieldFormFromPayload(view, form);
+      if (bytes.empty()) break;
+      L3_ASSIGN_OR_RETURN(uint64_t form_bytes, TrialBytes(bytes, level));
+      if (form_bytes < best_form) {  // ties keep the planes
+        best_form = form_bytes;
+        c.field_form = std::move(bytes);
+        c.form = form;
+      }
     }
+    payload = std::min(payload, best_form);
   }
   L3_ASSIGN_OR_RETURN(uint64_t table, TrialBytes(c.encoded.partition_table, level));
   L3_ASSIGN_OR_RETURN(uint64_t params, TrialBytes(c.encoded.parameters, level));
@@ -232,17 +244,29 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
   return c;
 }
 
-// The payload segment of the chosen candidate (spec §9, §9.2): zstd over the
-// payload, or zstd over its field-plane form where that frame is smaller.
-// Ties keep the plain frame, which 1.0 readers read.
+// The payload segment of the chosen candidate (spec §9, §9.2, §9.3): zstd
+// over the payload, or zstd over the field form that made the smaller trial
+// frame, where that frame is smaller. Ties keep the plain frame, which 1.0
+// readers read.
 Result<StoredSegment> StorePayloadSegment(Candidate& c, const WriteOptions& options) {
-  L3_ASSIGN_OR_RETURN(StoredSegment seg, StoreSegment(std::move(c.encoded.payload), options));
-  if (c.planes.empty()) return seg;
+  const uint64_t payload_bytes = c.encoded.payload.size();
+  StoredSegment seg;
+  if (c.field_form_only && !c.field_form.empty()) {
+    seg.present = true;
+    seg.decoded_bytes = payload_bytes;
+    seg.bytes = std::move(c.encoded.payload);  // replaced below unless the frame is larger
+    seg.compression = Compression::kNone;
+  } else {
+    L3_ASSIGN_OR_RETURN(seg, StoreSegment(std::move(c.encoded.payload), options));
+  }
+  if (c.field_form.empty()) return seg;
   L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
-                      internal::ZstdCompress(c.planes.data(), c.planes.size(), options.zstd_level));
+                      internal::ZstdCompress(c.field_form.data(), c.field_form.size(),
+                                             options.zstd_level));
   if (frame.size() < seg.bytes.size()) {
     seg.bytes = std::move(frame);
-    seg.compression = Compression::kZstdFieldPlanes;
+    seg.compression = c.form == internal::FieldForm::kPlanes ? Compression::kZstdFieldPlanes
+                                                            : Compression::kZstdFieldBytes;
   }
   return seg;
 }
@@ -299,6 +323,55 @@ internal::EncoderConfig LargePartitionConfig(internal::EncoderConfig config) {
   p.max_partition_rows = std::max<uint32_t>(p.max_partition_rows, 65536);
   p.split_min_rows = 0u;
   return config;
+}
+
+// The archive profile's whole-delta candidate (spec §8.9, §9.3): DELTA
+// partitions of kWholeDeltaRows rows whose Bit_Width holds every delta (no
+// exceptions), the payload stored as zstd over its field bytes. The
+// strongest zstd levels match recurring sequences of whole deltas (the node
+// references of ways that share nodes) that the trial level barely sees, so
+// this candidate competes by its full-level frames. It is skipped when its
+// trial payload frame is more than kWholeDeltaTrialSlack times the chosen
+// candidate's trial frames, which saves the full-level pass where it cannot
+// win.
+constexpr uint32_t kWholeDeltaRows = 65536;
+constexpr double kWholeDeltaTrialSlack = 1.15;
+
+bool WholeDeltaAllowed(const WriteOptions& options, const internal::EncoderConfig& config) {
+  return FieldPlanesAllowed(options) && options.archive_large_partitions &&
+         config.partitioner.enable_delta;
+}
+
+Result<std::optional<ReadyChunk>> WholeDeltaReady(PhysicalType type,
+                                                  const std::vector<uint8_t>& values,
+                                                  uint64_t num_rows,
+                                                  const internal::EncoderConfig& config,
+                                                  const WriteOptions& options,
+                                                  uint64_t chosen_trial_bytes) {
+  std::vector<internal::PartitionChoice> choices;
+  for (uint64_t row = 0; row < num_rows; row += kWholeDeltaRows) {
+    internal::PartitionChoice choice;
+    choice.num_rows = static_cast<uint32_t>(std::min<uint64_t>(kWholeDeltaRows, num_rows - row));
+    choice.model = internal::Model::kDelta;
+    choice.delta_without_exceptions = true;
+    choices.push_back(choice);
+  }
+  L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
+                      internal::EncodeChunkWithPartitions(values.data(), num_rows, config, choices));
+  Candidate c;
+  c.encoded = std::move(encoded);
+  c.field_form = internal::FieldFormFromPayload(internal::ChunkViewOf(c.encoded, type),
+                                                internal::FieldForm::kFieldBytes);
+  if (c.field_form.empty()) return std::optional<ReadyChunk>();
+  c.form = internal::FieldForm::kFieldBytes;
+  c.field_form_only = true;
+  L3_ASSIGN_OR_RETURN(const uint64_t trial, TrialBytes(c.field_form, TrialLevel(options)));
+  if (static_cast<double>(trial) >
+      static_cast<double>(chosen_trial_bytes) * kWholeDeltaTrialSlack) {
+    return std::optional<ReadyChunk>();
+  }
+  L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(c), options));
+  return std::optional<ReadyChunk>(std::move(ready));
 }
 
 // The size by which candidates compete: trial frames in the archive profile,
@@ -369,9 +442,17 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
         }
       }
     }
+    const uint64_t chosen_trial_bytes = chosen.trial_bytes;
+    L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(chosen), options));
+    if (WholeDeltaAllowed(options, config)) {
+      // Kept only where its stored bytes are fewer (ties keep the first).
+      L3_ASSIGN_OR_RETURN(std::optional<ReadyChunk> whole,
+                          WholeDeltaReady(type, values, num_rows, config, options,
+                                          chosen_trial_bytes));
+      if (whole && whole->StoredBytes() < ready.StoredBytes()) ready = std::move(*whole);
+    }
     values.clear();
     values.shrink_to_fit();
-    L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(chosen), options));
     ready.pgm = std::move(pgm);
     return ready;
   } catch (const std::bad_alloc&) {

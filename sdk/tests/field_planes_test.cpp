@@ -1,8 +1,9 @@
-// Field planes (spec §9.2): the transform of a payload segment into whole-byte
-// fields split into planes, and the archive profile that stores payloads as
-// zstd over it.
+// Field planes and field bytes (spec §9.2, §9.3): the transforms of a payload
+// segment into whole-byte fields, split into planes or kept together, and the
+// archive profile that stores payloads as zstd over them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -19,16 +20,23 @@ using namespace l3::internal;
 
 namespace {
 
-// Payload -> planes -> payload gives back the same bytes, and the plane
-// length is FieldPlaneBytes.
+// Payload -> form -> payload gives back the same bytes for both forms, whose
+// length is FieldFormBytes; the two forms hold the same bytes in another
+// order.
 void CheckRoundTrip(const EncodedChunk& chunk, PhysicalType type) {
   const ChunkView view = ChunkViewOf(chunk, type);
   REQUIRE(ValidateChunkMetadata(view).ok());
-  const std::vector<uint8_t> planes = FieldPlanesFromPayload(view);
-  CHECK(planes.size() == FieldPlaneBytes(view));
-  std::vector<uint8_t> rebuilt(chunk.payload.size(), 0xA5);
-  CHECK(PayloadFromFieldPlanes(view, planes.data(), rebuilt.data()));
-  CHECK(rebuilt == chunk.payload);
+  std::vector<uint8_t> sorted[2];
+  for (const FieldForm form : {FieldForm::kPlanes, FieldForm::kFieldBytes}) {
+    const std::vector<uint8_t> data = FieldFormFromPayload(view, form);
+    CHECK(data.size() == FieldFormBytes(view));
+    std::vector<uint8_t> rebuilt(chunk.payload.size(), 0xA5);
+    CHECK(PayloadFromFieldForm(view, form, data.data(), rebuilt.data()));
+    CHECK(rebuilt == chunk.payload);
+    sorted[static_cast<int>(form)] = data;
+    std::sort(sorted[static_cast<int>(form)].begin(), sorted[static_cast<int>(form)].end());
+  }
+  CHECK(sorted[0] == sorted[1]);
 }
 
 template <typename T>
@@ -40,7 +48,7 @@ std::vector<uint8_t> Pack(const std::vector<T>& v) {
 
 }  // namespace
 
-TEST_CASE("field planes: the worked example of spec §9.2") {
+TEST_CASE("field planes and field bytes: the worked example of spec §9.2 and §9.3") {
   // u16, V = 64: FOR_BITPACK of 3 rows (w = 9, fields 0, 300, 7), then
   // LINEAR of 2 rows (w = 3, residuals -1, 2).
   std::vector<uint8_t> table(3 * kPartitionRecordBytes, 0);
@@ -83,20 +91,34 @@ TEST_CASE("field planes: the worked example of spec §9.2") {
   view.payload_bytes = payload.size();
   REQUIRE(ValidateChunkMetadata(view).ok());
   const std::vector<uint8_t> expected = {0x00, 0x2C, 0x07, 0x01, 0x04, 0x00, 0x01, 0x00};
-  CHECK(FieldPlaneBytes(view) == expected.size());
-  CHECK(FieldPlanesFromPayload(view) == expected);
+  CHECK(FieldFormBytes(view) == expected.size());
+  CHECK(FieldFormFromPayload(view, FieldForm::kPlanes) == expected);
   std::vector<uint8_t> rebuilt(payload.size(), 0xFF);
-  CHECK(PayloadFromFieldPlanes(view, expected.data(), rebuilt.data()));
+  CHECK(PayloadFromFieldForm(view, FieldForm::kPlanes, expected.data(), rebuilt.data()));
   CHECK(rebuilt == payload);
   // A bit above a field's width in its top byte (bit 2 of 300's second byte,
   // beyond its 9 bits) is not canonical.
   std::vector<uint8_t> bad = expected;
   bad[6] |= 0x04;
-  CHECK_FALSE(PayloadFromFieldPlanes(view, bad.data(), rebuilt.data()));
+  CHECK_FALSE(PayloadFromFieldForm(view, FieldForm::kPlanes, bad.data(), rebuilt.data()));
   CHECK(rebuilt == payload);  // still written, with the stray bit dropped
   bad = expected;
   bad[4] |= 0x08;  // zigzag(2) = 4 has 3 bits; bit 3 is outside
-  CHECK_FALSE(PayloadFromFieldPlanes(view, bad.data(), rebuilt.data()));
+  CHECK_FALSE(PayloadFromFieldForm(view, FieldForm::kPlanes, bad.data(), rebuilt.data()));
+
+  // spec §9.3: the same fields, each whole, in the same order.
+  const std::vector<uint8_t> field_bytes = {0x00, 0x00, 0x2C, 0x01, 0x07, 0x00, 0x01, 0x04};
+  CHECK(FieldFormFromPayload(view, FieldForm::kFieldBytes) == field_bytes);
+  std::fill(rebuilt.begin(), rebuilt.end(), 0xFF);
+  CHECK(PayloadFromFieldForm(view, FieldForm::kFieldBytes, field_bytes.data(), rebuilt.data()));
+  CHECK(rebuilt == payload);
+  bad = field_bytes;
+  bad[3] |= 0x04;  // 300's second byte again
+  CHECK_FALSE(PayloadFromFieldForm(view, FieldForm::kFieldBytes, bad.data(), rebuilt.data()));
+  CHECK(rebuilt == payload);
+  bad = field_bytes;
+  bad[7] |= 0x08;
+  CHECK_FALSE(PayloadFromFieldForm(view, FieldForm::kFieldBytes, bad.data(), rebuilt.data()));
 }
 
 TEST_CASE("field planes: every model, width and type round-trips") {
@@ -191,10 +213,12 @@ TEST_CASE("field planes: the archive profile stores payloads as ZstdFieldPlanes 
     REQUIRE(r.ok());
     int planes = 0;
     for (const ChunkInfo& ci : r->column(0).chunks) {
-      CHECK(ci.partition_table.compression != Compression::kZstdFieldPlanes);
-      CHECK(ci.parameters.compression != Compression::kZstdFieldPlanes);
-      CHECK(ci.bounds.compression != Compression::kZstdFieldPlanes);
-      planes += ci.payload.compression == Compression::kZstdFieldPlanes;
+      for (const SegmentInfo* seg : {&ci.partition_table, &ci.parameters, &ci.bounds}) {
+        CHECK(seg->compression != Compression::kZstdFieldPlanes);
+        CHECK(seg->compression != Compression::kZstdFieldBytes);
+      }
+      planes += ci.payload.compression == Compression::kZstdFieldPlanes ||
+                ci.payload.compression == Compression::kZstdFieldBytes;
     }
     // spec §4.4: FIELD_PLANES is set exactly when a segment uses the form;
     // format 1.0 files and the option's off switch never do.
@@ -217,4 +241,66 @@ TEST_CASE("field planes: the archive profile stores payloads as ZstdFieldPlanes 
   auto r = Reader::OpenBuffer(old.data(), old.size());
   REQUIRE(r.ok());
   CHECK((r->info().required_features & ~kRequiredZstdSegments) == 0);
+}
+
+TEST_CASE("field bytes: the archive profile keeps recurring sequences of deltas whole") {
+  // Ids that come in recurring sequences (as the node refs of ways that share
+  // nodes): runs of 64 to 255 deltas of up to 20 bits taken from one random
+  // sequence of 512, between random jumps. zstd matches a recurring sequence of whole fields in the
+  // field-byte form (spec §9.3) at once; in the planes it must match it once
+  // per plane, so the writer keeps the field bytes for every chunk.
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> pattern(512);
+  for (uint64_t& d : pattern) d = rng() % (1u << 20);
+  std::vector<uint64_t> ids;
+  uint64_t x = 1000000;
+  while (ids.size() < 200000) {
+    x += rng() % 1000;
+    const size_t from = rng() % 256, len = 64 + rng() % 192;
+    for (size_t i = from; i < from + len && i < pattern.size(); ++i) {
+      x += pattern[i];
+      ids.push_back(x);
+    }
+  }
+  ids.resize(200000);  // four whole chunks
+  auto write = [&](bool large_partitions) {
+    WriteOptions o;
+    o.chunk_rows = 50000;
+    o.profile = Profile::kArchive;
+    o.zstd_level = 9;
+    o.archive_large_partitions = large_partitions;
+    auto w = Writer::CreateInMemory({ColumnSpec{"ids", PhysicalType::kUInt64, {}}}, o);
+    REQUIRE(w.ok());
+    REQUIRE(w->AppendTyped<uint64_t>(0, ids.data(), ids.size()).ok());
+    REQUIRE(w->Close().ok());
+    return w->TakeBuffer();
+  };
+  const std::vector<uint8_t> file = write(true);
+  auto r = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(r.ok());
+  CHECK((r->info().required_features & kRequiredFieldPlanes) != 0);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(r->column(0).chunks[k].payload.compression == Compression::kZstdFieldBytes);
+    // The whole-delta candidate: DELTA partitions without exceptions, whose
+    // recurring runs of deltas zstd matches whole.
+    auto parts = r->Partitions(0, k);
+    REQUIRE(parts.ok());
+    for (const PartitionInfo& p : *parts) {
+      CHECK(p.model == ModelType::kDelta);
+      CHECK((p.params[1] & 0xFFFFFFFFu) == 0);  // spec §8.9 Num_Exceptions
+    }
+  }
+  // Without the second pass (WriteOptions::archive_large_partitions) there
+  // is no whole-delta candidate, and the file is larger.
+  const std::vector<uint8_t> one_pass = write(false);
+  MESSAGE("whole deltas as field bytes: " << file.size() << " bytes; one pass: "
+                                          << one_pass.size() << " bytes");
+  CHECK(file.size() < one_pass.size());
+  std::vector<uint64_t> out(ids.size());
+  REQUIRE(r->ReadRows(0, 0, ids.size(), out.data(), out.size() * 8).ok());
+  CHECK(out == ids);
+  CHECK(r->Validate(ValidationLevel::kDeep).ok());
+  uint64_t one = 0;
+  REQUIRE(r->ReadRows(0, 77777, 77778, &one, 8).ok());
+  CHECK(one == ids[77777]);
 }

@@ -347,7 +347,7 @@ TEST_CASE_FIXTURE(Fixture, "unknown encodings and types: UNSUPPORTED_FEATURE, li
   CHECK(r->ReadRows(1, 0, 600, out.data(), 1200).ok());
   // Unknown compression.
   f = raw;
-  f.columns[0].chunks[1].payload.compression = 3;
+  f.columns[0].chunks[1].payload.compression = 4;
   CHECK(Open(f) == StatusCode::kUnsupportedFeature);
   CHECK(Open(f, inspect) == StatusCode::kOk);
   // Unknown logical kinds read as None.
@@ -379,12 +379,15 @@ TEST_CASE_FIXTURE(Fixture, "segment references (spec §7.1)") {
          StatusCode::kCorruptFraming);
   expect("reserved_0", [](RawChunk& c) { c.parameters.reserved_0 = 1; }, StatusCode::kCorruptFraming);
   expect("reserved_1", [](RawChunk& c) { c.bounds.reserved_1 = 1; }, StatusCode::kCorruptFraming);
-  expect("compression 3", [](RawChunk& c) { c.parameters.compression = 3; },
+  expect("compression 4", [](RawChunk& c) { c.parameters.compression = 4; },
          StatusCode::kUnsupportedFeature);
-  // spec §7.1, §9.2: ZstdFieldPlanes needs FIELD_PLANES (and is for payload
-  // segments only; the feature-bit cases are in field_planes_test).
+  // spec §7.1, §9.2, §9.3: ZstdFieldPlanes and ZstdFieldBytes need
+  // FIELD_PLANES (and are for payload segments only; the feature-bit cases
+  // are in field_planes_test and the conformance corpus).
   expect("ZstdFieldPlanes while FIELD_PLANES is clear",
          [](RawChunk& c) { c.payload.compression = 2; }, StatusCode::kCorruptMetadata);
+  expect("ZstdFieldBytes while FIELD_PLANES is clear",
+         [](RawChunk& c) { c.payload.compression = 3; }, StatusCode::kCorruptMetadata);
   expect("Zstd while ZSTD_SEGMENTS is clear", [](RawChunk& c) { c.parameters.compression = 1; },
          StatusCode::kCorruptMetadata);
   SUBCASE("decoded_length over the reader's limits") {

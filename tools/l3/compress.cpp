@@ -88,11 +88,11 @@ ArgParser MakeParser() {
       .Option("profile", "P", "hot (default; GPUs decode in place) or archive (zstd on top)")
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
       .Flag("no-field-planes", "archive: zstd over the bit-packed payload only, never over its\n"
-            "                            field planes (spec §9.2, format 1.1)")
+            "                            field planes or field bytes (spec §9.2, §9.3, format 1.1)")
       .Flag("no-dictionary", "never store a chunk as a dictionary chunk (spec §8.10, format\n"
             "                            1.1; default: where smaller)")
       .Flag("one-pass", "archive: encode each chunk once with the partitioner options given,\n"
-            "                            not also with long partitions")
+            "                            not also with long partitions or whole deltas")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
               "                            the bytes written")
       .Flag("pgm", "store a PGM learned index (spec §11.3) in every chunk; fails on a column\n"

@@ -35,8 +35,8 @@ Json SegmentJson(const SegmentInfo& s) {
   j["checksum"] = Format("0x%08x", s.checksum);
   j["compression"] = s.compression == Compression::kNone ? "none"
                      : s.compression == Compression::kZstd ? "zstd"
-                     : s.compression == Compression::kZstdFieldPlanes
-                         ? "zstd+field-planes"
+                     : s.compression == Compression::kZstdFieldPlanes ? "zstd+field-planes"
+                     : s.compression == Compression::kZstdFieldBytes  ? "zstd+field-bytes"
                          : Format("unknown(%u)", static_cast<unsigned>(s.compression));
   return j;
 }

@@ -85,16 +85,16 @@ enum class ModelType : uint8_t {
 /// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", or "UNKNOWN".
 const char* ModelTypeName(ModelType model) noexcept;
 
-/// spec §7.1, §9. kZstdFieldPlanes (format 1.1, spec §9.2) applies to
-/// L3Integer payload segments only.
-enum class Compression : uint8_t { kNone = 0, kZstd = 1, kZstdFieldPlanes = 2 };
+/// spec §7.1, §9. kZstdFieldPlanes and kZstdFieldBytes (format 1.1, spec
+/// §9.2, §9.3) apply to L3Integer payload segments only.
+enum class Compression : uint8_t { kNone = 0, kZstd = 1, kZstdFieldPlanes = 2, kZstdFieldBytes = 3 };
 
 /// Feature bits of the postscript (spec §4.4).
 inline constexpr uint64_t kRequiredZstdSegments = 1ull << 0;
 inline constexpr uint64_t kRequiredValidityBitmaps = 1ull << 1;
 inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
 inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spec §8.9
-inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2
+inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2, §9.3
 inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
@@ -177,14 +177,19 @@ struct WriteOptions {
   Profile profile = Profile::kHot;
   int zstd_level = 19;               ///< kArchive only
   /// kArchive with format_minor >= 1: a payload segment may be stored as
-  /// zstd over its field-plane form (spec §9.2) where that is smaller, which
-  /// sets FIELD_PLANES. Costs a second zstd pass over each payload.
+  /// zstd over its field-plane form (spec §9.2) or its field-byte form
+  /// (§9.3) where that is smaller, which sets FIELD_PLANES. Costs two trial
+  /// zstd passes and one more full-level pass over each payload.
   bool archive_field_planes = true;
   /// kArchive: each chunk is also encoded with long partitions (initial
   /// partitions of at least 8192 rows, merged up to 65536, no splitting),
   /// which suit zstd and field planes better than the short partitions that
   /// minimise bit-packed size. The smaller encoding by trial zstd frames
-  /// (level 6) is kept and only it is compressed at zstd_level.
+  /// (level 6) is kept and only it is compressed at zstd_level. With
+  /// archive_field_planes, a third encoding is tried: DELTA partitions of
+  /// 65536 rows without exceptions, stored as zstd over field bytes (spec
+  /// §9.3), kept where its full-level frames are smaller (columns whose runs
+  /// of deltas recur, such as the node references of ways).
   bool archive_large_partitions = true;
   /// format_minor >= 1: a chunk of few distinct values may be stored as a
   /// dictionary chunk (spec §8.10: the sorted distinct values, then one code

@@ -47,7 +47,8 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
         if (s->present && s->compression == Compression::kZstd) {
           ps.required_features |= kRequiredZstdSegments;
         }
-        if (s->present && s->compression == Compression::kZstdFieldPlanes) {
+        if (s->present && (s->compression == Compression::kZstdFieldPlanes ||
+                           s->compression == Compression::kZstdFieldBytes)) {
           ps.required_features |= kRequiredFieldPlanes;
         }
       }

@@ -262,7 +262,7 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
   const bool opaque_entry = kind == SegmentKind::kTableEntry;
   // spec §4.3.1: an entry whose owner is unknown is never decoded, so an
   // unknown compression is not an error there.
-  if (compression > static_cast<uint8_t>(Compression::kZstdFieldPlanes) && !opaque_entry) {
+  if (compression > static_cast<uint8_t>(Compression::kZstdFieldBytes) && !opaque_entry) {
     if (!limits_.allow_unknown) {
       return Status(StatusCode::kUnsupportedFeature,
                     where + ": compression " + std::to_string(compression) + " is not supported");
@@ -283,6 +283,16 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
     }
     if (kind != SegmentKind::kPayload) {
       return Corrupt(where + ": compression ZstdFieldPlanes is allowed on payload segments only");
+    }
+  }
+  if (compression == static_cast<uint8_t>(Compression::kZstdFieldBytes)) {
+    // spec §9.3: payload segments only, behind FIELD_PLANES.
+    uses_field_planes_ = true;
+    if ((ps_.required_features & kRequiredFieldPlanes) == 0) {
+      return Corrupt(where + ": compression is ZstdFieldBytes but FIELD_PLANES is clear");
+    }
+    if (kind != SegmentKind::kPayload) {
+      return Corrupt(where + ": compression ZstdFieldBytes is allowed on payload segments only");
     }
   }
   if (compression == static_cast<uint8_t>(Compression::kNone) &&
@@ -308,7 +318,8 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
                       " exceeds the limit " + std::to_string(limits_.max_segment_bytes));
   }
   if (compression == static_cast<uint8_t>(Compression::kZstd) ||
-      compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
+      compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes) ||
+      compression == static_cast<uint8_t>(Compression::kZstdFieldBytes)) {
     const uint64_t stored = ref->stored_length();
     const uint64_t cap = stored > UINT64_MAX / limits_.max_zstd_expansion
                              ? UINT64_MAX
@@ -434,6 +445,9 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
   // spec §7.1: field planes are an L3Integer payload's only.
   if (ibp_chunk && info->payload.compression == Compression::kZstdFieldPlanes) {
     return Corrupt(where + ": compression ZstdFieldPlanes on an IbpFloat chunk's payload");
+  }
+  if (ibp_chunk && info->payload.compression == Compression::kZstdFieldBytes) {
+    return Corrupt(where + ": compression ZstdFieldBytes on an IbpFloat chunk's payload");
   }
   if (ibp_chunk && (info->values_per_lane != 0 || info->num_partitions != 0 ||
                     chunk.dictionary_entries() != 0)) {

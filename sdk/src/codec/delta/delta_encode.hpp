@@ -156,6 +156,37 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
   return fit;
 }
 
+/// DELTA of values[0, n) with no exceptions: Delta_Base the smallest delta
+/// and Bit_Width the width of the largest u(x), so that every row's offset
+/// is one field. Larger than DeltaFit's choice when a few deltas are wide,
+/// but a recurring sequence of deltas then stays one recurring sequence of
+/// fields, which zstd over the field-byte form (spec §9.3) matches whole.
+template <typename T>
+PartitionFit WholeDeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
+  using U = typename ValueTraits<T>::Unsigned;
+  int64_t lo = 0;
+  uint32_t width = 0;
+  if (n > 1) {
+    lo = SignedDelta(v[1], v[0]);
+    for (uint32_t x = 2; x < n; ++x) lo = std::min(lo, SignedDelta(v[x], v[x - 1]));
+    U widest = 0;
+    for (uint32_t x = 1; x < n; ++x) {
+      widest = std::max(widest, static_cast<U>(DeltaOffset(v[x], v[x - 1], static_cast<U>(lo))));
+    }
+    width = BitLength(widest);
+  }
+  constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
+  PartitionFit fit;
+  fit.num_rows = n;
+  fit.model_type = kDeltaType;
+  fit.bit_width = static_cast<uint8_t>(width);
+  fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
+  fit.exceptions = PackDeltaExceptions(0, 0);
+  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, DeltaExceptions{0, 0});
+  fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
 namespace delta_detail {
 // ORs a field of w bits (w <= 64) into a zeroed LSB-first stream (spec §8.5).
 inline void OrField(uint8_t* stream, uint64_t bit, uint64_t field, uint32_t w) {

@@ -170,8 +170,10 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
         choice.theta.has_value() && IsPredictedModel(static_cast<uint8_t>(choice.model))
             ? choice.theta->data()
             : nullptr;
+    FitOptions options = fit_options;
+    options.delta_without_exceptions = choice.delta_without_exceptions;
     statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
-                                fit_options, &plan[i].fit);
+                                options, &plan[i].fit);
   });
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (!statuses[i].ok()) {

@@ -63,6 +63,8 @@ struct PartitionChoice {
   /// still computes residuals and the minimal width with the canonical
   /// predictor, so any finite parameters produce a valid partition.
   std::optional<std::array<double, 4>> theta;
+  /// DELTA: a Bit_Width that holds every delta, no exceptions (WholeDeltaFit).
+  bool delta_without_exceptions = false;
 };
 
 /// Encodes with an explicit partitioning and model per partition. The rows of

@@ -739,7 +739,8 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       *fit = ForFit(summary, n);
       break;
     case Model::kDelta:
-      *fit = DeltaFit(v, n, values_per_lane);
+      *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)
+                                              : DeltaFit(v, n, values_per_lane);
       break;
     case Model::kLinear:
     case Model::kPoly2:

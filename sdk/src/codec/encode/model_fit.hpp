@@ -30,6 +30,9 @@ struct FitOptions {
   /// LINEAR uses the minimax line where the least-squares line's residuals
   /// are narrow (see FitBestModel); slower, narrower.
   bool minimax_lines = false;
+  /// FitGivenModel's DELTA: a Bit_Width that holds every delta (no
+  /// exceptions; see WholeDeltaFit) instead of the cheapest one.
+  bool delta_without_exceptions = false;
 };
 
 /// One partition's model, everything needed to emit it, and its bounds.

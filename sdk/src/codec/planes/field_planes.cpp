@@ -113,19 +113,24 @@ PlaneLayout LayoutPlanes(const ChunkView& view) {
 
 }  // namespace
 
-uint64_t FieldPlaneBytes(const ChunkView& view) { return LayoutPlanes(view).bytes; }
+uint64_t FieldFormBytes(const ChunkView& view) { return LayoutPlanes(view).bytes; }
 
-std::vector<uint8_t> FieldPlanesFromPayload(const ChunkView& view) {
+std::vector<uint8_t> FieldFormFromPayload(const ChunkView& view, FieldForm form) {
   const PlaneLayout layout = LayoutPlanes(view);
-  std::vector<uint8_t> planes(static_cast<size_t>(layout.bytes));
+  std::vector<uint8_t> out(static_cast<size_t>(layout.bytes));
   std::array<uint64_t, kPlanes> cursor = layout.start;
+  uint64_t at = 0;  // kFieldBytes: the next field's first byte
   ForEachField(view, [&](uint64_t bit, uint32_t w, bool zigzag) {
     uint64_t value = ReadField(view.payload, bit, w);
     if (zigzag) value = ZigzagEncode(value, w);
     const uint32_t bytes = FieldBytes(w);
-    for (uint32_t k = 0; k < bytes; ++k) planes[cursor[k]++] = static_cast<uint8_t>(value >> (8 * k));
+    if (form == FieldForm::kPlanes) {
+      for (uint32_t k = 0; k < bytes; ++k) out[cursor[k]++] = static_cast<uint8_t>(value >> (8 * k));
+    } else {
+      for (uint32_t k = 0; k < bytes; ++k) out[at++] = static_cast<uint8_t>(value >> (8 * k));
+    }
   });
-  return planes;
+  return out;
 }
 
 namespace {
@@ -165,16 +170,18 @@ class BitAppender {
 
 namespace {
 
-// One run of fields of kBytes bytes each (see PayloadFromFieldPlanes); ORs
-// into `stray` the bits above the width found in the top bytes.
-template <uint32_t kBytes, bool kZigzag>
+// One run of fields of kBytes bytes each (see PayloadFromFieldForm): byte k
+// of the run's field i is plane[k][i * kStride] (kStride 1 in the planes,
+// kBytes in the field bytes). ORs into `stray` the bits above the width
+// found in the top bytes.
+template <uint32_t kBytes, uint32_t kStride, bool kZigzag>
 void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, const RunShape& shape,
                 uint8_t* payload, uint64_t* stray) {
   const uint64_t mask = LowMask(w);
   uint64_t high = 0;
   auto field = [&](uint64_t i) {
     uint64_t value = 0;
-    for (uint32_t k = 0; k < kBytes; ++k) value |= uint64_t{plane[k][i]} << (8 * k);
+    for (uint32_t k = 0; k < kBytes; ++k) value |= uint64_t{plane[k][i * kStride]} << (8 * k);
     high |= value & ~mask;
     value &= mask;
     return kZigzag ? ZigzagDecode(value, w) : value;
@@ -198,39 +205,52 @@ void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, const R
 }
 
 template <uint32_t kBytes>
-void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, bool zigzag,
-                const RunShape& shape, uint8_t* payload, uint64_t* stray) {
-  if (zigzag) {
-    RebuildRun<kBytes, true>(plane, count, w, shape, payload, stray);
+void RebuildRun(const uint8_t* const* plane, FieldForm form, uint64_t count, uint32_t w,
+                bool zigzag, const RunShape& shape, uint8_t* payload, uint64_t* stray) {
+  if (form == FieldForm::kPlanes) {
+    if (zigzag) {
+      RebuildRun<kBytes, 1, true>(plane, count, w, shape, payload, stray);
+    } else {
+      RebuildRun<kBytes, 1, false>(plane, count, w, shape, payload, stray);
+    }
+  } else if (zigzag) {
+    RebuildRun<kBytes, kBytes, true>(plane, count, w, shape, payload, stray);
   } else {
-    RebuildRun<kBytes, false>(plane, count, w, shape, payload, stray);
+    RebuildRun<kBytes, kBytes, false>(plane, count, w, shape, payload, stray);
   }
 }
 
 }  // namespace
 
-bool PayloadFromFieldPlanes(const ChunkView& view, const uint8_t* planes, uint8_t* payload) {
+bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* data,
+                          uint8_t* payload) {
   uint64_t stray = 0;  // bits above a field's width in its top byte (spec §9.2)
   std::memset(payload, 0, static_cast<size_t>(view.payload_bytes));
   std::array<uint64_t, kPlanes> cursor = LayoutPlanes(view).start;
+  uint64_t at = 0;  // kFieldBytes: the run's first byte
   ForEachFieldRun(view, [&](uint64_t count, uint32_t w, bool zigzag, const RunShape& shape) {
-    // The run's fields are consecutive in every plane it has: field i's byte
-    // k is planes[cursor[k] + i]. The payload is written in stream order;
-    // the stray bits are dropped either way, so no plane byte sets padding.
+    // In the planes, the run's fields are consecutive in every plane it
+    // has: field i's byte k is data[cursor[k] + i]. In the field bytes they
+    // are consecutive fields: byte k of field i is data[at + i * bytes + k].
+    // The payload is written in stream order; the stray bits are dropped
+    // either way, so no byte of the form sets padding.
     const uint32_t bytes = FieldBytes(w);
     const uint8_t* plane[kPlanes];
-    for (uint32_t k = 0; k < bytes; ++k) plane[k] = planes + cursor[k];
+    for (uint32_t k = 0; k < bytes; ++k) {
+      plane[k] = form == FieldForm::kPlanes ? data + cursor[k] : data + at + k;
+    }
     switch (bytes) {
-      case 1: RebuildRun<1>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 2: RebuildRun<2>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 3: RebuildRun<3>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 4: RebuildRun<4>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 5: RebuildRun<5>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 6: RebuildRun<6>(plane, count, w, zigzag, shape, payload, &stray); break;
-      case 7: RebuildRun<7>(plane, count, w, zigzag, shape, payload, &stray); break;
-      default: RebuildRun<8>(plane, count, w, zigzag, shape, payload, &stray); break;
+      case 1: RebuildRun<1>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 2: RebuildRun<2>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 3: RebuildRun<3>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 4: RebuildRun<4>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 5: RebuildRun<5>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 6: RebuildRun<6>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      case 7: RebuildRun<7>(plane, form, count, w, zigzag, shape, payload, &stray); break;
+      default: RebuildRun<8>(plane, form, count, w, zigzag, shape, payload, &stray); break;
     }
     for (uint32_t k = 0; k < bytes; ++k) cursor[k] += count;
+    at += count * bytes;
   });
   return stray == 0;
 }

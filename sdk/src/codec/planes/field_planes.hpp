@@ -1,5 +1,5 @@
-// Field planes (spec §9.2, format 1.1): the archive profile's transform of an
-// L3Integer payload segment before zstd.
+// Field planes and field bytes (spec §9.2, §9.3, format 1.1): the archive
+// profile's transforms of an L3Integer payload segment before zstd.
 //
 // The bit-packed fields of a payload are not byte aligned, so zstd's matches
 // and entropy coder see noise. The field-plane form lists every field of the
@@ -8,11 +8,12 @@
 // into planes: plane 0 holds byte 0 of every field, plane 1 byte 1 of every
 // field wider than 8 bits, and so on. Residuals of the predicted models are
 // zigzag mapped first, so that small negative residuals have zero high bytes.
+// The field-byte form lists the same widened fields without splitting them.
 //
-// The transform is a bijection between a payload that follows spec §8.5-§8.9
-// (zero padding bits) and its field-plane form; both directions need only the
-// partition table and the parameters. Decoding never depends on encoding: the
-// reader calls PayloadFromFieldPlanes, the writer FieldPlanesFromPayload.
+// Each transform is a bijection between a payload that follows spec §8.5-§8.9
+// (zero padding bits) and its form; both directions need only the partition
+// table and the parameters. Decoding never depends on encoding: the reader
+// calls PayloadFromFieldForm, the writer FieldFormFromPayload.
 #pragma once
 
 #include <cstdint>
@@ -22,25 +23,33 @@
 
 namespace l3::internal {
 
-/// Length in bytes of the field-plane form of view's payload: the sum over
-/// every field of ceil(width / 8). Needs the partition table and parameters
-/// only (view.payload is not read), O(number of partitions). Precondition:
+/// The two byte-aligned forms of a payload's fields, both zstd compressed:
+/// kPlanes (spec §9.2, compression ZstdFieldPlanes) groups byte k of every
+/// field; kFieldBytes (spec §9.3, compression ZstdFieldBytes) keeps each
+/// field's bytes together, field after field, so that zstd matches repeated
+/// runs of whole fields (sequences of deltas that recur).
+enum class FieldForm : uint8_t { kPlanes, kFieldBytes };
+
+/// Length in bytes of either form of view's payload: the sum over every
+/// field of ceil(width / 8). Needs the partition table and parameters only
+/// (view.payload is not read), O(number of partitions). Precondition:
 /// ValidateChunkMetadata(view) passed (view.payload may then be any non-null
 /// pointer).
-uint64_t FieldPlaneBytes(const ChunkView& view);
+uint64_t FieldFormBytes(const ChunkView& view);
 
-/// The field-plane form of view.payload. Precondition: ValidateChunkMetadata
+/// The form `form` of view.payload. Precondition: ValidateChunkMetadata
 /// passed on a view whose payload is the real payload.
-std::vector<uint8_t> FieldPlanesFromPayload(const ChunkView& view);
+std::vector<uint8_t> FieldFormFromPayload(const ChunkView& view, FieldForm form);
 
 /// Rebuilds the payload segment (view.payload_bytes bytes, padding included)
-/// from its field-plane form into `payload`, which must hold
-/// view.payload_bytes bytes. `planes` holds exactly FieldPlaneBytes(view)
+/// from `data`, its form `form`, into `payload`, which must hold
+/// view.payload_bytes bytes. `data` holds exactly FieldFormBytes(view)
 /// bytes. Precondition: ValidateChunkMetadata(view) passed (view.payload is
 /// not read). Every byte of `payload` is written; fields land only inside
 /// their partition's payload words. Returns false if a field's top byte has
-/// bits set above the field's width (spec §9.2: CORRUPT_PAYLOAD); the payload
-/// is still fully written, with those bits dropped.
-bool PayloadFromFieldPlanes(const ChunkView& view, const uint8_t* planes, uint8_t* payload);
+/// bits set above the field's width (spec §9.2, §9.3: CORRUPT_PAYLOAD); the
+/// payload is still fully written, with those bits dropped.
+bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* data,
+                          uint8_t* payload);
 
 }  // namespace l3::internal

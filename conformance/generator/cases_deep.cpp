@@ -153,6 +153,37 @@ void AddDeepCases(std::vector<Case>* cases) {
              "minimum and maximum (spec §7.6: both MUST be 0 then).",
              [](Statistics& s) { s.has_min_max = false; });
   {
+    // spec §7.6.1: a well-formed sketch of other values.
+    BuildOptions other;
+    other.distinct_sketch = true;
+    other.edit_footer = [values = RowValues(base.chunks[0])](FooterModel& f) mutable {
+      // The same number of distinct values, one of them replaced.
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      values.back() += 1u << 20;
+      (*f.columns)[0].chunks->at(0).statistics->distinct_sketch = SketchBytes(values);
+    };
+    add("distinct_sketch_other_values", {"7.6.1", "10.3"},
+        "A HASHES sketch with as many hashes as the chunk has distinct values, one of them the "
+        "hash of a value the chunk does not hold. Only deep validation, which rebuilds the "
+        "sketch from the decoded values, sees it.",
+        "CORRUPT_METADATA", {base}, other);
+    std::vector<uint64_t> many(3000);
+    for (size_t i = 0; i < many.size(); ++i) many[i] = 1000003 * i + (i * i) % 977;
+    const ColumnSpec wide = Column("v", Ty::kU64, many, {Part(3000, kFor)});
+    BuildOptions reg;
+    reg.distinct_sketch = true;
+    reg.edit_footer = [many](FooterModel& f) {
+      SketchContent content = SpecSketch(many);
+      content.registers[7] = static_cast<uint8_t>(content.registers[7] < 50 ? content.registers[7] + 1 : 49);
+      (*f.columns)[0].chunks->at(0).statistics->distinct_sketch = SketchBytes(content);
+    };
+    add("distinct_sketch_register_off_by_one", {"7.6.1", "10.3"},
+        "A REGISTERS sketch of 3000 distinct u64 values whose register 7 differs by one from "
+        "the registers of those values.",
+        "CORRUPT_METADATA", {wide}, reg);
+  }
+  {
     // spec §5, §10.3 step 3: segments no reader decodes still carry checksums.
     BuildOptions table;
     table.extra_segments = {Bytes(100, 0x5A)};

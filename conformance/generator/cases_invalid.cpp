@@ -1093,6 +1093,70 @@ void FieldPlaneCases(const Inv& add) {
              });
 }
 
+
+// A u64 chunk of 3000 distinct values (FOR): its sketch is in the REGISTERS
+// form (spec §7.6.1).
+ColumnSpec ManyDistinct() {
+  std::vector<uint64_t> v(3000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = 1000003 * i + (i * i) % 977;
+  return Column("v", Ty::kU64, v, {Part(3000, kFor)});
+}
+
+void DistinctSketchCases(const Inv& add) {
+  // spec §7.6.1: the sketch's rules are checked when the footer is read.
+  auto sketch_case = [&](const std::string& name, const std::string& desc, const ColumnSpec& col,
+                         std::function<void(Statistics&)> edit,
+                         std::function<void(PostscriptFields&)> ps = nullptr) {
+    BuildOptions opt;
+    opt.distinct_sketch = true;
+    opt.edit_footer = [edit](FooterModel& f) { edit(*(*f.columns)[0].chunks->at(0).statistics); };
+    if (ps) opt.finish.edit_postscript = ps;
+    add(name, {"7.6.1"}, desc, "CORRUPT_METADATA", "open", File({col}, opt));
+  };
+  const ColumnSpec base = Base();
+  sketch_case("distinct_sketch_bit_clear",
+              "The chunk statistics carry a distinct sketch but DISTINCT_SKETCH (Optional_Features "
+              "bit 2) is clear.",
+              base, [](Statistics&) {},
+              [](PostscriptFields& ps) { ps.optional_features &= ~uint64_t{4}; });
+  sketch_case("distinct_sketch_bit_unused",
+              "DISTINCT_SKETCH (Optional_Features bit 2) is set but no chunk has a sketch.", base,
+              [](Statistics& s) { s.distinct_sketch.clear(); },
+              [](PostscriptFields& ps) { ps.optional_features |= 4; });
+  sketch_case("distinct_sketch_form_2", "The sketch's Sketch_Form byte is 2 (only 0 and 1 are defined).",
+              base, [](Statistics& s) { s.distinct_sketch[0] = 2; });
+  sketch_case("distinct_sketch_hashes_unsorted",
+              "A HASHES sketch whose first two hashes are swapped (they must be strictly "
+              "increasing).",
+              base, [](Statistics& s) {
+                std::swap_ranges(s.distinct_sketch.begin() + 5, s.distinct_sketch.begin() + 13,
+                                 s.distinct_sketch.begin() + 13);
+              });
+  sketch_case("distinct_sketch_hashes_length",
+              "A HASHES sketch one byte shorter than 5 + 8 * Num_Hashes.", base,
+              [](Statistics& s) { s.distinct_sketch.pop_back(); });
+  sketch_case("distinct_sketch_hashes_count_differs",
+              "A HASHES sketch (the exact set) whose number of hashes differs from distinct_count, "
+              "which is one more and marked exact.",
+              base, [](Statistics& s) { s.distinct_count += 1; });
+  const ColumnSpec many = ManyDistinct();
+  sketch_case("distinct_sketch_precision_14", "A REGISTERS sketch whose Precision byte is 14, not 15.",
+              many, [](Statistics& s) { s.distinct_sketch[1] = 14; });
+  sketch_case("distinct_sketch_register_51",
+              "A REGISTERS sketch whose register 0 is 51 (registers are at most 50).", many,
+              [values = RowValues(many.chunks[0])](Statistics& s) {
+                SketchContent content = SpecSketch(values);
+                content.registers[0] = 51;
+                s.distinct_sketch = SketchBytes(content);
+              });
+  sketch_case("distinct_sketch_registers_short",
+              "A REGISTERS sketch whose zstd frame holds 32767 registers, not 32768.", many,
+              [values = RowValues(many.chunks[0])](Statistics& s) {
+                SketchContent content = SpecSketch(values);
+                content.registers.pop_back();
+                s.distinct_sketch = SketchBytes(content);
+              });
+}
 }  // namespace
 
 // Dictionary chunks (spec §8.10): the rules a reader enforces.
@@ -1162,6 +1226,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ZstdCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
+  DistinctSketchCases(add);
   AddFloatInvalidCases(cases);
 }
 

@@ -1283,6 +1283,35 @@ void FieldPlaneCases(const Adder& add) {
   }
 }
 
+// Distinct-count sketches in the chunk statistics (spec §7.6.1, format 1.1).
+void DistinctSketchCases(const Adder& add) {
+  BuildOptions opt;
+  opt.distinct_sketch = true;
+  {
+    // Two chunks of few distinct values: HASHES sketches.
+    Rng rng(95);
+    std::vector<uint64_t> a, b;
+    for (int i = 0; i < 400; ++i) a.push_back(Canon(Ty::kI32, static_cast<uint64_t>(rng.Between(-50, 50))));
+    for (int i = 0; i < 300; ++i) b.push_back(Canon(Ty::kI32, static_cast<uint64_t>(rng.Between(0, 120))));
+    ColumnSpec col = Column("v", Ty::kI32, a, {Part(400, kFor)});
+    col.chunks.push_back(Column("v", Ty::kI32, b, {Part(300, kFor)}).chunks[0]);
+    add("distinct_sketch_hashes_i32", {"7.6", "7.6.1"},
+        "Two i32 chunks of 400 and 300 rows (values -50..50 and 0..120) whose statistics carry "
+        "HASHES sketches: the sorted hashes of their distinct values (at most Max_Hashes = 256); "
+        "DISTINCT_SKETCH set. The merged sketch of the column is the exact set of at most 171 "
+        "hashes.",
+        {col}, opt);
+  }
+  {
+    std::vector<uint64_t> v(3000);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 1000003 * i + (i * i) % 977;
+    add("distinct_sketch_registers_u64", {"7.6", "7.6.1"},
+        "A u64 chunk of 3000 distinct values (FOR): more than Max_Hashes, so its sketch is in "
+        "the REGISTERS form, 2^15 registers in one zstd frame.",
+        {Column("v", Ty::kU64, v, {Part(3000, kFor)})}, opt);
+  }
+}
+
 // Dictionary chunks (spec §8.10, format 1.1): files set DICTIONARY.
 void DictionaryCases(const Adder& add) {
   {
@@ -1379,6 +1408,7 @@ void AddValidCases(std::vector<Case>* cases) {
   DeltaCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
+  DistinctSketchCases(add);
   AddFloatValidCases(cases);
 }
 

@@ -105,6 +105,24 @@ struct PendingSegment {
 
 }  // namespace
 
+Bytes SketchBytes(const SketchContent& content) {
+  Bytes out;
+  if (content.hashes_form) {
+    out.push_back(0);  // Sketch_Form HASHES
+    PutLE(&out, content.hashes.size(), 4);
+    for (uint64_t h : content.hashes) PutLE(&out, h, 8);
+  } else {
+    out = {1, 15};  // Sketch_Form REGISTERS, Precision
+    const Bytes frame = Zstd(content.registers);
+    out.insert(out.end(), frame.begin(), frame.end());
+  }
+  return out;
+}
+
+Bytes SketchBytes(const std::vector<uint64_t>& canonical_values) {
+  return SketchBytes(SpecSketch(canonical_values));
+}
+
 Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& options) {
   // One encoded chunk: L3Integer (a float column's in the integer form,
   // spec §11.2.2) or IbpFloat (§11.2.3).
@@ -184,6 +202,9 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
         st.distinct_count_exact = true;
       }
       if (is_float) chunk.num_rows = spec.values.size() / col.R();  // rows, not values
+      if (options.distinct_sketch && !is_float) {
+        chunk.statistics.distinct_sketch = SketchBytes(RowValues(spec));
+      }
       if (options.edit_chunk) options.edit_chunk(ci, ki, chunk);
       e.integer = std::move(chunk);
       const bool bounds = options.bounds && (!is_float || options.float_bounds);
@@ -292,8 +313,9 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
       }
     }
   }
-  if (options.field_planes || options.field_bytes) {
-    // spec §9.2, §9.3 are new in 1.1 (FIELD_PLANES comes from the segment refs).
+  if (options.field_planes || options.field_bytes || options.distinct_sketch) {
+    // spec §9.2, §9.3 and §7.6.1 are new in 1.1 (FIELD_PLANES and
+    // DISTINCT_SKETCH come from the footer).
     if (finish.header.format_minor == 0) finish.header.format_minor = 1;
   }
   // Float columns (spec §11.2; IBP_FLOAT comes from the footer) and the

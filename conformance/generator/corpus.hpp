@@ -59,6 +59,9 @@ struct BuildOptions {
   /// Payload segments stored as ZstdFieldBytes instead (spec §9.3; also sets
   /// FIELD_PLANES and format 1.1).
   bool field_bytes = false;
+  /// Chunk statistics carry the distinct-count sketch (spec §7.6.1; sets
+  /// DISTINCT_SKETCH and format 1.1).
+  bool distinct_sketch = false;
   std::vector<KeyValueModel> metadata;
   bool writer_info = true;
   /// Edits a chunk's decoded segments before they are placed.
@@ -113,6 +116,11 @@ std::vector<ExpectedColumn> ExpectedOf(const std::vector<ColumnSpec>& columns);
 /// A chunk's decoded row values (a dictionary chunk's codes looked up,
 /// spec §8.10; a code at or above D gives 0).
 std::vector<uint64_t> RowValues(const ChunkSpec& chunk);
+
+/// spec §7.6.1: the bytes of the sketch of `canonical_values` (the registers
+/// as one zstd frame).
+Bytes SketchBytes(const std::vector<uint64_t>& canonical_values);
+Bytes SketchBytes(const SketchContent& content);
 
 struct Case {
   std::string name;  ///< file stem; the id is kind + "/" + name

@@ -53,7 +53,12 @@ uoffset_t BuildChunk(FlatBufferBuilder& fbb, const ChunkModel& c, bool future) {
   uoffset_t stats = 0, ibp = 0, pgm = 0, future_table = 0;
   if (c.statistics) {
     const Statistics& s = *c.statistics;
+    uoffset_t sketch = 0;
+    if (!s.distinct_sketch.empty()) sketch = fbb.CreateVector(s.distinct_sketch).o;
     const uoffset_t start = fbb.StartTable();
+    if (sketch != 0) {
+      fbb.AddOffset(fbs::ChunkStatistics::VT_DISTINCT_SKETCH, Offset<flatbuffers::Vector<uint8_t>>(sketch));
+    }
     fbb.AddElement<uint64_t>(fbs::ChunkStatistics::VT_MIN_VALUE, s.min_value, 0);
     fbb.AddElement<uint64_t>(fbs::ChunkStatistics::VT_MAX_VALUE, s.max_value, 0);
     fbb.AddElement<uint64_t>(fbs::ChunkStatistics::VT_NULL_COUNT, s.null_count, 0);
@@ -239,6 +244,9 @@ void DeriveFeatureBits(const FooterModel& footer, uint64_t* required, uint64_t* 
       if (c.validity) *required |= 2;               // VALIDITY_BITMAPS
       if (c.encoding && *c.encoding == 2) *required |= 4;  // IBP_FLOAT
       if (c.bounds) *optional |= 1;                 // PARTITION_BOUNDS
+      if (c.statistics && !c.statistics->distinct_sketch.empty()) {
+        *optional |= 4;                             // DISTINCT_SKETCH (1.1)
+      }
       if (c.dictionary_entries && *c.dictionary_entries > 0) {
         *required |= uint64_t{1} << 5;              // DICTIONARY (1.1)
       }

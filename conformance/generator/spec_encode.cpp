@@ -462,4 +462,33 @@ Bytes FieldByteForm(const EncodedChunk& c) {
   return out;
 }
 
+// spec §7.6.1: h = the splitmix64 finaliser of the canonical word.
+uint64_t SketchHash(uint64_t x) {
+  x = x + 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+SketchContent SpecSketch(const std::vector<uint64_t>& canonical_values) {
+  std::set<uint64_t> hashes;
+  for (uint64_t v : canonical_values) hashes.insert(SketchHash(v));
+  SketchContent out;
+  if (hashes.size() <= 256) {  // Max_Hashes
+    out.hashes.assign(hashes.begin(), hashes.end());
+    return out;
+  }
+  out.hashes_form = false;
+  out.registers.assign(32768, 0);
+  for (uint64_t h : hashes) {
+    // Register h >> 49; rho = 1 + the number of leading zero bits of the low
+    // 49 bits, 50 when they are all zero.
+    const uint64_t index = h >> 49;
+    uint8_t rho = 1;
+    for (int bit = 48; bit >= 0 && ((h >> bit) & 1) == 0; --bit) ++rho;
+    out.registers[index] = std::max(out.registers[index], rho);
+  }
+  return out;
+}
+
 }  // namespace l3::conformance

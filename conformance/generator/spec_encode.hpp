@@ -67,7 +67,20 @@ struct Statistics {
   bool has_min_max = true;
   uint64_t min_value = 0, max_value = 0, null_count = 0, distinct_count = 0;
   bool distinct_count_exact = true;
+  Bytes distinct_sketch;  ///< spec §7.6.1 (format 1.1); empty: absent
 };
+
+/// spec §7.6.1, written from the text: the hash of a canonical word, and
+/// the sketch of a set of values (canonical words) before any zstd: the
+/// sorted distinct hashes when there are at most 256 of them, else the
+/// 2^15 registers.
+uint64_t SketchHash(uint64_t canonical);
+struct SketchContent {
+  bool hashes_form = true;
+  std::vector<uint64_t> hashes;  // strictly increasing
+  Bytes registers;               // 32768 bytes, when !hashes_form
+};
+SketchContent SpecSketch(const std::vector<uint64_t>& canonical_values);
 
 /// The decoded bytes of a chunk's segments.
 struct EncodedChunk {

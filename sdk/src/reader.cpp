@@ -762,7 +762,9 @@ Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
     return Status(StatusCode::kCorruptMetadata,
                   where + ": statistics.min_value/max_value are not 0 although has_min_max is false");
   }
-  if (!stats.has_min_max && !stats.distinct_count_exact) return Status::OK();
+  const bool check_sketch = !stats.distinct_sketch.empty();
+  if (!stats.has_min_max && !stats.distinct_count_exact && !check_sketch) return Status::OK();
+  DistinctSketch sketch;  // spec §7.6.1: rebuilt from the decoded values
   T lo = std::numeric_limits<T>::max();
   T hi = std::numeric_limits<T>::min();
   const bool exact = stats.distinct_count_exact;
@@ -790,6 +792,14 @@ Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
       lo = std::min(lo, block[i]);
       hi = std::max(hi, block[i]);
     }
+    if (check_sketch) {
+      for (size_t i = 0; i < rows; ++i) {
+        if (i == 0 || block[i] != block[i - 1]) {
+          sketch.Add(internal::CanonicalExtend(static_cast<uint64_t>(static_cast<U>(block[i])), kBits,
+                                               std::is_signed<T>::value));
+        }
+      }
+    }
     if (!exact) continue;
     std::sort(block.begin(), block.begin() + static_cast<ptrdiff_t>(rows));
     const auto block_end = std::unique(block.begin(), block.begin() + static_cast<ptrdiff_t>(rows));
@@ -806,6 +816,15 @@ Status CheckStatisticsTyped(const ChunkView& view, const ChunkStatistics& stats,
     return Status(StatusCode::kCorruptMetadata,
                   where + ": statistics.distinct_count " + std::to_string(stats.distinct_count) +
                       " is marked exact but the chunk has " + std::to_string(seen.size()));
+  }
+  if (check_sketch) {
+    L3_ASSIGN_OR_RETURN(const DistinctSketch stored,
+                        DistinctSketch::FromBytes(stats.distinct_sketch.data(),
+                                                  stats.distinct_sketch.size()));
+    if (stored != sketch) {
+      return Status(StatusCode::kCorruptMetadata,
+                    where + ": statistics.distinct_sketch is not the sketch of the decoded values");
+    }
   }
   if (stats.has_min_max) {
     const bool is_signed = std::is_signed<T>::value;
@@ -872,6 +891,37 @@ Result<int> Reader::FindColumn(std::string_view name) const {
     if (impl_->columns[c].name == name) return static_cast<int>(c);
   }
   return Status(StatusCode::kOutOfRange, "no column named '" + std::string(name) + "'");
+}
+
+Result<DistinctSketch> Reader::MergedDistinctSketch(int column, const std::vector<int>& chunks) const {
+  try {
+    L3_RETURN_NOT_OK(impl_->CheckColumn(column));
+    const ColumnInfo& col = impl_->columns[column];
+    std::vector<int> all;
+    const std::vector<int>* list = &chunks;
+    if (chunks.empty()) {
+      all.resize(col.chunks.size());
+      for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+      list = &all;
+    }
+    DistinctSketch merged;
+    for (const int k : *list) {
+      L3_RETURN_NOT_OK(impl_->CheckChunk(column, k));
+      const std::vector<uint8_t>& bytes = col.chunks[k].statistics.distinct_sketch;
+      if (bytes.empty()) {
+        return Status(StatusCode::kUnsupportedFeature,
+                      "column " + std::to_string(column) + " chunk " + std::to_string(k) +
+                          " has no distinct sketch (spec §7.6.1)");
+      }
+      // Checked when the footer was parsed.
+      L3_ASSIGN_OR_RETURN(const DistinctSketch sketch,
+                          DistinctSketch::FromBytes(bytes.data(), bytes.size()));
+      merged.Merge(sketch);
+    }
+    return merged;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
 }
 
 Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) const {

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "codec/dictionary/dictionary_encode.hpp"
+#include "codec/encode/chunk_statistics.hpp"
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/value_traits.hpp"
 #include "codec/ibp/float_order.hpp"
 #include "codec/ibp/ibp_encode.hpp"
 #include "codec/ibp/ibp_format.hpp"
@@ -451,6 +453,15 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
                                           chosen_trial_bytes));
       if (whole && whole->StoredBytes() < ready.StoredBytes()) ready = std::move(*whole);
     }
+    if (options.write_statistics && options.format_minor >= 1 &&
+        options.distinct_sketch_min_rows != UINT64_MAX) {
+      // spec §7.6.1: the chunk's distinct-count sketch, from its values.
+      internal::DispatchIntegerType(type, [&](auto tag) {
+        using T = decltype(tag);
+        ready.statistics.distinct_sketch = internal::ComputeDistinctSketch(
+            reinterpret_cast<const T*>(values.data()), num_rows, encoder_threads);
+      });
+    }
     values.clear();
     values.shrink_to_fit();
     ready.pgm = std::move(pgm);
@@ -551,6 +562,7 @@ struct Writer::Impl {
   // bytes never depend on which encode finishes first.
   struct Pending {
     int column;
+    bool keep_sketch = true;  // see KeepSketch
     std::future<Result<ReadyChunk>> result;
   };
   std::deque<Pending> pending;
@@ -564,8 +576,12 @@ struct Writer::Impl {
                                             const WriteOptions& options,
                                             std::unique_ptr<internal::OutputSink> sink);
 
-  Status Place(int column, ReadyChunk ready);
-  Status Submit(int column);
+  Status Place(int column, ReadyChunk ready, bool keep_sketch);
+  /// `closing`: called by Close() for the column's last, partial chunk.
+  Status Submit(int column, bool closing = false);
+  /// WriteOptions::distinct_sketch_min_rows: a column that is one chunk of
+  /// fewer rows keeps no sketch.
+  bool KeepSketch(int column, uint64_t chunk_rows, bool closing) const;
   Status DrainOne();
   /// Caller mistakes, found before anything changes.
   Status CheckAppend(int column, const void* values, uint64_t num_values) const;
@@ -613,7 +629,13 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
   return impl;
 }
 
-Status Writer::Impl::Place(int column, ReadyChunk ready) {
+bool Writer::Impl::KeepSketch(int column, uint64_t chunk_rows, bool closing) const {
+  const bool sole_chunk = closing && rows[column] / specs[column].row_width == chunk_rows;
+  return !(sole_chunk && chunk_rows < options.distinct_sketch_min_rows);
+}
+
+Status Writer::Impl::Place(int column, ReadyChunk ready, bool keep_sketch) {
+  if (!keep_sketch) ready.statistics.distinct_sketch.clear();
   ChunkInfo chunk;
   chunk.first_row = written[column].num_rows;
   chunk.num_rows = ready.num_rows;
@@ -658,10 +680,10 @@ Status Writer::Impl::DrainOne() {
   pending.pop_front();
   Result<ReadyChunk> ready = next.result.get();
   if (!ready.ok()) return ready.status();
-  return Place(next.column, std::move(ready).value());
+  return Place(next.column, std::move(ready).value(), next.keep_sketch);
 }
 
-Status Writer::Impl::Submit(int column) {
+Status Writer::Impl::Submit(int column, bool closing) {
   std::vector<uint8_t> values = std::move(buffers[column]);
   buffers[column] = std::vector<uint8_t>();
   const PhysicalType type = specs[column].type;
@@ -669,17 +691,19 @@ Status Writer::Impl::Submit(int column) {
   const uint64_t num_rows =
       values.size() / static_cast<size_t>(PhysicalTypeBytes(type)) / width;
   const bool is_float = PhysicalTypeIsFloat(type);
+  const bool keep_sketch = KeepSketch(column, num_rows, closing);
   if (!asynchronous) {
     Result<ReadyChunk> ready =
         is_float ? EncodeFloatAndStore(type, width, std::move(values), num_rows, options,
                                        encoder_threads)
                  : EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads);
     if (!ready.ok()) return ready.status();
-    return Place(column, std::move(ready).value());
+    return Place(column, std::move(ready).value(), keep_sketch);
   }
   while (pending.size() >= max_in_flight) L3_RETURN_NOT_OK(DrainOne());
   Pending p;
   p.column = column;
+  p.keep_sketch = keep_sketch;
   try {
     if (is_float) {
       p.result = std::async(std::launch::async, EncodeFloatAndStore, type, width,
@@ -750,7 +774,7 @@ Status Writer::Impl::CloseImpl() {
   }
   // The partial chunks, in column order.
   for (size_t c = 0; c < buffers.size(); ++c) {
-    if (!buffers[c].empty()) L3_RETURN_NOT_OK(Submit(static_cast<int>(c)));
+    if (!buffers[c].empty()) L3_RETURN_NOT_OK(Submit(static_cast<int>(c), /*closing=*/true));
   }
   while (!pending.empty()) L3_RETURN_NOT_OK(DrainOne());
   FileInfo info;

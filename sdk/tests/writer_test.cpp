@@ -273,7 +273,7 @@ TEST_CASE("Writer: a finished file appears atomically and reads back") {
   CHECK(reader->info().num_rows == 4321);
   CHECK(reader->column(0).chunks.size() == 5);
   CHECK(reader->column(1).chunks.size() == 5);
-  CHECK(reader->info().optional_features == kOptionalPartitionBounds);
+  CHECK(reader->info().optional_features == (kOptionalPartitionBounds | kOptionalDistinctSketch));
   CHECK(reader->info().required_features == 0);
   std::vector<uint64_t> ids_out(4321);
   std::vector<int16_t> temps_out(4321);

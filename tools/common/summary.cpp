@@ -117,7 +117,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredFieldPlanes, "FIELD_PLANES"},
                                   {kRequiredDictionary, "DICTIONARY"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
-                                  {kOptionalPgmIndex, "PGM_INDEX"}};
+                                  {kOptionalPgmIndex, "PGM_INDEX"},
+                                  {kOptionalDistinctSketch, "DISTINCT_SKETCH"}};
 
 template <size_t N>
 std::string Names(uint64_t bits, const NamedBit (&table)[N]) {

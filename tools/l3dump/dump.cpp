@@ -1,6 +1,7 @@
 #include "dump.hpp"
 
 #include <charconv>
+#include <optional>
 
 #include "common/errors.hpp"
 #include "common/summary.hpp"
@@ -184,6 +185,8 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
 
     ColumnSummary sum;
     Json chunks = Json::array();
+    // The column's merged distinct sketch, while every chunk has one.
+    std::optional<DistinctSketch> column_sketch;
     for (size_t k = 0; k < col.chunks.size(); ++k) {
       const ChunkInfo& ch = col.chunks[k];
       Json jk;
@@ -212,6 +215,25 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
         st["null_count"] = ch.statistics.null_count;
         st["distinct_count"] = ch.statistics.distinct_count;
         st["distinct_count_exact"] = ch.statistics.distinct_count_exact;
+        // spec §7.6.1: the distinct sketch's form, size and count.
+        const std::vector<uint8_t>& sketch_bytes = ch.statistics.distinct_sketch;
+        st["distinct_sketch"] = nullptr;
+        if (!sketch_bytes.empty()) {
+          Result<DistinctSketch> sketch =
+              DistinctSketch::FromBytes(sketch_bytes.data(), sketch_bytes.size());
+          if (sketch.ok()) {
+            Json js;
+            js["form"] = sketch->exact() ? "hashes" : "registers";
+            js["bytes"] = sketch_bytes.size();
+            js["estimate"] = sketch->Estimate();
+            st["distinct_sketch"] = js;
+            if (k == 0 || column_sketch.has_value()) {
+              if (!column_sketch) column_sketch = DistinctSketch();
+              column_sketch->Merge(*sketch);
+            }
+          }
+        }
+        if (sketch_bytes.empty()) column_sketch.reset();
         jk["statistics"] = st;
       } else {
         jk["statistics"] = nullptr;
@@ -339,6 +361,14 @@ Json BuildDump(const Reader& reader, const std::string& path, const DumpOptions&
     sizes["mean"] = sum.mean_partition_rows();
     jc["partition_rows"] = sizes;
     jc["payload_bytes"] = sum.payload_bytes;
+    // spec §7.6.1: every chunk's sketch merged; null unless all have one.
+    jc["distinct_estimate"] = nullptr;
+    if (column_sketch && !col.chunks.empty()) {
+      Json de;
+      de["count"] = column_sketch->Estimate();
+      de["exact"] = column_sketch->exact();
+      jc["distinct_estimate"] = de;
+    }
     jc["chunks"] = chunks;
     cols.push_back(jc);
   }

@@ -143,6 +143,11 @@ std::string RenderText(const Json& d) {
                     Num(c["run_partitions"]["rows"]).c_str());
     }
     out += Format("  %-15s%.2f (row-weighted)\n", "mean bit width", c["mean_bit_width"].get<double>());
+    if (c.contains("distinct_estimate") && !c["distinct_estimate"].is_null()) {
+      const Json& de = c["distinct_estimate"];
+      out += Format("  %-15s%s (%s, the chunks' sketches merged)\n", "distinct",
+                    Num(de["count"]).c_str(), de["exact"].get<bool>() ? "exact" : "estimate");
+    }
     if (!c["bit_widths"].empty()) {
       out += Format("  %-15s%9s  %10s  %10s\n", "bit widths", "bit width", "partitions", "rows");
       for (const Json& w : c["bit_widths"]) {
@@ -177,6 +182,12 @@ std::string RenderText(const Json& d) {
                       Num(st["min"]).c_str(), Num(st["max"]).c_str(), Num(st["distinct_count"]).c_str(),
                       st["distinct_count_exact"].get<bool>() ? "exact" : "estimate",
                       Num(st["null_count"]).c_str());
+        const Json& sk = st["distinct_sketch"];
+        if (!sk.is_null()) {
+          out += Format("    %-16s %s, %s bytes, distinct %s\n", "distinct sketch",
+                        sk["form"].get<std::string>().c_str(), Num(sk["bytes"]).c_str(),
+                        Num(sk["estimate"]).c_str());
+        }
       }
       if (k["has_ibp"].get<bool>() || k["has_pgm"].get<bool>()) {
         out += Format("    %-16s %s%s\n", "extras", k["has_ibp"].get<bool>() ? "ibp " : "",

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "l3/distinct_sketch.hpp"
+
 #include "l3/status.hpp"
 
 namespace l3 {
@@ -98,6 +100,7 @@ inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, sp
 inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
+inline constexpr uint64_t kOptionalDistinctSketch = 1ull << 2;  ///< format 1.1, spec §7.6.1
 
 // ---------------------------------------------------------------------------
 // Writing
@@ -203,6 +206,14 @@ struct WriteOptions {
   double dictionary_min_saving = 1.0 / 32;
   bool write_partition_bounds = true;
   bool write_statistics = true;
+  /// write_statistics with format_minor >= 1: integer chunks carry a
+  /// distinct-count sketch (spec §7.6.1; DistinctSketch, about 6 KiB for a
+  /// chunk of many distinct values), so that engines can merge distinct
+  /// counts over chunks, columns and files without reading data; except a
+  /// column that is a single chunk of fewer than this many rows, whose
+  /// distinct_count says all and whose file the sketch would grow
+  /// noticeably. 0: every chunk; UINT64_MAX: none.
+  uint64_t distinct_sketch_min_rows = uint64_t{1} << 20;
   /// Worker threads for encoding; 0 = one per hardware thread. The bytes
   /// written never depend on this.
   int num_threads = 0;
@@ -368,6 +379,9 @@ struct ChunkStatistics {
   uint64_t null_count = 0;
   uint64_t distinct_count = 0;
   bool distinct_count_exact = false;
+  /// spec §7.6.1 (format 1.1): the bytes of the chunk's distinct-count
+  /// sketch (DistinctSketch::FromBytes reads them); empty when absent.
+  std::vector<uint8_t> distinct_sketch;
 };
 
 /// A chunk's PGM learned index (spec §11.3): the footer's PgmIndex table.
@@ -547,6 +561,15 @@ class Reader {
 
   /// The partition records of one chunk, with bounds when present.
   Result<std::vector<PartitionInfo>> Partitions(int column, int chunk) const;
+
+  /// The distinct-count sketch (spec §7.6.1) of the values of `chunks` of
+  /// `column` (every chunk when `chunks` is empty), merged from the footer's
+  /// chunk statistics: no data is read. Merge sketches of several columns or
+  /// files with DistinctSketch::Merge; Estimate() gives the count.
+  /// kUnsupportedFeature if one of the chunks has no sketch (a float chunk,
+  /// or a file written without statistics or by a format 1.0 writer);
+  /// kOutOfRange for a bad column or chunk index.
+  Result<DistinctSketch> MergedDistinctSketch(int column, const std::vector<int>& chunks = {}) const;
 
   /// Decodes rows [row_begin, row_end) of `column` into `out`, which must hold
   /// (row_end - row_begin) * row_width * PhysicalTypeBytes(type) bytes. Errors:

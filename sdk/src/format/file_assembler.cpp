@@ -54,6 +54,9 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
       }
       if (chunk.bounds.present) ps.optional_features |= kOptionalPartitionBounds;
       if (chunk.pgm.present) ps.optional_features |= kOptionalPgmIndex;
+      if (!chunk.statistics.distinct_sketch.empty()) {
+        ps.optional_features |= kOptionalDistinctSketch;
+      }
       if (chunk.validity.present) ps.required_features |= kRequiredValidityBitmaps;
       if (chunk.uses_delta) ps.required_features |= kRequiredDeltaModel;
       if (chunk.dictionary_entries > 0) ps.required_features |= kRequiredDictionary;

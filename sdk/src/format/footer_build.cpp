@@ -18,8 +18,10 @@ flatbuffers::Offset<fbs::ColumnChunk> BuildChunk(flatbuffers::FlatBufferBuilder&
   flatbuffers::Offset<fbs::ChunkStatistics> stats = 0;
   if (chunk.statistics.present) {
     const ChunkStatistics& s = chunk.statistics;
+    const auto sketch =
+        s.distinct_sketch.empty() ? 0 : fbb.CreateVector(s.distinct_sketch);
     stats = fbs::CreateChunkStatistics(fbb, s.has_min_max, s.min_value, s.max_value, s.null_count,
-                                       s.distinct_count, s.distinct_count_exact);
+                                       s.distinct_count, s.distinct_count_exact, sketch);
   }
   const fbs::SegmentRef partition_table = ToRef(chunk.partition_table);
   const fbs::SegmentRef parameters = ToRef(chunk.parameters);

@@ -103,6 +103,7 @@ class FooterChecker {
   bool uses_float_ = false;
   bool uses_bounds_ = false;
   bool uses_pgm_ = false;
+  bool uses_distinct_sketch_ = false;
   bool uses_dictionary_ = false;
 };
 
@@ -523,6 +524,23 @@ Status FooterChecker::CheckChunk(const fbs::ColumnChunk& chunk, uint32_t c, uint
     info->statistics.null_count = s->null_count();
     info->statistics.distinct_count = s->distinct_count();
     info->statistics.distinct_count_exact = s->distinct_count_exact();
+    if (const auto* sketch = s->distinct_sketch()) {
+      // spec §7.6.1: behind DISTINCT_SKETCH, and well formed.
+      uses_distinct_sketch_ = true;
+      if ((ps_.optional_features & kOptionalDistinctSketch) == 0) {
+        return Corrupt(where + ": statistics.distinct_sketch present but DISTINCT_SKETCH is clear");
+      }
+      Result<DistinctSketch> parsed = DistinctSketch::FromBytes(sketch->data(), sketch->size());
+      if (!parsed.ok()) return Corrupt(where + ": " + parsed.status().message());
+      // A HASHES sketch is the exact set: distinct_count must say so.
+      if (parsed->exact() && (!s->distinct_count_exact() ||
+                              s->distinct_count() != parsed->Estimate())) {
+        return Corrupt(where + ": statistics.distinct_sketch holds " +
+                       std::to_string(parsed->Estimate()) +
+                       " hashes but distinct_count is not that exact count");
+      }
+      info->statistics.distinct_sketch.assign(sketch->begin(), sketch->end());
+    }
   }
   return Status::OK();
 }
@@ -592,6 +610,8 @@ Status FooterChecker::CheckFeatureBits() const {
       {ps_.optional_features, kOptionalPartitionBounds, uses_bounds_,
        "Optional_Features PARTITION_BOUNDS"},
       {ps_.optional_features, kOptionalPgmIndex, uses_pgm_, "Optional_Features PGM_INDEX"},
+      {ps_.optional_features, kOptionalDistinctSketch, uses_distinct_sketch_,
+       "Optional_Features DISTINCT_SKETCH"},
   };
   for (const Bit& b : bits) {
     if ((b.set & b.mask) != 0 && !b.used) {

@@ -23,13 +23,9 @@ namespace {
 
 constexpr uint64_t kRangeRows = uint64_t{1} << 20;
 
-// splitmix64's finaliser: a fixed, well-mixing 64-bit permutation.
-uint64_t Mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// splitmix64's finaliser: a fixed, well-mixing 64-bit permutation (the
+// hash of spec §7.6.1).
+uint64_t Mix64(uint64_t x) { return DistinctSketch::Hash(x); }
 
 // An open-addressing set of 64-bit keys that stops accepting keys once it
 // holds more than `limit` of them.
@@ -252,8 +248,27 @@ ChunkStatisticsData ComputeChunkStatistics(const T* v, uint64_t n, int num_threa
   }
 }
 
-#define L3_INSTANTIATE_STATS(T) \
-  template ChunkStatisticsData ComputeChunkStatistics<T>(const T*, uint64_t, int);
+template <typename T>
+std::vector<uint8_t> ComputeDistinctSketch(const T* v, uint64_t n, int num_threads) {
+  using Traits = ValueTraits<T>;
+  const uint64_t ranges = (n + kRangeRows - 1) / kRangeRows;
+  std::vector<DistinctSketch> sketches(ranges);
+  ParallelFor(ranges, num_threads, 1, [&](uint64_t r) {
+    const uint64_t begin = r * kRangeRows, end = std::min(n, (r + 1) * kRangeRows);
+    DistinctSketch& sketch = sketches[r];
+    sketch.Add(Traits::Canonical(v[begin]));
+    for (uint64_t i = begin + 1; i < end; ++i) {
+      if (v[i] != v[i - 1]) sketch.Add(Traits::Canonical(v[i]));
+    }
+  });
+  DistinctSketch total;
+  for (const DistinctSketch& s : sketches) total.Merge(s);
+  return total.ToBytes();
+}
+
+#define L3_INSTANTIATE_STATS(T)                                                    \
+  template ChunkStatisticsData ComputeChunkStatistics<T>(const T*, uint64_t, int); \
+  template std::vector<uint8_t> ComputeDistinctSketch<T>(const T*, uint64_t, int);
 L3_INSTANTIATE_STATS(int8_t)
 L3_INSTANTIATE_STATS(int16_t)
 L3_INSTANTIATE_STATS(int32_t)

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "codec/encode/encode_chunk.hpp"
 
@@ -36,5 +37,10 @@ inline constexpr uint64_t kExactDistinctLimit = uint64_t{1} << 16;
 /// Statistics of values[0, n), n >= 1. Independent of num_threads.
 template <typename T>
 ChunkStatisticsData ComputeChunkStatistics(const T* values, uint64_t n, int num_threads);
+
+/// The bytes of the spec §7.6.1 distinct-count sketch of values[0, n),
+/// n >= 1. Independent of num_threads.
+template <typename T>
+std::vector<uint8_t> ComputeDistinctSketch(const T* values, uint64_t n, int num_threads);
 
 }  // namespace l3::internal

@@ -12,5 +12,6 @@ int RunValidate(int argc, char** argv);
 int RunInfo(int argc, char** argv);
 int RunDemo(int argc, char** argv);
 int RunLookup(int argc, char** argv);
+int RunScan(int argc, char** argv);
 
 }  // namespace l3::cli

@@ -23,6 +23,7 @@ const char kUsage[] =
     "  validate    structural (default) or deep checks; the exit code names the failure\n"
     "  info        a short summary of a file\n"
     "  lookup      key -> row in a sorted column with a PGM index\n"
+    "  scan        rows where a column satisfies predicates, with count and sum\n"
     "  demo        compress built-in sample columns, check they read back, print ratios\n"
     "\n"
     "Run 'l3 COMMAND --help' for a command's options. 'l3dump FILE.l3' shows a\n"
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     static const Entry kCommands[] = {{"compress", RunCompress}, {"decompress", RunDecompress},
                                       {"cat", RunCat},           {"validate", RunValidate},
                                       {"info", RunInfo},         {"demo", RunDemo},
-                                      {"lookup", RunLookup}};
+                                      {"lookup", RunLookup},     {"scan", RunScan}};
     for (const Entry& e : kCommands) {
       if (command == e.name) return e.run(argc - 1, argv + 1);
     }

@@ -181,6 +181,30 @@ group_pgm() {
   expect_error 17 "no PGM index" "$l3" lookup plain.l3 --column sorted 5
 }
 
+group_scan() {
+  # Sorted i32 dates in chunks of 1000 rows and a price column: l3 scan
+  # against counts and sums computed here, and pruning by statistics.
+  for ((i = 0; i < 4000; i++)); do echo $((19940000 + i / 10)); done | to_le 4 > date.bin
+  for ((i = 0; i < 4000; i++)); do echo $(((i * 37) % 1000 - 500)); done | to_le 4 > price.bin
+  expect_ok "$l3" compress --chunk-rows 1000 --type i32 date.bin price.bin -o dp.l3
+  local count=0 sum=0 d p
+  for ((i = 0; i < 4000; i++)); do
+    d=$((19940000 + i / 10)); p=$(((i * 37) % 1000 - 500))
+    if [ "$d" -ge 19940120 ] && [ "$d" -lt 19940150 ]; then count=$((count + 1)); sum=$((sum + p)); fi
+  done
+  expect_ok "$l3" scan dp.l3 --where 'date >= 19940120' --where 'date < 19940150' --sum price --rows rows.bin
+  grep -q "^count	$count\$" out.txt && pass || fail "scan count: $(cat out.txt) (want $count)"
+  grep -q "^sum	$sum\$" out.txt && pass || fail "scan sum: $(cat out.txt) (want $sum)"
+  grep -q "^chunks	4 (3 pruned by statistics)\$" out.txt && pass || fail "scan pruning: $(cat out.txt)"
+  [ "$(stat -c %s rows.bin)" -eq $((8 * count)) ] && pass || fail "rows.bin has $(stat -c %s rows.bin) bytes"
+  expect_ok "$l3" scan dp.l3 --where 'date in 19940001,19940399,5'
+  grep -q "^count	20\$" out.txt && pass || fail "scan in: $(cat out.txt)"
+  expect_ok "$l3" scan dp.l3 --where 'date > 2147483647'
+  grep -q "^count	0\$" out.txt && pass || fail "scan past the type: $(cat out.txt)"
+  expect_error 2 "same column" "$l3" scan dp.l3 --where 'date > 1' --where 'price < 3'
+  expect_error 2 "OP" "$l3" scan dp.l3 --where 'date ~ 3'
+}
+
 group_roundtrip() {
   # Raw, every type, with values at both ends of the range.
   local types=(i8 i16 i32 i64 u8 u16 u32 u64)
@@ -516,6 +540,7 @@ case "$group" in
   errors) group_errors ;;
   golden) group_golden ;;
   pgm) group_pgm ;;
+  scan) group_scan ;;
   *) echo "unknown group $group" >&2; exit 2 ;;
 esac
 echo "$group: $checks checks, $failures failed"

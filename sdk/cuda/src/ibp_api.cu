@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -89,7 +90,19 @@ struct IbpLaunch {
   uint32_t group_lanes;               // lanes per row: a power of two, 1..32
 };
 
+// The wide-row decoder (IbpDecodeWideRow) is being measured: it is used only
+// when the environment sets L3_IBP_WIDE_ROWS=1, until an H100 run shows it
+// at least as fast as the one-step loop on every dataset (then it becomes
+// the only path and this switch goes).
+bool WideRowsEnabled() {
+  const char* v = std::getenv("L3_IBP_WIDE_ROWS");
+  return v != nullptr && v[0] == '1';
+}
+
 // One group of lanes per output row, grid-stride.
+// kWide: IbpDecodeWideRow for rows of more than 32 words (its own
+// instantiation, so the one-step kernel keeps its registers).
+template <bool kWide>
 __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args) {
   internal::IbpGroup g;
   g.size = args.group_lanes;
@@ -106,7 +119,8 @@ __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunc
       continue;
     }
     if (row < args.window_begin || row >= args.window_end) continue;
-    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g);
+    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g,
+                                 kWide);
   }
 }
 
@@ -123,8 +137,9 @@ Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t
   uint32_t group_lanes = 1;
   while (group_lanes < 32 && group_lanes < widest) group_lanes <<= 1;
   const uint64_t rows_per_block = kIbpBlockThreads / group_lanes;
-  const uint64_t blocks =
-      std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block, uint64_t{32} * SmCount());
+  const uint64_t max_blocks = uint64_t{32} * SmCount();
+  const bool wide = WideRowsEnabled() && group_lanes == 32;
+  const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block, max_blocks);
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t last = std::min<size_t>(num_chunks, first + internal::kMaxIbpLaunchChunks);
     IbpLaunch args{};
@@ -146,13 +161,25 @@ Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t
     args.row_bytes = static_cast<uint32_t>(row_bytes);
     args.store_bytes = store_bytes;
     args.group_lanes = group_lanes;
+    uint64_t launch_blocks = blocks;
     if (d_rows == nullptr) {
-      // A range touches only the chunks it overlaps.
+      // A range launches over the rows of this window only.
       const uint64_t row_end = row_begin + num_out;
-      if (args.window_end <= row_begin || args.window_begin >= row_end) continue;
+      const uint64_t lo = std::max(row_begin, args.window_begin);
+      const uint64_t hi = std::min(row_end, args.window_end);
+      if (lo >= hi) continue;
+      args.row_begin = lo;
+      args.num_out = hi - lo;
+      args.out = static_cast<uint8_t*>(d_out) + (lo - row_begin) * row_bytes;
+      launch_blocks =
+          std::min<uint64_t>((args.num_out + rows_per_block - 1) / rows_per_block, max_blocks);
     }
-    IbpRowsKernel<<<static_cast<uint32_t>(std::max<uint64_t>(blocks, 1)), kIbpBlockThreads, 0,
-                    stream>>>(args);
+    const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(launch_blocks, 1));
+    if (wide) {
+      IbpRowsKernel<true><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+    } else {
+      IbpRowsKernel<false><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+    }
     L3_CUDA_RETURN_NOT_OK(CheckLaunch("IbpRowsKernel"));
   }
   return Status::OK();

@@ -183,17 +183,126 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
   }
 }
 
+/// IbpDecodeRowGroup for a whole warp (g = 32) on a row of m > 32 words,
+/// kSteps steps of 32 words per pass: the bitmap, mask and bit-value loads
+/// of all steps are issued together (masks unconditionally), then their
+/// scans run interleaved, then their stream loads; a warp has kSteps times
+/// the loads in flight of the one-step loop, whose throughput the latency
+/// of three dependent loads per step bounded. Same values, same checks.
+template <typename Word, int kSteps>
+__device__ void IbpDecodeWideRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
+                                 uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint64_t m = c.words_per_row;
+  const uint64_t start = IbpDeviceRowStart(c, r);
+  const uint64_t end = IbpDeviceRowStart(c, r + 1);
+  if (!(start < end && end <= c.payload_words && end - start <= m)) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+    return;
+  }
+  const uint64_t length = end - start;
+  const bool raw = length == m;
+  const Word* row = reinterpret_cast<const Word*>(c.payload) + start;
+  const uint64_t h = raw ? 0 : IbpBitmapWords(m, W);
+  const uint32_t k = (!raw && c.mask_ids != nullptr) ? __ldg(c.mask_ids + r) : 0u;
+  if (h > length || k >= c.num_masks) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+    return;
+  }
+  const Word* mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
+  const Word* bitval = mask + m;
+  const Word* stream = row + h;
+  const uint64_t stream_words = length - h;
+  uint64_t base = 0;
+  for (uint64_t j0 = 0; j0 < m; j0 += 32 * kSteps) {
+    Word mask_j[kSteps], bit_j[kSteps];
+    bool part[kSteps];
+    uint32_t f[kSteps], inclusive[kSteps];
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const uint64_t j = j0 + 32 * u + g.lane;
+      const bool in_row = j < m;
+      part[u] = false;
+      mask_j[u] = 0;
+      bit_j[u] = 0;
+      if (in_row && !raw) {
+        part[u] = (IbpLoadWord(row + j / W) >> (j % W)) & 1;
+        mask_j[u] = IbpLoadWord(mask + j);
+        bit_j[u] = IbpLoadWord(bitval + j);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const uint64_t j = j0 + 32 * u + g.lane;
+      f[u] = j < m ? (part[u] ? W - PopCount(mask_j[u]) : W) : 0u;
+      inclusive[u] = f[u];
+    }
+    // Inclusive scans of the field widths, the steps interleaved.
+#pragma unroll
+    for (uint32_t d = 1; d < 32; d <<= 1) {
+#pragma unroll
+      for (int u = 0; u < kSteps; ++u) {
+        const uint32_t up = __shfl_up_sync(0xFFFFFFFFu, inclusive[u], d);
+        if (g.lane >= d) inclusive[u] += up;
+      }
+    }
+    uint64_t pos[kSteps];
+    uint64_t step_base = base;
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      pos[u] = step_base + inclusive[u] - f[u];
+      step_base += __shfl_sync(0xFFFFFFFFu, inclusive[u], 31);
+    }
+    Word hi[kSteps], lo[kSteps];
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const uint64_t i = pos[u] / W;
+      const uint32_t off = static_cast<uint32_t>(pos[u] % W);
+      hi[u] = (f[u] > 0 && i < stream_words) ? IbpLoadWord(stream + i) : Word{0};
+      lo[u] = (f[u] > 0 && off > 0 && off + f[u] > W && i + 1 < stream_words)
+                  ? IbpLoadWord(stream + i + 1)
+                  : Word{0};
+    }
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const uint64_t j = j0 + 32 * u + g.lane;
+      if (j >= m) continue;
+      const Word x = MsbField<Word>(hi[u], lo[u], static_cast<uint32_t>(pos[u] % W), f[u]);
+      const Word value =
+          part[u] ? static_cast<Word>(bit_j[u] | DepositBits<Word>(x, static_cast<Word>(~mask_j[u])))
+                  : x;
+      IbpStoreWord<Word>(out_row, j, value, row_bytes, store_bytes);
+    }
+    base = step_base;
+  }
+  // Rule 5: the row's words are exactly its bitmap and its fields.
+  if (!raw && h + (base + W - 1) / W != length) {
+    __syncwarp();
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+  }
+}
+
+inline constexpr int kIbpWideSteps = 4;
+
 /// Decodes column row `row` (inside the set's window) with the group, from
 /// the chunk of `set` that holds it.
 __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint64_t row,
                                                    uint8_t* out_row, uint32_t row_bytes,
-                                                   uint32_t store_bytes, const IbpGroup& g) {
+                                                   uint32_t store_bytes, const IbpGroup& g,
+                                                   bool allow_wide) {
   uint32_t c = 0;
   while (c + 1 < set.count && set.chunk[c + 1].first_row <= row) ++c;
   const IbpKernelChunk& chunk = set.chunk[c];
   const uint64_t local = row - chunk.first_row;
+  const bool wide = allow_wide && g.size == 32 && chunk.words_per_row > 32;
   if (chunk.word_bytes == 8) {
-    IbpDecodeRowGroup<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
+    if (wide) {
+      IbpDecodeWideRow<uint64_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
+    } else {
+      IbpDecodeRowGroup<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
+    }
+  } else if (wide) {
+    IbpDecodeWideRow<uint32_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
   } else {
     IbpDecodeRowGroup<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   }

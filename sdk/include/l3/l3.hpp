@@ -190,7 +190,7 @@ struct WriteOptions {
   /// minimise bit-packed size. The smaller encoding by trial zstd frames
   /// (level 6) is kept and only it is compressed at zstd_level. With
   /// archive_field_planes, a third encoding is tried: DELTA partitions of
-  /// 65536 rows without exceptions, stored as zstd over field bytes (spec
+  /// 2^22 rows without exceptions, stored as zstd over field bytes (spec
   /// §9.3), kept where its full-level frames are smaller (columns whose runs
   /// of deltas recur, such as the node references of ways).
   bool archive_large_partitions = true;

@@ -72,6 +72,24 @@ DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
   return ChooseDeltaWidthFromCounts(rows_of_width, n);
 }
 
+/// A DELTA partition of n rows with Bit_Width `width`, Delta_Base `lo` (a
+/// delta, as a signed number) and exceptions `e`, with its payload size and
+/// cost.
+template <typename T>
+PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaExceptions e,
+                          uint32_t values_per_lane) {
+  constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
+  PartitionFit fit;
+  fit.num_rows = n;
+  fit.model_type = kDeltaType;
+  fit.bit_width = static_cast<uint8_t>(width);
+  fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
+  fit.exceptions = PackDeltaExceptions(e.count, e.width);
+  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, e);
+  fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
 /// The cheapest DELTA fit of values[0, n) (0 for Delta_Base when n = 1).
 /// Delta_Base candidates: the smallest delta, and the deltas at ranks n/64,
 /// n/16 and n/4 from the bottom, so that a few large negative deltas become
@@ -140,20 +158,8 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
       }
     }
   }
-  const uint32_t best_w = best.width;
-  const uint32_t max_width = best.max_width;
-  const uint32_t exceptions = best.exceptions;
-  const DeltaExceptions e{exceptions, exceptions == 0 ? 0u : max_width - best_w};
-  constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
-  PartitionFit fit;
-  fit.num_rows = n;
-  fit.model_type = kDeltaType;
-  fit.bit_width = static_cast<uint8_t>(best_w);
-  fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
-  fit.exceptions = PackDeltaExceptions(e.count, e.width);
-  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, e);
-  fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
-  return fit;
+  const DeltaExceptions e{best.exceptions, best.exceptions == 0 ? 0u : best.max_width - best.width};
+  return MakeDeltaFit<T>(n, best.width, lo, e, values_per_lane);
 }
 
 /// DELTA of values[0, n) with no exceptions: Delta_Base the smallest delta
@@ -175,16 +181,7 @@ PartitionFit WholeDeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     }
     width = BitLength(widest);
   }
-  constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
-  PartitionFit fit;
-  fit.num_rows = n;
-  fit.model_type = kDeltaType;
-  fit.bit_width = static_cast<uint8_t>(width);
-  fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
-  fit.exceptions = PackDeltaExceptions(0, 0);
-  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, DeltaExceptions{0, 0});
-  fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
-  return fit;
+  return MakeDeltaFit<T>(n, width, lo, DeltaExceptions{0, 0}, values_per_lane);
 }
 
 namespace delta_detail {

@@ -112,30 +112,65 @@ __device__ __forceinline__ void IbpZeroRow(uint8_t* out_row, uint32_t row_bytes,
 /// whose words all stay whole with no bitmap, so both take the same path.
 /// Stream reads are clamped to the row's words; the length check of rule 5
 /// comes after the pass and zeroes a row that fails it.
+/// A row of an IBP chunk as both decoders read it: where its words, mask,
+/// bit values and field stream are. `ok` is false for a row whose index or
+/// mask id fails a check (the caller zeroes it).
+template <typename Word>
+struct IbpRow {
+  bool ok = false;
+  bool raw = false;
+  uint64_t length = 0;        // L_r words
+  uint64_t bitmap_words = 0;  // H, 0 for a raw row
+  const Word* words = nullptr;
+  const Word* mask = nullptr;
+  const Word* bitval = nullptr;
+  const Word* stream = nullptr;
+  uint64_t stream_words = 0;
+};
+
+/// Chunk row `r` of `c`, checked (spec §11.2.3 rules 1-4): its start and end
+/// inside the payload, at most M words, a packed row at least its bitmap and
+/// its mask id below K.
+template <typename Word>
+__device__ __forceinline__ IbpRow<Word> IbpOpenRow(const IbpKernelChunk& c, uint64_t r) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  IbpRow<Word> row;
+  const uint64_t m = c.words_per_row;
+  const uint64_t start = IbpDeviceRowStart(c, r);
+  const uint64_t end = IbpDeviceRowStart(c, r + 1);
+  if (!(start < end && end <= c.payload_words && end - start <= m)) return row;
+  row.length = end - start;
+  row.raw = row.length == m;
+  row.words = reinterpret_cast<const Word*>(c.payload) + start;
+  row.bitmap_words = row.raw ? 0 : IbpBitmapWords(m, W);
+  const uint32_t k = (!row.raw && c.mask_ids != nullptr) ? __ldg(c.mask_ids + r) : 0u;
+  if (row.bitmap_words > row.length || k >= c.num_masks) return row;
+  row.mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
+  row.bitval = row.mask + m;
+  row.stream = row.words + row.bitmap_words;
+  row.stream_words = row.length - row.bitmap_words;
+  row.ok = true;
+  return row;
+}
+
 template <typename Word>
 __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
                                   uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
   constexpr uint32_t W = 8 * sizeof(Word);
   const uint64_t m = c.words_per_row;
-  const uint64_t start = IbpDeviceRowStart(c, r);
-  const uint64_t end = IbpDeviceRowStart(c, r + 1);
-  if (!(start < end && end <= c.payload_words && end - start <= m)) {
+  const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
+  if (!opened.ok) {
     IbpZeroRow(out_row, row_bytes, store_bytes, g);
     return;
   }
-  const uint64_t length = end - start;
-  const bool raw = length == m;
-  const Word* row = reinterpret_cast<const Word*>(c.payload) + start;
-  const uint64_t h = raw ? 0 : IbpBitmapWords(m, W);
-  const uint32_t k = (!raw && c.mask_ids != nullptr) ? __ldg(c.mask_ids + r) : 0u;
-  if (h > length || k >= c.num_masks) {  // a packed row holds at least its bitmap
-    IbpZeroRow(out_row, row_bytes, store_bytes, g);
-    return;
-  }
-  const Word* mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
-  const Word* bitval = mask + m;
-  const Word* stream = row + h;
-  const uint64_t stream_words = length - h;
+  const bool raw = opened.raw;
+  const uint64_t length = opened.length;
+  const uint64_t h = opened.bitmap_words;
+  const Word* row = opened.words;
+  const Word* mask = opened.mask;
+  const Word* bitval = opened.bitval;
+  const Word* stream = opened.stream;
+  const uint64_t stream_words = opened.stream_words;
   uint64_t base = 0;
   for (uint64_t j0 = 0; j0 < m; j0 += g.size) {
     const uint64_t j = j0 + g.lane;
@@ -194,25 +229,19 @@ __device__ void IbpDecodeWideRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
                                  uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
   constexpr uint32_t W = 8 * sizeof(Word);
   const uint64_t m = c.words_per_row;
-  const uint64_t start = IbpDeviceRowStart(c, r);
-  const uint64_t end = IbpDeviceRowStart(c, r + 1);
-  if (!(start < end && end <= c.payload_words && end - start <= m)) {
+  const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
+  if (!opened.ok) {
     IbpZeroRow(out_row, row_bytes, store_bytes, g);
     return;
   }
-  const uint64_t length = end - start;
-  const bool raw = length == m;
-  const Word* row = reinterpret_cast<const Word*>(c.payload) + start;
-  const uint64_t h = raw ? 0 : IbpBitmapWords(m, W);
-  const uint32_t k = (!raw && c.mask_ids != nullptr) ? __ldg(c.mask_ids + r) : 0u;
-  if (h > length || k >= c.num_masks) {
-    IbpZeroRow(out_row, row_bytes, store_bytes, g);
-    return;
-  }
-  const Word* mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
-  const Word* bitval = mask + m;
-  const Word* stream = row + h;
-  const uint64_t stream_words = length - h;
+  const bool raw = opened.raw;
+  const uint64_t length = opened.length;
+  const uint64_t h = opened.bitmap_words;
+  const Word* row = opened.words;
+  const Word* mask = opened.mask;
+  const Word* bitval = opened.bitval;
+  const Word* stream = opened.stream;
+  const uint64_t stream_words = opened.stream_words;
   uint64_t base = 0;
   for (uint64_t j0 = 0; j0 < m; j0 += 32 * kSteps) {
     Word mask_j[kSteps], bit_j[kSteps];

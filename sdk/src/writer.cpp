@@ -457,7 +457,7 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       if (whole && whole->StoredBytes() < ready.StoredBytes()) ready = std::move(*whole);
     }
     if (options.write_statistics && options.format_minor >= 1 &&
-        options.distinct_sketch_min_rows != UINT64_MAX) {
+        options.distinct_sketch != DistinctSketchMode::kNever) {
       // spec §7.6.1: the chunk's distinct-count sketch, from its values.
       internal::DispatchIntegerType(type, [&](auto tag) {
         using T = decltype(tag);
@@ -582,8 +582,8 @@ struct Writer::Impl {
   Status Place(int column, ReadyChunk ready, bool keep_sketch);
   /// `closing`: called by Close() for the column's last, partial chunk.
   Status Submit(int column, bool closing = false);
-  /// WriteOptions::distinct_sketch_min_rows: a column that is one chunk of
-  /// fewer rows keeps no sketch.
+  /// WriteOptions::distinct_sketch: under kMultiChunkColumns a column that
+  /// is one chunk keeps no sketch.
   bool KeepSketch(int column, uint64_t chunk_rows, bool closing) const;
   Status DrainOne();
   /// Caller mistakes, found before anything changes.
@@ -634,7 +634,7 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
 
 bool Writer::Impl::KeepSketch(int column, uint64_t chunk_rows, bool closing) const {
   const bool sole_chunk = closing && rows[column] / specs[column].row_width == chunk_rows;
-  return !(sole_chunk && chunk_rows < options.distinct_sketch_min_rows);
+  return options.distinct_sketch == DistinctSketchMode::kAlways || !sole_chunk;
 }
 
 Status Writer::Impl::Place(int column, ReadyChunk ready, bool keep_sketch) {

@@ -196,19 +196,19 @@ TEST_CASE("distinct sketch: written per chunk, merged by the reader without read
   CHECK(exact->exact());
   CHECK(exact->Estimate() == 200);
 
-  // A column that is one chunk of fewer than distinct_sketch_min_rows rows
-  // keeps no sketch (its distinct_count says all); 0 keeps every sketch.
-  auto one_chunk = [&](uint64_t min_rows) {
+  // By default a column that is one chunk keeps no sketch (its
+  // distinct_count says all); kAlways keeps it.
+  auto one_chunk = [&](DistinctSketchMode mode) {
     WriteOptions one;
-    one.distinct_sketch_min_rows = min_rows;
+    one.distinct_sketch = mode;
     auto w1 = Writer::CreateInMemory({ColumnSpec{"ids", PhysicalType::kUInt64, {}}}, one);
     REQUIRE(w1.ok());
     REQUIRE(w1->AppendTyped<uint64_t>(0, values.data(), 100000).ok());
     REQUIRE(w1->Close().ok());
     return w1->TakeBuffer();
   };
-  const std::vector<uint8_t> plain = one_chunk(uint64_t{1} << 20);
-  const std::vector<uint8_t> sketched = one_chunk(0);
+  const std::vector<uint8_t> plain = one_chunk(DistinctSketchMode::kMultiChunkColumns);
+  const std::vector<uint8_t> sketched = one_chunk(DistinctSketchMode::kAlways);
   auto rp = Reader::OpenBuffer(plain.data(), plain.size());
   auto rk = Reader::OpenBuffer(sketched.data(), sketched.size());
   REQUIRE((rp.ok() && rk.ok()));
@@ -221,6 +221,18 @@ TEST_CASE("distinct sketch: written per chunk, merged by the reader without read
   MESSAGE("one chunk of 100000 rows: " << plain.size() << " bytes, " << sketched.size()
                                        << " with its sketch");
   CHECK(sketched.size() > plain.size());
+  // kNever: no chunk has one, whatever the column.
+  WriteOptions never = o;
+  never.distinct_sketch = DistinctSketchMode::kNever;
+  auto wn = Writer::CreateInMemory({ColumnSpec{"ids", PhysicalType::kUInt64, {}}}, never);
+  REQUIRE(wn.ok());
+  REQUIRE(wn->AppendTyped<uint64_t>(0, values.data(), values.size()).ok());
+  REQUIRE(wn->Close().ok());
+  const std::vector<uint8_t> none = wn->TakeBuffer();
+  auto rn = Reader::OpenBuffer(none.data(), none.size());
+  REQUIRE(rn.ok());
+  CHECK(rn->column(0).chunks.size() == 4);
+  CHECK(rn->MergedDistinctSketch(0).status().code() == StatusCode::kUnsupportedFeature);
 
   // Format 1.0 files and files without statistics have no sketch.
   o.format_minor = 0;

@@ -89,6 +89,8 @@ ArgParser MakeParser() {
       .Option("zstd-level", "N", "zstd level of the archive profile, 1..22 (default 19)")
       .Flag("no-field-planes", "archive: zstd over the bit-packed payload only, never over its\n"
             "                            field planes or field bytes (spec §9.2, §9.3, format 1.1)")
+      .Option("distinct-sketch", "MODE", "which chunks carry a distinct-count sketch (spec §7.6.1):\n"
+              "                            multi (default: columns of several chunks), always, never")
       .Flag("no-dictionary", "never store a chunk as a dictionary chunk (spec §8.10, format\n"
             "                            1.1; default: where smaller)")
       .Flag("one-pass", "archive: encode each chunk once with the partitioner options given,\n"
@@ -186,6 +188,18 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   }
   o.archive_field_planes = !args.Has("no-field-planes");
   o.dictionary = !args.Has("no-dictionary");
+  if (args.Has("distinct-sketch")) {
+    const std::string mode = args.Get("distinct-sketch");
+    if (mode == "multi") {
+      o.distinct_sketch = DistinctSketchMode::kMultiChunkColumns;
+    } else if (mode == "always") {
+      o.distinct_sketch = DistinctSketchMode::kAlways;
+    } else if (mode == "never") {
+      o.distinct_sketch = DistinctSketchMode::kNever;
+    } else {
+      ThrowUsage("--distinct-sketch must be multi, always or never, not '" + mode + "'");
+    }
+  }
   o.archive_large_partitions = !args.Has("one-pass");
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));

@@ -171,6 +171,16 @@ enum class Profile : uint8_t {
   kArchive = 1,  ///< every segment also compressed with zstd (spec §9)
 };
 
+/// WriteOptions::distinct_sketch.
+enum class DistinctSketchMode : uint8_t {
+  kNever = 0,
+  /// The chunks of columns of more than one chunk, where counts must be
+  /// merged. A single-chunk column's distinct_count already counts it, and
+  /// its sketch would cost a small file dearly (12 KiB beside a 2 KiB chunk).
+  kMultiChunkColumns = 1,
+  kAlways = 2,  ///< every integer chunk, for engines that merge across files
+};
+
 struct WriteOptions {
   /// Rows per column chunk (the unit of streaming and of GPU residency).
   uint64_t chunk_rows = uint64_t{1} << 26;
@@ -206,14 +216,11 @@ struct WriteOptions {
   double dictionary_min_saving = 1.0 / 32;
   bool write_partition_bounds = true;
   bool write_statistics = true;
-  /// write_statistics with format_minor >= 1: integer chunks carry a
-  /// distinct-count sketch (spec §7.6.1; DistinctSketch, about 6 KiB for a
-  /// chunk of many distinct values), so that engines can merge distinct
-  /// counts over chunks, columns and files without reading data; except a
-  /// column that is a single chunk of fewer than this many rows, whose
-  /// distinct_count says all and whose file the sketch would grow
-  /// noticeably. 0: every chunk; UINT64_MAX: none.
-  uint64_t distinct_sketch_min_rows = uint64_t{1} << 20;
+  /// write_statistics with format_minor >= 1: which integer chunks carry a
+  /// distinct-count sketch (spec §7.6.1; DistinctSketch, up to about 12 KiB
+  /// for a chunk of many distinct values), with which engines merge distinct
+  /// counts over chunks, columns and files without reading data.
+  DistinctSketchMode distinct_sketch = DistinctSketchMode::kMultiChunkColumns;
   /// Worker threads for encoding; 0 = one per hardware thread. The bytes
   /// written never depend on this.
   int num_threads = 0;

@@ -72,7 +72,8 @@ void CheckScan(const Reader& r, const std::vector<T>& a, const std::vector<T>& b
     REQUIRE_MESSAGE(s.ok(), s.status().ToString());
     CHECK(s->rows.empty());
     CHECK(s->count == rows.size());
-    const Int128 sum = (static_cast<Int128>(s->sum_high) << 64) | static_cast<Int128>(s->sum_low);
+    const Int128 sum = static_cast<Int128>(
+        (static_cast<unsigned __int128>(static_cast<uint64_t>(s->sum_high)) << 64) | s->sum_low);
     CHECK((sum == (agg == 0 ? sum_a : sum_b)));
     CHECK(s->has_min_max == !rows.empty());
     if (!rows.empty()) {

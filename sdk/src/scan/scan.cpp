@@ -181,7 +181,10 @@ uint64_t TypeMaxValue(PhysicalType type) noexcept {
 }
 
 std::string ScanResult::SumString() const {
-  Int128 v = (static_cast<Int128>(sum_high) << 64) | static_cast<Int128>(sum_low);
+  // Assembled unsigned: shifting a negative signed value is undefined.
+  const unsigned __int128 bits =
+      (static_cast<unsigned __int128>(static_cast<uint64_t>(sum_high)) << 64) | sum_low;
+  const Int128 v = static_cast<Int128>(bits);
   if (v == 0) return "0";
   const bool negative = v < 0;
   unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);

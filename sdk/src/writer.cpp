@@ -204,8 +204,8 @@ Result<uint64_t> TrialBytes(const std::vector<uint8_t>& decoded, int level) {
 // An encoded chunk measured by trial frames.
 struct Candidate {
   internal::EncodedChunk encoded;
-  // The payload's field form (spec §9.2 planes or §9.3 field bytes) whose
-  // trial frame was smaller, when allowed; empty otherwise.
+  // The payload's field form, when allowed: planes (spec §9.2), or field
+  // bytes (§9.3) for the whole-delta candidate; empty otherwise.
   std::vector<uint8_t> field_form;
   internal::FieldForm form = internal::FieldForm::kPlanes;
   // The payload is stored only in its field form (no plain frame is tried).
@@ -221,20 +221,18 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
   const int level = TrialLevel(options);
   L3_ASSIGN_OR_RETURN(uint64_t payload, TrialBytes(c.encoded.payload, level));
   if (FieldPlanesAllowed(options)) {
-    const ChunkView view = internal::ChunkViewOf(c.encoded, type);
-    uint64_t best_form = UINT64_MAX;
-    for (const internal::FieldForm form :
-         {internal::FieldForm::kPlanes, internal::FieldForm::kFieldBytes}) {
-      std::vector<uint8_t> bytes = internal::FieldFormFromPayload(view, form);
-      if (bytes.empty()) break;
-      L3_ASSIGN_OR_RETURN(uint64_t form_bytes, TrialBytes(bytes, level));
-      if (form_bytes < best_form) {  // ties keep the planes
-        best_form = form_bytes;
-        c.field_form = std::move(bytes);
-        c.form = form;
-      }
+    // Field planes (spec §9.2). Field bytes (§9.3) are left to the
+    // whole-delta candidate: between planes and field bytes of the same
+    // fields the trial level often picks the one that is larger at the full
+    // level (timestamps: 9.35x with planes, 9.22x with field bytes).
+    std::vector<uint8_t> planes = internal::FieldFormFromPayload(
+        internal::ChunkViewOf(c.encoded, type), internal::FieldForm::kPlanes);
+    if (!planes.empty()) {
+      L3_ASSIGN_OR_RETURN(uint64_t planes_bytes, TrialBytes(planes, level));
+      payload = std::min(payload, planes_bytes);
+      c.field_form = std::move(planes);
+      c.form = internal::FieldForm::kPlanes;
     }
-    payload = std::min(payload, best_form);
   }
   L3_ASSIGN_OR_RETURN(uint64_t table, TrialBytes(c.encoded.partition_table, level));
   L3_ASSIGN_OR_RETURN(uint64_t params, TrialBytes(c.encoded.parameters, level));
@@ -247,9 +245,8 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
 }
 
 // The payload segment of the chosen candidate (spec §9, §9.2, §9.3): zstd
-// over the payload, or zstd over the field form that made the smaller trial
-// frame, where that frame is smaller. Ties keep the plain frame, which 1.0
-// readers read.
+// over the payload, or zstd over its field form where that frame is smaller.
+// Ties keep the plain frame, which 1.0 readers read.
 Result<StoredSegment> StorePayloadSegment(Candidate& c, const WriteOptions& options) {
   const uint64_t payload_bytes = c.encoded.payload.size();
   StoredSegment seg;

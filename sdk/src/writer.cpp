@@ -389,11 +389,12 @@ bool DictionaryAllowed(const WriteOptions& options, const PgmIndexInfo& pgm) {
   return options.format_minor >= 1 && options.dictionary && !pgm.present;  // spec §8.10 rule 1
 }
 
-// Encodes one chunk and prepares its segments. Runs on a worker thread; owns
-// everything it touches.
+// Encodes one chunk and prepares its segments; with_sketch adds the
+// distinct-count sketch to its statistics (spec §7.6.1). Runs on a worker
+// thread; owns everything it touches.
 Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values,
                                   uint64_t num_rows, const WriteOptions& options,
-                                  int encoder_threads) {
+                                  int encoder_threads, bool with_sketch) {
   try {
     internal::EncoderConfig config;
     config.type = type;
@@ -453,8 +454,7 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
                                           chosen_trial_bytes));
       if (whole && whole->StoredBytes() < ready.StoredBytes()) ready = std::move(*whole);
     }
-    if (options.write_statistics && options.format_minor >= 1 &&
-        options.distinct_sketch != DistinctSketchMode::kNever) {
+    if (with_sketch) {
       // spec §7.6.1: the chunk's distinct-count sketch, from its values.
       internal::DispatchIntegerType(type, [&](auto tag) {
         using T = decltype(tag);
@@ -534,7 +534,8 @@ Result<ReadyChunk> EncodeFloatAndStore(PhysicalType type, uint32_t row_width,
       internal::OrderedFromFloatInPlace(mapped.data(), num_values, value_bytes);
       L3_ASSIGN_OR_RETURN(ReadyChunk integer,
                           EncodeAndStore(internal::IntegerFormType(type), std::move(mapped),
-                                         num_values, integer_options, encoder_threads));
+                                         num_values, integer_options, encoder_threads,
+                                         /*with_sketch=*/false));
       integer.num_rows = num_rows;
       if (!best || integer.StoredBytes() <= best->StoredBytes()) best = std::move(integer);
     }
@@ -562,7 +563,6 @@ struct Writer::Impl {
   // bytes never depend on which encode finishes first.
   struct Pending {
     int column;
-    bool keep_sketch = true;  // see KeepSketch
     std::future<Result<ReadyChunk>> result;
   };
   std::deque<Pending> pending;
@@ -576,12 +576,13 @@ struct Writer::Impl {
                                             const WriteOptions& options,
                                             std::unique_ptr<internal::OutputSink> sink);
 
-  Status Place(int column, ReadyChunk ready, bool keep_sketch);
+  Status Place(int column, ReadyChunk ready);
   /// `closing`: called by Close() for the column's last, partial chunk.
   Status Submit(int column, bool closing = false);
-  /// WriteOptions::distinct_sketch: under kMultiChunkColumns a column that
-  /// is one chunk keeps no sketch.
-  bool KeepSketch(int column, uint64_t chunk_rows, bool closing) const;
+  /// Whether an integer chunk gets a distinct-count sketch
+  /// (WriteOptions::distinct_sketch): under kMultiChunkColumns a column that
+  /// is one chunk gets none.
+  bool WantSketch(int column, uint64_t chunk_rows, bool closing) const;
   Status DrainOne();
   /// Caller mistakes, found before anything changes.
   Status CheckAppend(int column, const void* values, uint64_t num_values) const;
@@ -629,13 +630,16 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
   return impl;
 }
 
-bool Writer::Impl::KeepSketch(int column, uint64_t chunk_rows, bool closing) const {
+bool Writer::Impl::WantSketch(int column, uint64_t chunk_rows, bool closing) const {
+  if (!options.write_statistics || options.format_minor < 1 ||
+      options.distinct_sketch == DistinctSketchMode::kNever) {
+    return false;
+  }
   const bool sole_chunk = closing && rows[column] / specs[column].row_width == chunk_rows;
   return options.distinct_sketch == DistinctSketchMode::kAlways || !sole_chunk;
 }
 
-Status Writer::Impl::Place(int column, ReadyChunk ready, bool keep_sketch) {
-  if (!keep_sketch) ready.statistics.distinct_sketch.clear();
+Status Writer::Impl::Place(int column, ReadyChunk ready) {
   ChunkInfo chunk;
   chunk.first_row = written[column].num_rows;
   chunk.num_rows = ready.num_rows;
@@ -680,7 +684,7 @@ Status Writer::Impl::DrainOne() {
   pending.pop_front();
   Result<ReadyChunk> ready = next.result.get();
   if (!ready.ok()) return ready.status();
-  return Place(next.column, std::move(ready).value(), next.keep_sketch);
+  return Place(next.column, std::move(ready).value());
 }
 
 Status Writer::Impl::Submit(int column, bool closing) {
@@ -691,26 +695,26 @@ Status Writer::Impl::Submit(int column, bool closing) {
   const uint64_t num_rows =
       values.size() / static_cast<size_t>(PhysicalTypeBytes(type)) / width;
   const bool is_float = PhysicalTypeIsFloat(type);
-  const bool keep_sketch = KeepSketch(column, num_rows, closing);
+  const bool with_sketch = !is_float && WantSketch(column, num_rows, closing);
   if (!asynchronous) {
     Result<ReadyChunk> ready =
         is_float ? EncodeFloatAndStore(type, width, std::move(values), num_rows, options,
                                        encoder_threads)
-                 : EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads);
+                 : EncodeAndStore(type, std::move(values), num_rows, options, encoder_threads,
+                                  with_sketch);
     if (!ready.ok()) return ready.status();
-    return Place(column, std::move(ready).value(), keep_sketch);
+    return Place(column, std::move(ready).value());
   }
   while (pending.size() >= max_in_flight) L3_RETURN_NOT_OK(DrainOne());
   Pending p;
   p.column = column;
-  p.keep_sketch = keep_sketch;
   try {
     if (is_float) {
       p.result = std::async(std::launch::async, EncodeFloatAndStore, type, width,
                             std::move(values), num_rows, options, encoder_threads);
     } else {
       p.result = std::async(std::launch::async, EncodeAndStore, type, std::move(values), num_rows,
-                            options, encoder_threads);
+                            options, encoder_threads, with_sketch);
     }
   } catch (const std::system_error& e) {
     // The system refused a thread; the chunk's values may already have moved

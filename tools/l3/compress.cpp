@@ -2,9 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -19,6 +21,25 @@
 #include "common/values.hpp"
 
 namespace l3::cli {
+
+namespace {
+
+// The value of a keyword option: one of `choices`, else a usage error
+// naming them ("--OPT: 'x' is not a, b or c").
+template <typename E>
+E ParseChoice(const std::string& option, const std::string& text,
+              std::initializer_list<std::pair<const char*, E>> choices) {
+  std::string names;
+  size_t i = 0;
+  for (const auto& choice : choices) {
+    if (text == choice.first) return choice.second;
+    names += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(choice.first);
+    ++i;
+  }
+  ThrowUsage(option + ": '" + text + "' is not " + names);
+}
+
+}  // namespace
 namespace {
 
 enum class InputFormat { kRaw, kNpy, kCsv };
@@ -189,32 +210,22 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   o.archive_field_planes = !args.Has("no-field-planes");
   o.dictionary = !args.Has("no-dictionary");
   if (args.Has("distinct-sketch")) {
-    const std::string mode = args.Get("distinct-sketch");
-    if (mode == "multi") {
-      o.distinct_sketch = DistinctSketchMode::kMultiChunkColumns;
-    } else if (mode == "always") {
-      o.distinct_sketch = DistinctSketchMode::kAlways;
-    } else if (mode == "never") {
-      o.distinct_sketch = DistinctSketchMode::kNever;
-    } else {
-      ThrowUsage("--distinct-sketch must be multi, always or never, not '" + mode + "'");
-    }
+    o.distinct_sketch = ParseChoice<DistinctSketchMode>(
+        "--distinct-sketch", args.Get("distinct-sketch"),
+        {{"multi", DistinctSketchMode::kMultiChunkColumns},
+         {"always", DistinctSketchMode::kAlways},
+         {"never", DistinctSketchMode::kNever}});
   }
   o.archive_large_partitions = !args.Has("one-pass");
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
   }
   if (args.Has("float-encoding")) {
-    const std::string e = args.Get("float-encoding");
-    if (e == "auto") {
-      o.float_encoding = FloatEncoding::kAuto;
-    } else if (e == "integer") {
-      o.float_encoding = FloatEncoding::kIntegerForm;
-    } else if (e == "ibp") {
-      o.float_encoding = FloatEncoding::kIbp;
-    } else {
-      ThrowUsage("--float-encoding: '" + e + "' is not auto, integer or ibp");
-    }
+    o.float_encoding = ParseChoice<FloatEncoding>(
+        "--float-encoding", args.Get("float-encoding"),
+        {{"auto", FloatEncoding::kAuto},
+         {"integer", FloatEncoding::kIntegerForm},
+         {"ibp", FloatEncoding::kIbp}});
   }
   if (args.Has("ibp-masks")) {
     o.ibp_masks = static_cast<uint32_t>(ParseUnsigned(args.Get("ibp-masks"), "--ibp-masks", 1, 256));

@@ -276,24 +276,18 @@ Status FooterChecker::CheckSegment(const fbs::SegmentRef* ref, uint32_t c, uint3
       return Corrupt(where + ": compression is Zstd but ZSTD_SEGMENTS is clear");
     }
   }
-  if (compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes)) {
-    // spec §9.2: payload segments only, behind FIELD_PLANES.
+  if (compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes) ||
+      compression == static_cast<uint8_t>(Compression::kZstdFieldBytes)) {
+    // spec §9.2, §9.3: payload segments only, behind FIELD_PLANES.
+    const std::string name =
+        compression == static_cast<uint8_t>(Compression::kZstdFieldPlanes) ? "ZstdFieldPlanes"
+                                                                            : "ZstdFieldBytes";
     uses_field_planes_ = true;
     if ((ps_.required_features & kRequiredFieldPlanes) == 0) {
-      return Corrupt(where + ": compression is ZstdFieldPlanes but FIELD_PLANES is clear");
+      return Corrupt(where + ": compression is " + name + " but FIELD_PLANES is clear");
     }
     if (kind != SegmentKind::kPayload) {
-      return Corrupt(where + ": compression ZstdFieldPlanes is allowed on payload segments only");
-    }
-  }
-  if (compression == static_cast<uint8_t>(Compression::kZstdFieldBytes)) {
-    // spec §9.3: payload segments only, behind FIELD_PLANES.
-    uses_field_planes_ = true;
-    if ((ps_.required_features & kRequiredFieldPlanes) == 0) {
-      return Corrupt(where + ": compression is ZstdFieldBytes but FIELD_PLANES is clear");
-    }
-    if (kind != SegmentKind::kPayload) {
-      return Corrupt(where + ": compression ZstdFieldBytes is allowed on payload segments only");
+      return Corrupt(where + ": compression " + name + " is allowed on payload segments only");
     }
   }
   if (compression == static_cast<uint8_t>(Compression::kNone) &&

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <new>
 
+#include "common/bits.hpp"
 #include "common/status_macros.hpp"
 
 namespace l3 {
@@ -64,10 +65,7 @@ bool Matches(uint64_t v, const std::vector<ValuePredicate>& predicates, const Ty
 uint64_t Canonical(const uint8_t* p, int bytes, bool is_signed) {
   uint64_t u = 0;
   std::memcpy(&u, p, static_cast<size_t>(bytes));  // little-endian hosts
-  if (bytes == 8) return u;
-  const uint32_t bits = 8 * static_cast<uint32_t>(bytes);
-  if (is_signed && ((u >> (bits - 1)) & 1) != 0) u |= ~uint64_t{0} << bits;
-  return u;
+  return internal::CanonicalExtend(u, 8 * static_cast<uint32_t>(bytes), is_signed);
 }
 
 Int128 AsInteger(uint64_t canonical, bool is_signed) {

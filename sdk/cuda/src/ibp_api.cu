@@ -124,63 +124,133 @@ __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunc
   }
 }
 
-Status LaunchIbp(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
-                 uint64_t row_begin, uint64_t num_out, void* d_out, cudaStream_t stream) {
-  const uint64_t row_bytes = RowBytes(chunks[0]);
-  const uint32_t type_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
-  const uint64_t column_begin = chunks[0].first_row;
-  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
-  // Lanes per row: the words of the widest row, rounded up to a power of
-  // two, at most a warp (rows of a few words share a warp).
+// Lanes per row: the words of the widest row, rounded up to a power of two,
+// at most a warp (rows of a few words share a warp).
+uint32_t GroupLanes(const DeviceIbpChunk* chunks, size_t num_chunks) {
   uint64_t widest = 1;
   for (size_t i = 0; i < num_chunks; ++i) widest = std::max<uint64_t>(widest, chunks[i].words_per_row);
   uint32_t group_lanes = 1;
   while (group_lanes < 32 && group_lanes < widest) group_lanes <<= 1;
+  return group_lanes;
+}
+
+// One kernel launch over chunks[0, count) (at most kMaxIbpLaunchChunks, the
+// window), for gather ids `d_rows` or the range of `num_out` rows from
+// `row_begin` (inside the window). `group_lanes` is the same for every
+// launch of a call, so every launch of a gather names its rows alike.
+Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t column_begin,
+                       uint64_t column_end, bool zero_outside, const uint64_t* d_rows,
+                       uint64_t row_begin, uint64_t num_out, uint8_t* d_out,
+                       uint32_t group_lanes, cudaStream_t stream) {
+  const uint64_t row_bytes = RowBytes(chunks[0]);
+  IbpLaunch args{};
+  args.set.count = static_cast<uint32_t>(count);
+  uint32_t store_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
+  for (size_t i = 0; i < count; ++i) {
+    args.set.chunk[i] = ToKernel(chunks[i]);
+    store_bytes = std::min(store_bytes, chunks[i].word_bytes);
+  }
+  args.window_begin = chunks[0].first_row;
+  args.window_end = chunks[count - 1].first_row + chunks[count - 1].num_rows;
+  args.column_begin = column_begin;
+  args.column_end = column_end;
+  args.zero_outside = zero_outside;
+  args.rows = d_rows;
+  args.row_begin = row_begin;
+  args.num_out = num_out;
+  args.out = d_out;
+  args.row_bytes = static_cast<uint32_t>(row_bytes);
+  args.store_bytes = store_bytes;
+  args.group_lanes = group_lanes;
   const uint64_t rows_per_block = kIbpBlockThreads / group_lanes;
-  const uint64_t max_blocks = uint64_t{32} * SmCount();
-  const bool wide = WideRowsEnabled() && group_lanes == 32;
-  const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block, max_blocks);
+  const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block,
+                                             uint64_t{32} * SmCount());
+  const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(blocks, 1));
+  if (WideRowsEnabled() && group_lanes == 32) {
+    IbpRowsKernel<true><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+  } else {
+    IbpRowsKernel<false><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+  }
+  return CheckLaunch("IbpRowsKernel");
+}
+
+// A chunk without a row index holds every row raw (spec §11.2.3): row r is
+// the M words at r * M, whose first row_bytes bytes (little-endian words)
+// are the row's values. Its rows are a strided copy, at copy bandwidth.
+bool IsPlainRawChunk(const DeviceIbpChunk& c) {
+  constexpr uint64_t kMaxCopyPitch = uint64_t{1} << 30;
+  return c.row_offsets == nullptr &&
+         uint64_t{c.words_per_row} * c.word_bytes <= kMaxCopyPitch;
+}
+
+Status CopyRawRows(const DeviceIbpChunk& c, uint64_t lo, uint64_t hi, uint8_t* d_out,
+                   cudaStream_t stream) {
+  const uint64_t row_bytes = RowBytes(c);
+  const uint64_t pitch = uint64_t{c.words_per_row} * c.word_bytes;
+  const uint8_t* src = static_cast<const uint8_t*>(c.payload) + (lo - c.first_row) * pitch;
+  // cudaMemcpyDefault: the payload may be device memory or mapped pinned
+  // host memory (IbpResidency::kPinnedHost).
+  const cudaError_t e =
+      pitch == row_bytes
+          ? cudaMemcpyAsync(d_out, src, (hi - lo) * row_bytes, cudaMemcpyDefault, stream)
+          : cudaMemcpy2DAsync(d_out, row_bytes, src, pitch, row_bytes, hi - lo, cudaMemcpyDefault,
+                              stream);
+  return CudaStatus(e, "cudaMemcpyAsync (raw IBP rows)");
+}
+
+Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
+                       uint64_t num_out, void* d_out, cudaStream_t stream) {
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  const uint32_t group_lanes = GroupLanes(chunks, num_chunks);
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
-    const size_t last = std::min<size_t>(num_chunks, first + internal::kMaxIbpLaunchChunks);
-    IbpLaunch args{};
-    args.set.count = static_cast<uint32_t>(last - first);
-    uint32_t store_bytes = type_bytes;
-    for (size_t i = first; i < last; ++i) {
-      args.set.chunk[i - first] = ToKernel(chunks[i]);
-      store_bytes = std::min(store_bytes, chunks[i].word_bytes);
+    const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
+    L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
+                                          /*zero_outside=*/first == 0, d_rows, 0, num_out,
+                                          static_cast<uint8_t*>(d_out), group_lanes, stream));
+  }
+  return Status::OK();
+}
+
+// Rows [row_begin, row_begin + num_out), inside the column: chunks without a
+// row index by copies, runs of the other chunks (at most
+// kMaxIbpLaunchChunks each) by one kernel launch over their rows.
+Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t row_begin,
+                      uint64_t num_out, void* d_out, cudaStream_t stream) {
+  const uint64_t row_bytes = RowBytes(chunks[0]);
+  const uint64_t row_end = row_begin + num_out;
+  const uint64_t column_begin = chunks[0].first_row;
+  const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
+  const uint32_t group_lanes = GroupLanes(chunks, num_chunks);
+  uint8_t* out = static_cast<uint8_t*>(d_out);
+  size_t k = 0;
+  while (k < num_chunks) {
+    const DeviceIbpChunk& c = chunks[k];
+    const uint64_t c_end = c.first_row + c.num_rows;
+    if (c_end <= row_begin) {
+      ++k;
+      continue;
     }
-    args.window_begin = chunks[first].first_row;
-    args.window_end = chunks[last - 1].first_row + chunks[last - 1].num_rows;
-    args.column_begin = column_begin;
-    args.column_end = column_end;
-    args.zero_outside = first == 0;
-    args.rows = d_rows;
-    args.row_begin = row_begin;
-    args.num_out = num_out;
-    args.out = static_cast<uint8_t*>(d_out);
-    args.row_bytes = static_cast<uint32_t>(row_bytes);
-    args.store_bytes = store_bytes;
-    args.group_lanes = group_lanes;
-    uint64_t launch_blocks = blocks;
-    if (d_rows == nullptr) {
-      // A range launches over the rows of this window only.
-      const uint64_t row_end = row_begin + num_out;
-      const uint64_t lo = std::max(row_begin, args.window_begin);
-      const uint64_t hi = std::min(row_end, args.window_end);
-      if (lo >= hi) continue;
-      args.row_begin = lo;
-      args.num_out = hi - lo;
-      args.out = static_cast<uint8_t*>(d_out) + (lo - row_begin) * row_bytes;
-      launch_blocks =
-          std::min<uint64_t>((args.num_out + rows_per_block - 1) / rows_per_block, max_blocks);
+    if (c.first_row >= row_end) break;
+    if (IsPlainRawChunk(c)) {
+      const uint64_t lo = std::max(row_begin, c.first_row);
+      const uint64_t hi = std::min(row_end, c_end);
+      L3_CUDA_RETURN_NOT_OK(CopyRawRows(c, lo, hi, out + (lo - row_begin) * row_bytes, stream));
+      ++k;
+      continue;
     }
-    const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(launch_blocks, 1));
-    if (wide) {
-      IbpRowsKernel<true><<<grid, kIbpBlockThreads, 0, stream>>>(args);
-    } else {
-      IbpRowsKernel<false><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+    size_t last = k + 1;
+    while (last < num_chunks && last - k < internal::kMaxIbpLaunchChunks &&
+           chunks[last].first_row < row_end && !IsPlainRawChunk(chunks[last])) {
+      ++last;
     }
-    L3_CUDA_RETURN_NOT_OK(CheckLaunch("IbpRowsKernel"));
+    const uint64_t lo = std::max(row_begin, c.first_row);
+    const uint64_t hi = std::min(row_end, chunks[last - 1].first_row + chunks[last - 1].num_rows);
+    L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
+                                          /*zero_outside=*/false, nullptr, lo, hi - lo,
+                                          out + (lo - row_begin) * row_bytes, group_lanes,
+                                          stream));
+    k = last;
   }
   return Status::OK();
 }
@@ -247,7 +317,7 @@ Status DecodeIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t r
   }
   if (row_begin == row_end) return Status::OK();
   L3_CUDA_RETURN_NOT_OK(CheckOutput(chunks, row_end - row_begin, d_out, out_bytes));
-  return LaunchIbp(chunks, num_chunks, nullptr, row_begin, row_end - row_begin, d_out, stream);
+  return LaunchIbpRange(chunks, num_chunks, row_begin, row_end - row_begin, d_out, stream);
 }
 
 Status GatherIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
@@ -258,7 +328,7 @@ Status GatherIbpRows(const DeviceIbpChunk* chunks, size_t num_chunks, const uint
     return Status(StatusCode::kInvalidArgument, "row ids null or misaligned");
   }
   L3_CUDA_RETURN_NOT_OK(CheckOutput(chunks, num_rows, d_out, out_bytes));
-  return LaunchIbp(chunks, num_chunks, d_rows, 0, num_rows, d_out, stream);
+  return LaunchIbpGather(chunks, num_chunks, d_rows, num_rows, d_out, stream);
 }
 
 // ---------------------------------------------------------------------------

@@ -508,24 +508,19 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
   }
 }
 
-/// Partitions a warp stages per round, and the warps of a block (launches
-/// take at most 256 threads): 8 x 16 staged partitions, 11 KiB of shared
-/// memory per block.
-inline constexpr uint32_t kWarpStageBatch = 16;
-inline constexpr uint32_t kMaxBlockWarps = 8;
+/// Partitions staged per round (7 KiB of shared memory per block).
+inline constexpr uint32_t kStageBatch = 128;
 
 /// Decodes column rows [row_begin, row_end).
 ///
 /// Output rows are cut into spans of span_rows; the warp that owns a span
 /// decodes every tile whose first row lies in it (span 0 also the tile that
 /// holds row_begin when that tile starts earlier), so each tile is decoded
-/// by exactly one warp. Each warp stages the records and parameters of its
-/// span's partitions in shared memory, one lane per partition, 16 per round
-/// (prefetching the first payload lines of small ones into L1), then
-/// decodes their tiles from the staged copies; warps synchronise only with
-/// themselves. Small partitions thus cost their warp no dependent metadata
-/// loads beyond the round's, and a warp with a slow span (exceptions,
-/// partial tiles) holds no other warp at a barrier (docs/results/gpu-notes.md, v17).
+/// by exactly one warp. A block takes the spans of its warps together: its
+/// threads first stage the records and parameters of the block's partitions
+/// in shared memory, one thread per partition, and prefetch the block's
+/// payload into L2; then each warp decodes its tiles from the staged copies.
+/// Small partitions thus cost their warp no dependent metadata loads.
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
 /// dynamic shared memory per warp for StageWideTile, kDelta launches
@@ -540,11 +535,12 @@ template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictio
 __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   static_assert(!(kStageWide && kDelta), "one dynamic stage per launch");
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
-  __shared__ StagedPartition stage_of_warp[kMaxBlockWarps][kWarpStageBatch];
+  __shared__ StagedPartition staged[kStageBatch];
   extern __shared__ uint64_t wide_stage[];
+  __shared__ uint32_t first_partition;
+  __shared__ bool more_partitions;
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t warp = threadIdx.x / 32;
-  StagedPartition* const staged = stage_of_warp[warp];
   const uint64_t range_len = args.row_end - args.row_begin;
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
@@ -603,16 +599,16 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
       const uint64_t chunk_range =
           kDictionary ? range_len - static_cast<uint64_t>(out_lo) : range_len;
 
-      // Each warp stages the partitions of its own span (lane t stages the
-      // round's partition t) and decodes their tiles; warps never wait for
-      // each other, so a warp whose span holds more work (exceptions,
-      // partial tiles) does not hold the block's other warps at a barrier.
-      if (wls >= wle) continue;
-      for (uint32_t pb = WarpFindPartition(c, wls, lane);; pb += kWarpStageBatch) {
-        __syncwarp();  // the previous round's reads of the stage are done
-        if (lane < kWarpStageBatch) {
-          StagedPartition& sp = staged[lane];
-          const uint32_t p = pb + lane;
+      __syncthreads();  // the previous round's readers are done with the stage
+      if (warp == 0) {
+        const uint32_t p = WarpFindPartition(c, ls, lane);
+        if (lane == 0) first_partition = p;
+      }
+      __syncthreads();
+      for (uint32_t pb = first_partition;; pb += kStageBatch) {
+        for (uint32_t t = threadIdx.x; t < kStageBatch; t += blockDim.x) {
+          StagedPartition& sp = staged[t];
+          const uint32_t p = pb + t;
           if (p < c.num_partitions) {
             sp.d = LoadPartition<kTypeBits>(c, p);
           } else {
@@ -632,36 +628,54 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
           // A partition smaller than a tile is one short setup and a few
           // steps per lane, so the first payload loads of its warp would sit
           // on the critical path: start them now, into this SM's L1.
-          if (args.prefetch_payload && sp.d.ok && sp.d.first < wle && sp.d.rows < tile_rows &&
+          if (args.prefetch_payload && sp.d.ok && sp.d.first < le && sp.d.rows < tile_rows &&
               internal::IsSlapModel(sp.d.model)) {
             const uint64_t* words = c.payload + sp.d.word_offset;
             const uint64_t bytes = internal::SlapPayloadWords(sp.d.rows, sp.d.width) * 8;
             for (uint64_t b = 0; b < bytes && b < 1024; b += 128) PrefetchL1(words + b / 8);
           }
         }
-        const uint32_t next = pb + kWarpStageBatch;
-        const bool more = next < c.num_partitions && __ldg(&c.table[next].x) < wle;
-        __syncwarp();
-        for (uint32_t j = 0; j < kWarpStageBatch; ++j) {
-          const StagedPartition& sp = staged[j];
-          const DevicePartition& d = sp.d;
-          if (d.first >= wle) break;
-          if (!d.ok) continue;
-          uint32_t tile = 0;
-          if (d.first < wls) {
-            const uint32_t into = wls - d.first;
-            tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+        if (threadIdx.x == 0) {
+          const uint32_t next = pb + kStageBatch;
+          more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
+        }
+        __syncthreads();
+        if (wls < wle) {
+          // The first staged partition that may own a tile of this warp's
+          // span: the last one starting at or before wls.
+          uint32_t lo = 0;
+          uint32_t hi = kStageBatch;
+          while (hi - lo > 1) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (staged[mid].d.first <= wls) {
+              lo = mid;
+            } else {
+              hi = mid;
+            }
           }
-          // Tiles of this partition that start before the span's end.
-          const uint32_t tiles_in_span = (wle - d.first + tile_rows - 1) / tile_rows;
-          const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
-          const int64_t part_out = chunk_out + d.first;
-          for (; tile < tiles; ++tile) {
-            DecodeTile<U, kV, kStageWide, kDelta, kDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
-                                          chunk_range, chunk_dst, lane, warp_stage,
-                                          args.stage_rows);
+          for (uint32_t j = lo; j < kStageBatch; ++j) {
+            const StagedPartition& sp = staged[j];
+            const DevicePartition& d = sp.d;
+            if (d.first >= wle) break;
+            if (!d.ok) continue;
+            uint32_t tile = 0;
+            if (d.first < wls) {
+              const uint32_t into = wls - d.first;
+              tile = owns_head ? into / tile_rows : into / tile_rows + (into % tile_rows != 0);
+            }
+            // Tiles of this partition that start before the span's end.
+            const uint32_t tiles_in_span = (wle - d.first + tile_rows - 1) / tile_rows;
+            const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
+            const int64_t part_out = chunk_out + d.first;
+            for (; tile < tiles; ++tile) {
+              DecodeTile<U, kV, kStageWide, kDelta, kDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+                                            chunk_range, chunk_dst, lane, warp_stage,
+                                            args.stage_rows);
+            }
           }
         }
+        const bool more = more_partitions;
+        __syncthreads();  // everyone has read the stage before it is refilled
         if (!more) break;
       }
     }

@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <new>
@@ -90,14 +89,13 @@ struct IbpLaunch {
   uint32_t group_lanes;               // lanes per row: a power of two, 1..32
 };
 
-// The wide-row decoder (IbpDecodeWideRow) is being measured: it is used only
-// when the environment sets L3_IBP_WIDE_ROWS=1, until an H100 run shows it
-// at least as fast as the one-step loop on every dataset (then it becomes
-// the only path and this switch goes).
-bool WideRowsEnabled() {
-  const char* v = std::getenv("L3_IBP_WIDE_ROWS");
-  return v != nullptr && v[0] == '1';
-}
+// Gathers of rows of at least this many words use the wide-row decoder
+// (IbpDecodeWideRow, four 32-word steps in flight per warp). Measured on the
+// H100 (docs/results/gpu-notes.md, v17): 1024-row gathers of Cora, Citeseer
+// and Pubmed rows (500-1852 words) ran 1.4-1.6x faster from device memory
+// and 1.25-1.45x from pinned memory, while whole-column decodes were no
+// faster (-1% to -6%) and gathers of 64-word rows slower (256 -> 190 GB/s).
+constexpr uint64_t kWideGatherWords = 2 * 32 * internal::kIbpWideSteps;
 
 // One group of lanes per output row, grid-stride.
 // kWide: IbpDecodeWideRow for rows of more than 32 words (its own
@@ -141,7 +139,7 @@ uint32_t GroupLanes(const DeviceIbpChunk* chunks, size_t num_chunks) {
 Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t column_begin,
                        uint64_t column_end, bool zero_outside, const uint64_t* d_rows,
                        uint64_t row_begin, uint64_t num_out, uint8_t* d_out,
-                       uint32_t group_lanes, cudaStream_t stream) {
+                       uint32_t group_lanes, bool wide, cudaStream_t stream) {
   const uint64_t row_bytes = RowBytes(chunks[0]);
   IbpLaunch args{};
   args.set.count = static_cast<uint32_t>(count);
@@ -166,7 +164,7 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
   const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block,
                                              uint64_t{32} * SmCount());
   const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(blocks, 1));
-  if (WideRowsEnabled() && group_lanes == 32) {
+  if (wide && group_lanes == 32) {
     IbpRowsKernel<true><<<grid, kIbpBlockThreads, 0, stream>>>(args);
   } else {
     IbpRowsKernel<false><<<grid, kIbpBlockThreads, 0, stream>>>(args);
@@ -203,11 +201,16 @@ Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const ui
   const uint64_t column_begin = chunks[0].first_row;
   const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
   const uint32_t group_lanes = GroupLanes(chunks, num_chunks);
+  uint64_t narrowest = UINT64_MAX;
+  for (size_t i = 0; i < num_chunks; ++i) {
+    narrowest = std::min<uint64_t>(narrowest, chunks[i].words_per_row);
+  }
+  const bool wide = narrowest >= kWideGatherWords;
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
                                           /*zero_outside=*/first == 0, d_rows, 0, num_out,
-                                          static_cast<uint8_t*>(d_out), group_lanes, stream));
+                                          static_cast<uint8_t*>(d_out), group_lanes, wide, stream));
   }
   return Status::OK();
 }
@@ -249,7 +252,7 @@ Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t 
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
                                           /*zero_outside=*/false, nullptr, lo, hi - lo,
                                           out + (lo - row_begin) * row_bytes, group_lanes,
-                                          stream));
+                                          /*wide=*/false, stream));
     k = last;
   }
   return Status::OK();

@@ -15,6 +15,7 @@ inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_
                                  const void* d_dictionary) {
   DeviceChunk c;
   c.type = view.type;
+  c.column_type = view.column_type;
   c.first_row = view.first_row;
   c.num_rows = view.num_rows;
   c.values_per_lane = view.values_per_lane;

@@ -186,6 +186,23 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     L3_CUDA_RETURN_NOT_OK(launched);
     first = last;
   }
+  if (PhysicalTypeIsFloat(chunks[0].column_type)) {
+    // spec §11.2.2: the values are u of the integer form; return f.
+    const uint32_t grid = static_cast<uint32_t>(
+        std::min<uint64_t>((rows + 255) / 256, uint64_t{8} * SmCount()));
+    switch (value_bytes) {
+      case 2:
+        detail::FloatFromOrderedKernel<<<grid, 256, 0, stream>>>(static_cast<uint16_t*>(d_out), rows);
+        break;
+      case 4:
+        detail::FloatFromOrderedKernel<<<grid, 256, 0, stream>>>(static_cast<uint32_t*>(d_out), rows);
+        break;
+      default:
+        detail::FloatFromOrderedKernel<<<grid, 256, 0, stream>>>(static_cast<uint64_t*>(d_out), rows);
+        break;
+    }
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("FloatFromOrderedKernel"));
+  }
   return Status::OK();
 }
 
@@ -214,6 +231,7 @@ Status TakeImpl(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_
     args.column_begin = column_begin;
     args.column_end = column_end;
     args.write_outside = first == 0;
+    args.float_order = PhysicalTypeIsFloat(chunks[0].column_type);
     args.rows = d_rows;
     args.num_rows = num_rows;
     args.out = d_out;
@@ -249,14 +267,16 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
                                     const void* d_parameters, const void* d_payload,
                                     const void* d_dictionary) {
   try {
-    if (!PhysicalTypeIsInteger(view.type) || view.encoding != 1 ||
-        PhysicalTypeIsFloat(view.column_type)) {
-      // Float chunks (spec §11.2) decode through DecodeIbpRows (IBP) or are
-      // not yet decoded on the device (the integer form would need the
-      // order map after the integer decoder).
+    if (!PhysicalTypeIsInteger(view.type) || view.encoding != 1) {
+      // IbpFloat chunks (spec §11.2.3) decode through DecodeIbpRows; float
+      // chunks in the integer form (§11.2.2) decode here, as values.
       return Status(StatusCode::kUnsupportedFeature,
-                    "the CUDA integer decoder decodes integer columns only (float chunks: "
-                    "MakeDeviceIbpChunk for IbpFloat chunks)");
+                    "not an L3Integer chunk (IbpFloat chunks: MakeDeviceIbpChunk)");
+    }
+    if (view.column_type != view.type &&
+        !(PhysicalTypeIsFloat(view.column_type) &&
+          PhysicalTypeBytes(view.column_type) == PhysicalTypeBytes(view.type))) {
+      return Status(StatusCode::kInvalidArgument, "ChunkView type and column_type disagree");
     }
     // spec §10.2: the partition-table and parameter checks, before any
     // kernel sees the chunk.

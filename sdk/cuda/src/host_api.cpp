@@ -80,12 +80,26 @@ DeviceChunk DescribeValidated(const ChunkView& view, const ChunkLayout& l, const
                                base + l.dictionary_offset);
 }
 
-Status CheckColumn(const Reader& reader, int column) {
+/// `float_integer_form`: also accept a float column whose chunks are all in
+/// the integer form (spec §11.2.2), decoded as values (UploadColumn).
+Status CheckColumn(const Reader& reader, int column, bool float_integer_form = false) {
   if (column < 0 || column >= reader.num_columns()) {
     return Status(StatusCode::kOutOfRange, "column index out of range");
   }
-  if (!PhysicalTypeIsInteger(reader.column(column).type)) {
-    return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
+  const ColumnInfo& info = reader.column(column);
+  if (PhysicalTypeIsFloat(info.type) && float_integer_form) {
+    for (const ChunkInfo& chunk : info.chunks) {
+      if (chunk.encoding != 1) {
+        return Status(StatusCode::kUnsupportedFeature,
+                      "a float column with IbpFloat chunks (spec §11.2.3): use UploadIbpColumn");
+      }
+    }
+    return Status::OK();
+  }
+  if (!PhysicalTypeIsInteger(info.type)) {
+    return Status(StatusCode::kUnsupportedFeature,
+                  float_integer_form ? "not an integer or float column"
+                                     : "the Loader decodes integer columns only");
   }
   return Status::OK();
 }
@@ -119,12 +133,13 @@ uint64_t DeviceColumnBuffer::compressed_bytes() const { return impl_->compressed
 
 Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaStream_t stream) {
   try {
-    L3_CUDA_RETURN_NOT_OK(CheckColumn(reader, column));
+    L3_CUDA_RETURN_NOT_OK(CheckColumn(reader, column, /*float_integer_form=*/true));
     const ColumnInfo& info = reader.column(column);
     DeviceColumnBuffer buffer;
     DeviceColumnBuffer::Impl& impl = *buffer.impl_;
     impl.type = info.type;
-    impl.num_rows = info.num_rows;
+    // A float column's chunks count values (spec §11.2.2, ChunkView).
+    impl.num_rows = PhysicalTypeIsFloat(info.type) ? info.num_rows * info.row_width : info.num_rows;
 
     // The device region is sized from the footer, then each chunk is
     // loaded, staged and copied in turn: the host holds one chunk's decoded

@@ -380,8 +380,8 @@ Result<DeviceIbpColumn> UploadIbpColumn(const Reader& reader, int column, IbpRes
       if (ch.encoding != 2) {
         return Status(StatusCode::kUnsupportedFeature,
                       "chunk " + std::to_string(k) +
-                          " is in the integer form (spec §11.2.2), which the GPU does not decode "
-                          "yet; write the column with FloatEncoding::kIbp");
+                          " is in the integer form (spec §11.2.2): a column whose chunks are all "
+                          "in that form decodes through UploadColumn and DecodeRows");
       }
       device_bytes += align(ch.ibp.masks.decoded_bytes) + align(ch.ibp.row_offsets.decoded_bytes) +
                       align(ch.ibp.mask_ids.decoded_bytes);

@@ -26,6 +26,11 @@ inline Status CheckDescriptor(const DeviceChunk& c) {
   if (!PhysicalTypeIsInteger(c.type)) {
     return Status(StatusCode::kUnsupportedFeature, "the CUDA backend decodes integer columns only");
   }
+  if (PhysicalTypeIsFloat(c.column_type) &&
+      PhysicalTypeBytes(c.column_type) != PhysicalTypeBytes(c.type)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "DeviceChunk column_type: a float type of another width (spec §11.2.2)");
+  }
   // spec §8.10: partitions cover D + num_rows elements.
   const uint64_t elements = c.num_rows + c.dictionary_entries;
   if (c.num_rows == 0 || c.dictionary_entries > c.num_rows || elements > UINT32_MAX ||
@@ -55,7 +60,7 @@ inline Status CheckChunks(const DeviceChunk* chunks, size_t num_chunks) {
   }
   for (size_t i = 0; i < num_chunks; ++i) {
     L3_CUDA_RETURN_NOT_OK(CheckDescriptor(chunks[i]));
-    if (chunks[i].type != chunks[0].type) {
+    if (chunks[i].type != chunks[0].type || chunks[i].column_type != chunks[0].column_type) {
       return Status(StatusCode::kInvalidArgument, "chunks of different types");
     }
     if (i > 0 && chunks[i].first_row != chunks[i - 1].first_row + chunks[i - 1].num_rows) {

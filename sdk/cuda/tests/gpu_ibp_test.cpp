@@ -2,7 +2,8 @@
 // rows, with payloads in device memory and in pinned host memory, against the
 // CPU reader, byte for byte: generated tensors of every float type and word
 // width, several chunks, the real float arrays and every float file the CPU
-// tests wrote. Corrupt rows decode to zeros and never fault.
+// tests wrote. Corrupt rows decode to zeros and never fault. Float columns in
+// the integer form (spec §11.2.2) decode through the integer decoder.
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
@@ -184,21 +185,138 @@ TEST_CASE("a corrupt packed row decodes to zeros on the GPU, its neighbours inta
   CHECK(std::memcmp(gpu.data() + width * 4, bytes.data() + width * 4, bytes.size() - width * 4) == 0);
 }
 
-TEST_CASE("the GPU IBP API refuses what it cannot decode") {
-  std::vector<uint8_t> bytes(64 * 8 * 4, 0);
+std::vector<uint8_t> WriteIntegerForm(const std::vector<uint8_t>& bytes, PhysicalType type,
+                                      uint32_t row_width, uint64_t float_chunk_bytes = 64 << 20) {
   WriteOptions options;
   options.float_encoding = FloatEncoding::kIntegerForm;
-  auto writer = Writer::CreateInMemory({{"x", PhysicalType::kFloat32, {}, 8}}, options);
+  options.float_chunk_bytes = float_chunk_bytes;
+  auto writer = Writer::CreateInMemory({{"x", type, {}, row_width}}, options);
   REQUIRE(writer.ok());
-  REQUIRE(writer->Append(0, bytes.data(), bytes.size() / 4).ok());
+  REQUIRE(writer->Append(0, bytes.data(), bytes.size() / PhysicalTypeBytes(type)).ok());
   REQUIRE(writer->Close().ok());
-  const std::vector<uint8_t> file = writer->TakeBuffer();
+  return writer->TakeBuffer();
+}
+
+// A float column in the integer form (spec §11.2.2) through UploadColumn:
+// its device chunks count values; DecodeRows of every value and of an inner
+// range, and Take of random value ids (with one past the end, which gives
+// 0), against the CPU reader's float bit patterns.
+void CheckIntegerFormColumn(const Reader& reader, int column, uint64_t seed) {
+  const ColumnInfo& col = reader.column(column);
+  const int value_bytes = PhysicalTypeBytes(col.type);
+  const uint64_t values = col.num_rows * col.row_width;
+  std::vector<uint8_t> cpu(values * value_bytes);
+  REQUIRE(reader.ReadRows(column, 0, col.num_rows, cpu.data(), cpu.size()).ok());
+  Result<DeviceColumnBuffer> uploaded = UploadColumn(reader, column, nullptr);
+  REQUIRE_MESSAGE(uploaded.ok(), uploaded.status().ToString());
+  CHECK(uploaded->num_rows() == values);
+  const std::vector<DeviceChunk>& chunks = uploaded->chunks();
+  DeviceBuffer out(cpu.size() + 64);
+  REQUIRE(cudaMemset(out.data(), 0xEE, out.size()) == cudaSuccess);
+  Status full = DecodeRows(chunks.data(), chunks.size(), 0, values, out.data(), cpu.size(),
+                           nullptr, 0, nullptr);
+  REQUIRE_MESSAGE(full.ok(), full.ToString());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<uint8_t> gpu = out.ToHost();
+  CHECK(std::memcmp(gpu.data(), cpu.data(), cpu.size()) == 0);
+  CHECK(gpu[cpu.size()] == 0xEE);  // nothing past the values
+  if (values > 3) {
+    const uint64_t a = values / 3 + 1, b = values - 1;
+    DeviceBuffer part((b - a) * value_bytes);
+    REQUIRE(DecodeRows(chunks.data(), chunks.size(), a, b, part.data(), part.size(), nullptr, 0,
+                       nullptr)
+                .ok());
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    std::vector<uint8_t> got = part.ToHost();
+    CHECK(std::memcmp(got.data(), cpu.data() + a * value_bytes, got.size()) == 0);
+  }
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> ids(std::min<uint64_t>(4096, values * 3));
+  for (uint64_t& id : ids) id = rng() % values;
+  ids.push_back(values);  // outside the column: 0
+  DeviceBuffer d_ids(ids.data(), ids.size() * 8);
+  DeviceBuffer taken(ids.size() * value_bytes);
+  REQUIRE(cudaMemset(taken.data(), 0xEE, taken.size()) == cudaSuccess);
+  const Status take = Take(chunks.data(), chunks.size(), static_cast<const uint64_t*>(d_ids.data()),
+                           ids.size(), taken.data(), taken.size(), nullptr, 0, nullptr);
+  REQUIRE_MESSAGE(take.ok(), take.ToString());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<uint8_t> t = taken.ToHost();
+  size_t wrong = 0;
+  for (size_t i = 0; i + 1 < ids.size(); ++i) {
+    wrong += std::memcmp(t.data() + i * value_bytes, cpu.data() + ids[i] * value_bytes,
+                         value_bytes) != 0;
+  }
+  CHECK(wrong == 0);
+  const std::vector<uint8_t> zeros(value_bytes, 0);
+  CHECK(std::memcmp(t.data() + (ids.size() - 1) * value_bytes, zeros.data(), value_bytes) == 0);
+}
+
+// Bit patterns of a smooth signal with every special value mixed in: +-0,
+// +-inf, NaNs of both signs and payloads, subnormals, the extremes.
+template <typename U>
+std::vector<uint8_t> SmoothWithSpecials(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  constexpr int kBits = 8 * sizeof(U);
+  const U sign = static_cast<U>(U{1} << (kBits - 1));
+  const U specials[] = {0, sign, static_cast<U>(~U{0}), static_cast<U>(sign - 1), 1,
+                        static_cast<U>(sign | 1), static_cast<U>(~U{0} >> 1)};
+  std::vector<U> v(n);
+  U x = static_cast<U>(U{1} << (kBits - 3));
+  for (size_t i = 0; i < n; ++i) {
+    x = static_cast<U>(x + (rng() % 64) - 20);
+    v[i] = rng() % 101 == 0 ? specials[rng() % 7] : static_cast<U>(x ^ (i % 3 == 0 ? sign : 0));
+  }
+  std::vector<uint8_t> out(n * sizeof(U));
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+TEST_CASE("float columns in the integer form decode and take on the GPU as on the CPU") {
+  struct Case {
+    PhysicalType type;
+    uint32_t row_width;
+    uint64_t chunk_bytes;
+  };
+  uint64_t seed = 300;
+  for (const Case& c : {Case{PhysicalType::kFloat32, 1, 64 << 20}, Case{PhysicalType::kFloat32, 5, 40000},
+                        Case{PhysicalType::kFloat64, 3, 64 << 20}, Case{PhysicalType::kFloat64, 1, 90000},
+                        Case{PhysicalType::kFloat16, 7, 64 << 20}, Case{PhysicalType::kBFloat16, 2, 30000}}) {
+    CAPTURE(static_cast<int>(c.type));
+    CAPTURE(c.row_width);
+    const size_t n = 50001 / c.row_width * c.row_width;
+    std::vector<uint8_t> bytes;
+    switch (PhysicalTypeBytes(c.type)) {
+      case 2: bytes = SmoothWithSpecials<uint16_t>(n, seed); break;
+      case 4: bytes = SmoothWithSpecials<uint32_t>(n, seed); break;
+      default: bytes = SmoothWithSpecials<uint64_t>(n, seed); break;
+    }
+    const std::vector<uint8_t> file = WriteIntegerForm(bytes, c.type, c.row_width, c.chunk_bytes);
+    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    REQUIRE(reader->column(0).chunks.front().encoding == 1);
+    if (c.chunk_bytes < (1 << 20)) CHECK(reader->column(0).chunks.size() > 1);
+    CheckIntegerFormColumn(*reader, 0, seed++);
+    // The decoded bits are the input's: the order map was undone.
+    std::vector<uint8_t> cpu(bytes.size());
+    REQUIRE(reader->ReadRows(0, 0, reader->column(0).num_rows, cpu.data(), cpu.size()).ok());
+    CHECK(cpu == bytes);
+  }
+}
+
+TEST_CASE("each GPU float path refuses the other form") {
+  std::vector<uint8_t> bytes(64 * 8 * 4, 0);
+  const std::vector<uint8_t> file = WriteIntegerForm(bytes, PhysicalType::kFloat32, 8);
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
   CHECK(UploadIbpColumn(*reader, 0, IbpResidency::kDevice, nullptr).status().code() ==
         StatusCode::kUnsupportedFeature);
-  // The integer decoder refuses a float chunk instead of returning mapped bits.
-  Result<ChunkView> view = reader->GetChunkView(0, 0);
+  const std::vector<uint8_t> ibp_file = WriteIbp(bytes, PhysicalType::kFloat32, 8);
+  Result<Reader> ibp = Reader::OpenBuffer(ibp_file.data(), ibp_file.size());
+  REQUIRE(ibp.ok());
+  REQUIRE(ibp->column(0).chunks.front().encoding == 2);
+  CHECK(UploadColumn(*ibp, 0, nullptr).status().code() == StatusCode::kUnsupportedFeature);
+  Result<ChunkView> view = ibp->GetChunkView(0, 0);
   REQUIRE(view.ok());
   CHECK(MakeDeviceChunk(*view, view->partition_table, view->parameters, view->payload).status().code() ==
         StatusCode::kUnsupportedFeature);
@@ -207,6 +325,7 @@ TEST_CASE("the GPU IBP API refuses what it cannot decode") {
 
 TEST_CASE("the real float arrays and the CPU tests' float files decode on the GPU") {
   int columns = 0;
+  int integer_form_columns = 0;
   Result<std::vector<datagen::FloatArray>> arrays = datagen::LoadRealFloatArrays();
   if (arrays.ok()) {
     uint64_t seed = 50;
@@ -217,6 +336,13 @@ TEST_CASE("the real float arrays and the CPU tests' float files decode on the GP
       REQUIRE(reader.ok());
       CheckIbpColumn(*reader, 0, seed++);
       ++columns;
+      if (a.bytes.size() <= (8u << 20)) {
+        const std::vector<uint8_t> integer_form = WriteIntegerForm(a.bytes, a.type, a.row_width, 4 << 20);
+        Result<Reader> as_integers = Reader::OpenBuffer(integer_form.data(), integer_form.size());
+        REQUIRE(as_integers.ok());
+        CheckIntegerFormColumn(*as_integers, 0, seed++);
+        ++integer_form_columns;
+      }
     }
   } else {
     MESSAGE("skipped the real float arrays: " << arrays.status().ToString());
@@ -230,16 +356,24 @@ TEST_CASE("the real float arrays and the CPU tests' float files decode on the GP
       for (int c = 0; c < reader->num_columns(); ++c) {
         const ColumnInfo& col = reader->column(c);
         if (!PhysicalTypeIsFloat(col.type) || col.chunks.empty()) continue;
-        bool all_ibp = true;
-        for (const ChunkInfo& ch : col.chunks) all_ibp = all_ibp && ch.encoding == 2;
-        if (!all_ibp) continue;
+        bool all_ibp = true, all_integer_form = true;
+        for (const ChunkInfo& ch : col.chunks) {
+          all_ibp = all_ibp && ch.encoding == 2;
+          all_integer_form = all_integer_form && ch.encoding == 1;
+        }
         CAPTURE(entry.path().string());
-        CheckIbpColumn(*reader, c, 77);
-        ++columns;
+        if (all_ibp) {
+          CheckIbpColumn(*reader, c, 77);
+          ++columns;
+        } else if (all_integer_form) {
+          CheckIntegerFormColumn(*reader, c, 78);
+          ++integer_form_columns;
+        }
       }
     }
   }
-  MESSAGE("checked " << columns << " IBP columns");
+  MESSAGE("checked " << columns << " IBP columns and " << integer_form_columns
+                     << " float columns in the integer form");
 }
 
 }  // namespace

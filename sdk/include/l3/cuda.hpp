@@ -43,6 +43,12 @@ bool DeviceAvailable() noexcept;
 /// that the descriptor can be copied and stored, not to be filled by hand.
 struct DeviceChunk {
   PhysicalType type = PhysicalType::kInt64;
+  /// The column's type. For a float column's chunk in the integer form
+  /// (spec §11.2.2) it is the float type, `type` is the unsigned type of its
+  /// width, first_row and num_rows count values (rows * row_width, as
+  /// ChunkView does), and DecodeRows and Take return float bit patterns
+  /// (the order map undone). Otherwise equal to `type`.
+  PhysicalType column_type = PhysicalType::kInt64;
   uint64_t first_row = 0;  ///< within the column
   uint64_t num_rows = 0;
   uint32_t values_per_lane = 0;
@@ -298,7 +304,8 @@ class DeviceIbpColumn {
 /// Copies every chunk of a float column whose chunks are all IbpFloat
 /// (WriteOptions::float_encoding = kIbp) to the device, payloads where
 /// `residency` says. Returns after the copies completed. Errors: the
-/// reader's, kUnsupportedFeature (a chunk in the integer form, or not a float
+/// reader's, kUnsupportedFeature (a chunk in the integer form: UploadColumn
+/// decodes columns whose chunks are all in that form; or not a float
 /// column), kOutOfMemory, kDeviceError.
 Result<DeviceIbpColumn> UploadIbpColumn(const Reader& reader, int column, IbpResidency residency,
                                         cudaStream_t stream);
@@ -315,6 +322,8 @@ class DeviceColumnBuffer {
   ~DeviceColumnBuffer();
 
   PhysicalType type() const;
+  /// Rows; for a float column, values (rows * row_width), as its chunks
+  /// count them.
   uint64_t num_rows() const;
   /// Descriptors of every chunk, in row order (pass to DecodeRows / Take).
   const std::vector<DeviceChunk>& chunks() const;
@@ -331,7 +340,11 @@ class DeviceColumnBuffer {
 
 /// Copies every chunk of `column` (validated by the reader) into one device
 /// allocation, staging through pinned memory on `stream`. Returns after the
-/// copies completed. Errors: the reader's, kOutOfMemory, kDeviceError.
+/// copies completed. An integer column, or a float column whose chunks are
+/// all in the integer form (spec §11.2.2; DecodeRows and Take then return
+/// its float bit patterns, value by value in row-major order). Errors: the
+/// reader's, kUnsupportedFeature (IbpFloat chunks: UploadIbpColumn),
+/// kOutOfMemory, kDeviceError.
 Result<DeviceColumnBuffer> UploadColumn(const Reader& reader, int column, cudaStream_t stream);
 
 /// The PGM indexes of a column's chunks in device memory, owned by this
@@ -375,8 +388,9 @@ class Loader {
   /// Decodes rows [row_begin, row_end) of `column` into `d_out` (device
   /// memory of (row_end - row_begin) * value size bytes). The result is ready
   /// when `stream` reaches the point of this call; the call itself returns
-  /// once all work is enqueued. Errors: the reader's, kOutOfRange,
-  /// kBufferTooSmall, kOutOfMemory, kDeviceError.
+  /// once all work is enqueued. Integer columns only (float columns:
+  /// UploadColumn or UploadIbpColumn). Errors: the reader's, kOutOfRange,
+  /// kBufferTooSmall, kUnsupportedFeature, kOutOfMemory, kDeviceError.
   Status ReadRows(const Reader& reader, int column, uint64_t row_begin, uint64_t row_end,
                   void* d_out, size_t out_bytes, cudaStream_t stream);
 

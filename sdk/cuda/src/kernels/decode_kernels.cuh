@@ -19,6 +19,7 @@
 
 #include <cstdint>
 
+#include "codec/ibp/float_order.hpp"
 #include "kernels/device_chunk.cuh"
 
 namespace l3::cuda::detail {
@@ -57,6 +58,7 @@ struct TakeArgs {
   uint64_t column_begin;  // rows of the whole column; rows outside get 0
   uint64_t column_end;
   bool write_outside;     // this launch writes the 0 of out-of-column rows
+  bool float_order;       // spec §11.2.2: return float bit patterns of the decoded values
   const uint64_t* rows;
   uint64_t num_rows;
   void* out;
@@ -742,9 +744,20 @@ __global__ void __launch_bounds__(256) TakeKernel(const __grid_constant__ TakeAr
           LoadPartition<kTypeBits>(c, FindPartition(c, static_cast<uint32_t>(local)));
       if (d.ok && local >= d.first && local - d.first < d.rows) {
         value = MapCode(c, DecodeOne<U>(c, d, local - d.first));
+        if (args.float_order) value = internal::FloatBitsFromOrdered(value);
       }
     }
     out[i] = value;
+  }
+}
+
+/// spec §11.2.2 on decoded values in place: the float bit patterns of the
+/// integer form's u (a pass after the integer decoder of a float chunk).
+template <typename U>
+__global__ void __launch_bounds__(256) FloatFromOrderedKernel(U* values, uint64_t count) {
+  const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += stride) {
+    values[i] = internal::FloatBitsFromOrdered(values[i]);
   }
 }
 

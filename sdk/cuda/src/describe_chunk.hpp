@@ -15,7 +15,10 @@ inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_
                                  const void* d_dictionary) {
   DeviceChunk c;
   c.type = view.type;
-  c.column_type = view.column_type;
+  // A float column's chunk in the integer form (spec §11.2.2); any other
+  // column_type (an integer column's, or a hand-made view's default) means
+  // plain integers.
+  c.column_type = PhysicalTypeIsFloat(view.column_type) ? view.column_type : view.type;
   c.first_row = view.first_row;
   c.num_rows = view.num_rows;
   c.values_per_lane = view.values_per_lane;

@@ -273,10 +273,10 @@ Result<DeviceChunk> MakeDeviceChunk(const ChunkView& view, const void* d_partiti
       return Status(StatusCode::kUnsupportedFeature,
                     "not an L3Integer chunk (IbpFloat chunks: MakeDeviceIbpChunk)");
     }
-    if (view.column_type != view.type &&
-        !(PhysicalTypeIsFloat(view.column_type) &&
-          PhysicalTypeBytes(view.column_type) == PhysicalTypeBytes(view.type))) {
-      return Status(StatusCode::kInvalidArgument, "ChunkView type and column_type disagree");
+    if (PhysicalTypeIsFloat(view.column_type) &&
+        PhysicalTypeBytes(view.column_type) != PhysicalTypeBytes(view.type)) {
+      return Status(StatusCode::kInvalidArgument,
+                    "ChunkView column_type: a float type of another width than type");
     }
     // spec §10.2: the partition-table and parameter checks, before any
     // kernel sees the chunk.

@@ -309,33 +309,53 @@ class BatchScanner {
   }
 
   // The first column: every row of [begin, end) its segments may select.
+  // Neighbouring segments that need decoding are decoded in one call.
   template <typename T>
   Status First(const ColumnPlan& plan, uint64_t begin, uint64_t end, BatchResult::PerColumn* st) {
     const TypedFilter<T> match(plan.filter);
     const bool keep = plan.slot >= 0;
+    std::vector<uint64_t>& rows = sel_.rows;
     std::vector<uint64_t>* values = keep ? &sel_.values[plan.slot] : nullptr;
     st->rows_in += end - begin;
+    uint64_t pending_begin = 0, pending_end = 0;  // rows to decode and filter
+    auto flush = [&]() -> Status {
+      const uint64_t m = pending_end - pending_begin;
+      if (m == 0) return Status::OK();
+      L3_RETURN_NOT_OK(Decode<T>(plan.column, pending_begin, pending_end));
+      st->values_decoded += m;
+      const T* v = reinterpret_cast<const T*>(scratch_.data());
+      size_t w = rows.size();
+      rows.resize(w + m);
+      uint64_t* out = rows.data();
+      for (uint64_t r = 0; r < m; ++r) {  // branch-free: write, then advance on a match
+        out[w] = pending_begin + r;
+        w += match(v[r]);
+      }
+      if (keep) {
+        for (size_t k = rows.size() - m; k < w; ++k) values->push_back(Canon(v[out[k] - pending_begin]));
+      }
+      rows.resize(w);
+      pending_begin = pending_end = 0;
+      return Status::OK();
+    };
     for (size_t i = FirstSegment(plan, begin); i < plan.segments.size(); ++i) {
       const Segment& s = plan.segments[i];
       if (s.begin >= end) break;
       const uint64_t b = std::max(begin, s.begin), e = std::min(end, s.end);
       if (s.verdict == Verdict::kNone) continue;
       if (s.verdict == Verdict::kAll && !keep) {
-        for (uint64_t r = b; r < e; ++r) sel_.rows.push_back(r);
+        L3_RETURN_NOT_OK(flush());
+        for (uint64_t r = b; r < e; ++r) rows.push_back(r);
         continue;
       }
-      L3_RETURN_NOT_OK(Decode<T>(plan.column, b, e));
-      st->values_decoded += e - b;
       st->payload += PayloadShare(s, e - b);
-      const T* v = reinterpret_cast<const T*>(scratch_.data());
-      for (uint64_t r = 0; r < e - b; ++r) {
-        if (!match(v[r])) continue;
-        sel_.rows.push_back(b + r);
-        if (keep) values->push_back(Canon(v[r]));
-      }
+      if (pending_end != b) L3_RETURN_NOT_OK(flush());
+      if (pending_end == 0) pending_begin = b;
+      pending_end = e;
     }
+    L3_RETURN_NOT_OK(flush());
     if (keep) sel_.has_values[plan.slot] = true;
-    st->rows_out += sel_.rows.size();
+    st->rows_out += rows.size();
     return Status::OK();
   }
 

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstring>
 #include <new>
+#include <numeric>
 #include <system_error>
 #include <thread>
 
@@ -351,7 +352,9 @@ class BatchScanner {
       if (s.verdict == Verdict::kNone) continue;
       if (s.verdict == Verdict::kAll && !keep) {
         L3_RETURN_NOT_OK(flush());
-        for (uint64_t r = b; r < e; ++r) rows.push_back(r);
+        const size_t w = rows.size();
+        rows.resize(w + (e - b));
+        std::iota(rows.begin() + static_cast<std::ptrdiff_t>(w), rows.end(), b);
         continue;
       }
       st->payload += PayloadShare(s, e - b);
@@ -426,18 +429,20 @@ class BatchScanner {
       sel_.has_values[plan.slot] = true;
     }
     if (filtered) {
-      size_t w = 0;
-      for (size_t k = 0; k < n; ++k) {
-        if (!keep_[k]) continue;
-        sel_.rows[w] = sel_.rows[k];
-        for (int slot = 0; slot < num_slots_; ++slot) {
-          if (sel_.has_values[slot]) sel_.values[slot][w] = sel_.values[slot][k];
+      // Branch-free: each entry is written, and kept by advancing past it.
+      const uint8_t* keep = keep_.data();
+      auto compact = [&](std::vector<uint64_t>* v) {
+        uint64_t* p = v->data();
+        size_t w = 0;
+        for (size_t k = 0; k < n; ++k) {
+          p[w] = p[k];
+          w += keep[k];
         }
-        ++w;
-      }
-      sel_.rows.resize(w);
+        v->resize(w);
+      };
+      compact(&sel_.rows);
       for (int slot = 0; slot < num_slots_; ++slot) {
-        if (sel_.has_values[slot]) sel_.values[slot].resize(w);
+        if (sel_.has_values[slot]) compact(&sel_.values[slot]);
       }
     }
     if (filtered) {
@@ -472,11 +477,18 @@ class BatchScanner {
     if (num_slots_ > 0 && !sel_.rows.empty()) {
       const bool s0 = PhysicalTypeIsSigned(plans_[sum_plan_].type);
       const std::vector<uint64_t>& a = sel_.values[0];
+      // A batch holds at most 2^17 rows: a sum of 64-bit values, or of
+      // products of two values of at most 32 bits, stays below 2^81.
+      const std::vector<uint64_t>& b = sel_.values[num_slots_ - 1];
+      const bool s1 = PhysicalTypeIsSigned(plans_[product_plan_].type);
+      const bool narrow = PhysicalTypeBytes(plans_[sum_plan_].type) <= 4 &&
+                          PhysicalTypeBytes(plans_[product_plan_].type) <= 4;
+      static_assert(kBatchRows <= (uint64_t{1} << 17), "the unchecked sums need small batches");
       if (!product_) {
-        for (uint64_t v : a) out->overflow |= __builtin_add_overflow(out->sum, AsInteger(v, s0), &out->sum);
+        for (uint64_t v : a) out->sum += AsInteger(v, s0);
+      } else if (narrow) {
+        for (size_t k = 0; k < a.size(); ++k) out->sum += AsInteger(a[k], s0) * AsInteger(b[k], s1);
       } else {
-        const bool s1 = PhysicalTypeIsSigned(plans_[product_plan_].type);
-        const std::vector<uint64_t>& b = sel_.values[num_slots_ - 1];
         for (size_t k = 0; k < a.size(); ++k) {
           Int128 p = 0;
           out->overflow |= __builtin_mul_overflow(AsInteger(a[k], s0), AsInteger(b[k], s1), &p);

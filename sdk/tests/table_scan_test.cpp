@@ -127,10 +127,15 @@ void Check(const Reader& r, const std::vector<TestColumn>& cols, const std::vect
       CHECK(st.partitions_pruned + st.partitions_all_match <= st.partitions_total);
     }
     CHECK(bytes == s->payload_bytes_read);
-    // The last filtered column leaves the selection.
+    // Filtered columns first; the last one leaves the selection.
     size_t filtered = 0;
-    for (const ColumnScanStats& st : s->columns) filtered += st.rows_in > 0 || st.rows_out > 0;
-    if (!rows.empty()) CHECK(filtered >= 1);
+    for (const ColumnScanStats& st : s->columns) {
+      if (st.filtered) CHECK(filtered++ == static_cast<size_t>(&st - s->columns.data()));
+      if (!st.filtered) CHECK(st.rows_in + st.rows_out == 0);
+    }
+    CHECK(filtered >= 1);
+    CHECK(s->columns[filtered - 1].rows_out == rows.size());
+    CHECK(s->columns[0].rows_in == n);
   }
 }
 
@@ -250,6 +255,7 @@ TEST_CASE("scan table: late columns read only the selected rows; stats add up") 
   CHECK(s->columns[0].partitions_pruned * 2 > s->columns[0].partitions_total);
   CHECK(s->columns[0].values_decoded < n / 10);
   CHECK(s->columns[3].column == 3);  // aggregated only, last
+  CHECK(!s->columns[3].filtered);
   CHECK(s->columns[3].rows_in == 0);
   const uint64_t selected_after_date = s->columns[0].rows_out;
   CHECK(s->columns[1].rows_in == selected_after_date);

@@ -107,6 +107,7 @@ struct TableScanOptions {
 /// What the scan did on one column.
 struct ColumnScanStats {
   int column = -1;
+  bool filtered = false;  ///< false for a column only aggregated
   /// The estimate the evaluation order came from (fraction of rows).
   double estimated_selectivity = 1.0;
   /// Selected rows before this column's predicates (the column's rows for the

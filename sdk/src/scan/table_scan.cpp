@@ -202,6 +202,7 @@ Status PlanSegments(const Reader& reader, ColumnPlan* plan) {
   order.is_signed = PhysicalTypeIsSigned(col.type);
   ColumnScanStats& st = plan->stats;
   st.column = plan->column;
+  st.filtered = plan->filtered;
   st.chunks_total = col.chunks.size();
   plan->bits_per_row = col.num_rows == 0 ? 0 : 8.0 * col.stored_bytes / col.num_rows;
   double expected = 0;

@@ -382,7 +382,32 @@ class BatchScanner {
     if (keep_values) got_.assign(n, 0);
     take_rows_.clear();
     take_index_.clear();
+    // Dense selections of neighbouring segments are decoded in one call:
+    // rows [rows[group_i], group_end) for selection entries [group_i, group_j).
+    size_t group_i = 0, group_j = 0;
+    uint64_t group_end = 0;
+    auto flush = [&]() -> Status {
+      if (group_j == group_i) return Status::OK();
+      const uint64_t first = rows[group_i];
+      L3_RETURN_NOT_OK(Decode<T>(plan.column, first, group_end));
+      st->values_decoded += group_end - first;
+      const T* v = reinterpret_cast<const T*>(scratch_.data());
+      if (filtered && keep_values) {
+        for (size_t k = group_i; k < group_j; ++k) {
+          const T x = v[rows[k] - first];
+          keep_[k] = match(x);
+          got_[k] = Canon(x);
+        }
+      } else if (filtered) {
+        for (size_t k = group_i; k < group_j; ++k) keep_[k] = match(v[rows[k] - first]);
+      } else {
+        for (size_t k = group_i; k < group_j; ++k) got_[k] = Canon(v[rows[k] - first]);
+      }
+      group_i = group_j;
+      return Status::OK();
+    };
     size_t i = 0;
+    const Segment* previous = nullptr;  // the last segment of the group
     for (size_t si = FirstSegment(plan, begin); si < plan.segments.size() && i < n; ++si) {
       const Segment& s = plan.segments[si];
       if (s.begin >= end) break;
@@ -394,15 +419,18 @@ class BatchScanner {
       } else if (!(filtered && s.verdict == Verdict::kAll && !keep_values)) {
         const uint64_t span = rows[j - 1] - rows[i] + 1;
         if ((j - i) * kDenseRatio >= span) {
-          L3_RETURN_NOT_OK(Decode<T>(plan.column, rows[i], rows[j - 1] + 1));
-          st->values_decoded += span;
-          st->payload += PayloadShare(s, span);
-          const T* v = reinterpret_cast<const T*>(scratch_.data());
-          for (size_t k = i; k < j; ++k) {
-            const T x = v[rows[k] - rows[i]];
-            if (filtered) keep_[k] = match(x);
-            if (keep_values) got_[k] = Canon(x);
+          const bool joins = group_j == i && group_j > group_i && previous != nullptr && previous->end == s.begin;
+          if (joins) {
+            // The group also decodes the rows between the two selections.
+            st->payload += PayloadShare(*previous, previous->end - group_end) + PayloadShare(s, rows[i] - s.begin);
+          } else {
+            L3_RETURN_NOT_OK(flush());
+            group_i = i;
           }
+          group_j = j;
+          group_end = rows[j - 1] + 1;
+          previous = &s;
+          st->payload += PayloadShare(s, span);
         } else {
           for (size_t k = i; k < j; ++k) {
             take_rows_.push_back(rows[k]);
@@ -414,6 +442,7 @@ class BatchScanner {
       }
       i = j;
     }
+    L3_RETURN_NOT_OK(flush());
     if (!take_rows_.empty()) {
       scratch_.resize((take_rows_.size() * sizeof(T) + 7) / 8);
       L3_RETURN_NOT_OK(reader_.Take(plan.column, take_rows_.data(), take_rows_.size(), scratch_.data(),

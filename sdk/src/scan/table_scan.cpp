@@ -419,7 +419,10 @@ class BatchScanner {
       } else if (!(filtered && s.verdict == Verdict::kAll && !keep_values)) {
         const uint64_t span = rows[j - 1] - rows[i] + 1;
         if ((j - i) * kDenseRatio >= span) {
-          const bool joins = group_j == i && group_j > group_i && previous != nullptr && previous->end == s.begin;
+          // Join the group only while it stays dense with the rows between.
+          const bool joins = group_j == i && group_j > group_i && previous != nullptr &&
+                             previous->end == s.begin &&
+                             (j - group_i) * kDenseRatio >= rows[j - 1] + 1 - rows[group_i];
           if (joins) {
             // The group also decodes the rows between the two selections.
             st->payload += PayloadShare(*previous, previous->end - group_end) + PayloadShare(s, rows[i] - s.begin);

@@ -159,7 +159,7 @@ struct TableScanResult {
 /// column may appear more than once (its predicates are ANDed).
 /// Errors: kInvalidArgument (empty `where`, or a column without predicates);
 /// kOutOfRange (a bad column index, or a sum that leaves 128 bits: partial
-/// sums are taken per batch of 2^17 rows in row order, then over batches);
+/// sums are taken per batch of 2^15 rows in row order, then over batches);
 /// kInvalidArgument also for product_column without sum_column, negative
 /// num_threads or columns of different row counts; kUnsupportedFeature (a float or tensor column); decode errors
 /// as Reader::ReadRows reports them.

@@ -131,6 +131,7 @@ def main():
     sf_text = f"{args.sf:g}"
     runs = []
     ok = True
+    load_before = os.getloadavg()
     for order in args.orders.split(","):
         path = os.path.join(workdir, f"lineorder-sf{sf_text}-{order}.l3")
         bin_dir = os.path.join(workdir, f"sf{sf_text}-{order}")
@@ -153,9 +154,11 @@ def main():
         os.rmdir(bin_dir)
         os.remove(path)
 
+    load_after = os.getloadavg()
     now = datetime.datetime.now(datetime.timezone.utc)
     doc = {"date": now.strftime("%Y-%m-%d %H:%M UTC"), "commit": git_commit(root), "command": args.command,
-           "machine": {"arch": platform.machine(), "cpu": cpu_model(), "hardware_threads": os.cpu_count()},
+           "machine": {"arch": platform.machine(), "cpu": cpu_model(), "hardware_threads": os.cpu_count(),
+                       "load_average_before": load_before, "load_average_after": load_after},
            "duckdb": duckdb.__version__, "numpy": np.__version__, "sf": args.sf, "seed": args.seed,
            "reps": args.reps, "runs": runs, "all_equal": ok}
     os.makedirs(args.out, exist_ok=True)
@@ -171,7 +174,8 @@ def main():
         "",
         f"- Date: {doc['date']}; commit `{doc['commit']}`; command `{args.command}`",
         f"- Machine: {doc['machine']['cpu']} ({doc['machine']['arch']}), {os.cpu_count()} hardware threads; "
-        f"DuckDB {duckdb.__version__}, numpy {np.__version__}",
+        f"DuckDB {duckdb.__version__}, numpy {np.__version__}; load average (1 min) {load_before[0]:.2f} "
+        f"before the run, {load_after[0]:.2f} after (the machine is shared)",
         f"- Data: SSB lineorder at scale factor {sf_text} ({first['rows']:,} rows), the four columns Q1 reads, "
         f"from `l3_ssb_bench gen` (datagen `GenerateSsbLineorder`, seed {args.seed}; see datagen/README.md), "
         "written with the default Writer options (hot profile). Two row orders of the same rows: `dbgen` "

@@ -283,7 +283,7 @@ TEST_CASE("scan table: late columns read only the selected rows; stats add up") 
 }
 
 TEST_CASE("scan table: batches and threads over a column of several million rows") {
-  const uint64_t n = (uint64_t{5} << 20) / 2 + 12345;  // 2.5 batches
+  const uint64_t n = (uint64_t{5} << 20) / 2 + 12345;  // 80 batches and a partial one
   std::vector<TestColumn> cols(3);
   cols[0].type = PhysicalType::kUInt8;
   cols[1].type = PhysicalType::kUInt8;

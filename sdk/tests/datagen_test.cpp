@@ -585,3 +585,45 @@ TEST_CASE("CSV: integer column extraction") {
   REQUIRE(cols->size() == 1);
   CHECK((*cols)[0].name() == "huge:a");
 }
+
+TEST_CASE("datagen: SSB lineorder columns follow dbgen's domains; the date order is a stable sort") {
+  CHECK(dg::DateKeyFromDays(0) == 19700101u);
+  CHECK(dg::DateKeyFromDays(dg::DaysFromDateKey(19920229)) == 19920229u);
+  CHECK(dg::DaysFromDateKey(19980802) - dg::DaysFromDateKey(19920101) + 1 == 2406);
+  for (int64_t d = dg::DaysFromDateKey(19920101); d <= dg::DaysFromDateKey(19981231); ++d) {
+    REQUIRE(dg::DaysFromDateKey(dg::DateKeyFromDays(d)) == d);
+  }
+  const dg::SsbLineorder t = dg::GenerateSsbLineorder(0.01, 7);
+  REQUIRE(t.orderdate.size() == 60000);
+  REQUIRE(t.discount.size() == 60000);
+  uint64_t changes = 0;
+  for (size_t i = 0; i < t.orderdate.size(); ++i) {
+    CHECK(t.orderdate[i] >= 19920101u);
+    CHECK(t.orderdate[i] <= 19980802u);
+    CHECK(t.discount[i] <= 10);
+    CHECK(t.quantity[i] >= 1);
+    CHECK(t.quantity[i] <= 50);
+    CHECK(t.extendedprice[i] % t.quantity[i] == 0);
+    const uint32_t price = t.extendedprice[i] / t.quantity[i];
+    CHECK(price >= 90000u);
+    CHECK(price <= 90000u + 20000u + 99900u);
+    if (i > 0) changes += t.orderdate[i] != t.orderdate[i - 1];
+  }
+  // Orders of 1..7 lines (4 on average): the date changes at most rows.
+  CHECK(changes > 60000 / 5);
+  CHECK(changes < 60000 / 3);
+  const dg::SsbLineorder again = dg::GenerateSsbLineorder(0.01, 7);
+  CHECK(again.extendedprice == t.extendedprice);
+  CHECK(again.orderdate == t.orderdate);
+  const dg::SsbLineorder sorted = dg::GenerateSsbLineorder(0.01, 7, dg::SsbOrder::kDate);
+  CHECK(std::is_sorted(sorted.orderdate.begin(), sorted.orderdate.end()));
+  // Stable: the rows of one date keep their dbgen order.
+  std::vector<size_t> order(t.orderdate.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.orderdate[a] < t.orderdate[b]; });
+  for (size_t i = 0; i < order.size(); ++i) {
+    REQUIRE(sorted.extendedprice[i] == t.extendedprice[order[i]]);
+    REQUIRE(sorted.discount[i] == t.discount[order[i]]);
+    REQUIRE(sorted.quantity[i] == t.quantity[order[i]]);
+  }
+}

@@ -90,25 +90,107 @@ bool ToPredicate(const Where& w, PhysicalType type, ValuePredicate* p) {
   return true;
 }
 
+// The predicates of the --where options that name `column`. A strict
+// comparison past the type's limit selects nothing: one empty range.
+std::vector<ValuePredicate> ColumnPredicatesOf(const Reader& reader, int column,
+                                               const std::vector<Where>& wheres) {
+  const ColumnInfo& info = reader.column(column);
+  const PhysicalType type = info.type;
+  if (!PhysicalTypeIsInteger(type)) ThrowUsage("column '" + info.name + "' is not an integer column");
+  std::vector<ValuePredicate> predicates;
+  bool empty = false;
+  for (const Where& w : wheres) {
+    if (w.column != info.name) continue;
+    ValuePredicate p;
+    if (!ToPredicate(w, type, &p)) empty = true;
+    predicates.push_back(std::move(p));
+  }
+  if (empty) predicates = {ValuePredicate{TypeMaxValue(type), TypeMinValue(type), {}}};
+  return predicates;
+}
+
+std::string Count(uint64_t n) { return std::to_string(n); }
+
+// --where on several columns, or --sum-product: ScanTable.
+int RunTableScan(const Reader& reader, const std::string& path, const std::vector<Where>& wheres,
+                 const ArgParser::Parsed& args) {
+  std::vector<ColumnPredicates> where;
+  for (const Where& w : wheres) {
+    const int column = Check(reader.FindColumn(w.column), path);
+    bool seen = false;
+    for (const ColumnPredicates& c : where) seen = seen || c.column == column;
+    if (!seen) where.push_back(ColumnPredicates{column, ColumnPredicatesOf(reader, column, wheres)});
+  }
+  TableScanOptions options;
+  options.collect_rows = args.Has("rows");
+  if (args.Has("sum")) options.sum_column = Check(reader.FindColumn(args.Get("sum")), path);
+  if (args.Has("sum-product")) {
+    const std::string text = args.Get("sum-product");
+    const size_t star = text.find('*');
+    auto trim = [](std::string x) {
+      const size_t b = x.find_first_not_of(' '), e = x.find_last_not_of(' ');
+      return b == std::string::npos ? std::string() : x.substr(b, e - b + 1);
+    };
+    const std::string a = star == std::string::npos ? "" : trim(text.substr(0, star));
+    const std::string b = star == std::string::npos ? "" : trim(text.substr(star + 1));
+    if (a.empty() || b.empty()) ThrowUsage("--sum-product '" + text + "': expected 'A*B'");
+    options.sum_column = Check(reader.FindColumn(a), path);
+    options.product_column = Check(reader.FindColumn(b), path);
+  }
+  const TableScanResult result = Check(ScanTable(reader, where, options), path);
+  std::string out = "count\t" + Count(result.count) + "\n";
+  if (options.sum_column >= 0) out += "sum\t" + result.SumString() + "\n";
+  for (const ColumnScanStats& st : result.columns) {
+    out += "column\t" + reader.column(st.column).name + ": ";
+    if (st.filtered) {
+      out += Count(st.rows_in) + " -> " + Count(st.rows_out) + " rows";
+    } else {
+      out += "aggregated";
+    }
+    out += "; chunks " + Count(st.chunks_total) + " (" + Count(st.chunks_pruned) + " pruned); partitions " +
+           Count(st.partitions_total) + " (" + Count(st.partitions_pruned) + " pruned, " +
+           Count(st.partitions_all_match) + " all match); values decoded " + Count(st.values_decoded) +
+           " in blocks, " + Count(st.values_taken) + " one by one; payload bytes " +
+           Count(st.payload_bytes_read) + "\n";
+  }
+  out += "payload bytes read\t" + Count(result.payload_bytes_read) + "\n";
+  if (args.Has("rows")) {
+    OutputFile file(args.Get("rows"));
+    file.Write(result.rows.data(), result.rows.size() * sizeof(uint64_t));
+    file.Commit();
+  }
+  std::fputs(out.c_str(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunScan(int argc, char** argv) {
   ArgParser parser("l3 scan", "l3 scan INPUT.l3 --where 'COL OP VALUE' [--where ...] [options]",
-                   "Selects the rows of an integer column that satisfy every --where (AND),\n"
+                   "Selects the rows where integer columns satisfy every --where (AND),\n"
                    "skipping chunks by their statistics and partitions by their bounds or\n"
-                   "model, and decoding only the partitions that may hold matches. Prints\n"
-                   "the count, the aggregate asked for, and what was pruned and read.");
+                   "model, and decoding only the partitions that may hold matches; with\n"
+                   "several columns, the most selective first and the others only at the rows\n"
+                   "it selected. Prints the count, the aggregate asked for, and what was\n"
+                   "pruned and read.");
   parser.Option("where", "'COL OP VALUE'",
-                "a predicate on the filtered column; OP is =, <, <=, >, >= or in\n"
-                "                            (VALUE then a comma-separated list); all --where\n"
-                "                            name the same column",
+                "a predicate; OP is =, <, <=, >, >= or in (VALUE then a\n"
+                "                            comma-separated list); --where on several columns\n"
+                "                            are ANDed, each further column read only at the\n"
+                "                            rows still selected",
                 0, /*repeatable=*/true)
-      .Option("sum", "COL", "also print the sum, min and max of COL over the selected rows\n"
-                            "                            (decoded only at those rows)")
+      .Option("sum", "COL", "also print the sum of COL over the selected rows (decoded\n"
+                            "                            only at those rows), and its min and max when\n"
+                            "                            every --where names one column")
+      .Option("sum-product", "'A*B'", "print the sum of A times B over the selected rows\n"
+                                      "                            (exact, 128-bit)")
       .Flag("count", "print only the count line and the scan summary (the default)")
       .Option("rows", "OUT.bin", "write the selected row ids as little-endian u64")
       .Epilog("Examples:\n"
               "  l3 scan orders.l3 --where 'date >= 19940101' --where 'date < 19950101' --sum price\n"
+              "  l3 scan lineorder.l3 --where 'lo_orderdate >= 19930101' --where 'lo_orderdate <= 19931231'\n"
+              "      --where 'lo_discount >= 1' --where 'lo_discount <= 3' --where 'lo_quantity < 25'\n"
+              "      --sum-product 'lo_extendedprice*lo_discount'\n"
               "  l3 scan ids.l3 --where 'ids in 5,17,99' --rows hits.bin\n\n" +
               std::string(ExitCodeHelp()));
   ArgParser::Parsed args = parser.Parse(argc, argv);
@@ -120,26 +202,12 @@ int RunScan(int argc, char** argv) {
 
   std::vector<Where> wheres;
   for (const std::string& text : args.GetAll("where")) wheres.push_back(SplitWhere(text));
-  for (const Where& w : wheres) {
-    if (w.column != wheres[0].column) {
-      ThrowUsage("every --where must name the same column ('" + wheres[0].column + "' and '" +
-                 w.column + "')");
-    }
-  }
+  bool one_column = true;
+  for (const Where& w : wheres) one_column = one_column && w.column == wheres[0].column;
+  if (args.Has("sum-product") && args.Has("sum")) ThrowUsage("--sum and --sum-product exclude each other");
+  if (!one_column || args.Has("sum-product")) return RunTableScan(reader, path, wheres, args);
   const int column = Check(reader.FindColumn(wheres[0].column), path);
-  const PhysicalType type = reader.column(column).type;
-  if (!PhysicalTypeIsInteger(type)) ThrowUsage("column '" + wheres[0].column + "' is not an integer column");
-  std::vector<ValuePredicate> predicates;
-  bool empty = false;
-  for (const Where& w : wheres) {
-    ValuePredicate p;
-    if (!ToPredicate(w, type, &p)) empty = true;
-    predicates.push_back(std::move(p));
-  }
-  if (empty) {
-    // A strict comparison past the type's limit: nothing can match (lo > hi).
-    predicates = {ValuePredicate{TypeMaxValue(type), TypeMinValue(type), {}}};
-  }
+  const std::vector<ValuePredicate> predicates = ColumnPredicatesOf(reader, column, wheres);
   ScanOptions options;
   options.collect_rows = args.Has("rows");
   int agg = -1;

@@ -124,6 +124,39 @@ std::vector<uint64_t> GenerateSortedNoise(uint64_t n, uint64_t mean_gap, uint64_
 std::vector<int64_t> GenerateTimestamps(uint64_t n, uint64_t seed);
 
 // ---------------------------------------------------------------------------
+// Star Schema Benchmark
+
+/// The lineorder columns that SSB's query flight 1 reads (see
+/// datagen/README.md for the construction and how it follows SSB's dbgen).
+struct SsbLineorder {
+  std::vector<uint32_t> orderdate;      ///< lo_orderdate, yyyymmdd
+  std::vector<uint8_t> discount;        ///< lo_discount, 0..10 (percent)
+  std::vector<uint8_t> quantity;        ///< lo_quantity, 1..50
+  std::vector<uint32_t> extendedprice;  ///< lo_extendedprice, quantity * part price (cents)
+};
+
+/// The row order of GenerateSsbLineorder.
+enum class SsbOrder : uint8_t {
+  kDbgen = 0,  ///< as dbgen writes it: orders in key order, each with a random date
+  kDate = 1,   ///< the same rows stably sorted by lo_orderdate (a table clustered on date)
+};
+
+/// Lineorder rows of SSB scale factor `scale_factor` (> 0): 6,000,000 x SF
+/// rows, rounded to the nearest row. Orders of 1..7 lines each get a date
+/// uniform over 1992-01-01..1998-08-02 (dbgen's STARTDATE .. ENDDATE - 151
+/// days); each line draws its quantity, discount and part (one of
+/// 200,000 x floor(1 + log2(SF)) parts, at least 200,000), and its extended
+/// price is quantity times the part's retail price in cents (dbgen's
+/// rpb_routine). A pure function of (scale_factor, seed, order).
+SsbLineorder GenerateSsbLineorder(double scale_factor, uint64_t seed = kDefaultSeed,
+                                  SsbOrder order = SsbOrder::kDbgen);
+
+/// The yyyymmdd key of day `day` counted from 1970-01-01 (proleptic
+/// Gregorian), and the day of a key (for date keys).
+uint32_t DateKeyFromDays(int64_t day);
+int64_t DaysFromDateKey(uint32_t key);
+
+// ---------------------------------------------------------------------------
 // Typed columns and the registry
 
 /// A named array of one integer physical type.

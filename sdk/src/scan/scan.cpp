@@ -14,44 +14,17 @@
 
 #include "common/bits.hpp"
 #include "common/status_macros.hpp"
+#include "scan/scan_internal.hpp"
 
 namespace l3 {
 namespace {
 
-using Int128 = __int128;
-
-// The column type's order on canonical extensions.
-struct TypeOrder {
-  bool is_signed = false;
-  bool Less(uint64_t a, uint64_t b) const {
-    return is_signed ? static_cast<int64_t>(a) < static_cast<int64_t>(b) : a < b;
-  }
-  bool LessEq(uint64_t a, uint64_t b) const { return !Less(b, a); }
-};
-
-enum class Verdict { kNone, kSome, kAll };
-
-// Whether values in [lo, hi] can match every predicate (kSome), none can
-// (kNone), or all do (kAll).
-Verdict Classify(uint64_t lo, uint64_t hi, const std::vector<ValuePredicate>& predicates,
-                 const TypeOrder& order) {
-  bool all = true;
-  for (const ValuePredicate& p : predicates) {
-    // The part of [lo, hi] inside [p.lo, p.hi].
-    const uint64_t a = order.Less(lo, p.lo) ? p.lo : lo;
-    const uint64_t b = order.Less(p.hi, hi) ? p.hi : hi;
-    if (order.Less(b, a)) return Verdict::kNone;
-    if (!p.in.empty()) {
-      bool any = false;
-      for (uint64_t v : p.in) any = any || (order.LessEq(a, v) && order.LessEq(v, b));
-      if (!any) return Verdict::kNone;
-      // Every value matches only if the range is one value of the set.
-      all = all && lo == hi;
-    }
-    all = all && order.LessEq(p.lo, lo) && order.LessEq(hi, p.hi);
-  }
-  return all ? Verdict::kAll : Verdict::kSome;
-}
+using internal::AsInteger;
+using internal::Classify;
+using internal::Int128;
+using internal::ModelRange;
+using internal::TypeOrder;
+using internal::Verdict;
 
 bool Matches(uint64_t v, const std::vector<ValuePredicate>& predicates, const TypeOrder& order) {
   for (const ValuePredicate& p : predicates) {
@@ -66,30 +39,6 @@ uint64_t Canonical(const uint8_t* p, int bytes, bool is_signed) {
   uint64_t u = 0;
   std::memcpy(&u, p, static_cast<size_t>(bytes));  // little-endian hosts
   return internal::CanonicalExtend(u, 8 * static_cast<uint32_t>(bytes), is_signed);
-}
-
-Int128 AsInteger(uint64_t canonical, bool is_signed) {
-  return is_signed ? Int128{static_cast<int64_t>(canonical)} : Int128{canonical};
-}
-
-// The range of a partition's values its model implies without decoding, or
-// false when the model implies none cheaply.
-bool ModelRange(const PartitionInfo& p, PhysicalType type, uint64_t* lo, uint64_t* hi) {
-  const bool is_signed = PhysicalTypeIsSigned(type);
-  if (p.model == ModelType::kConstant && p.bit_width == 0) {
-    *lo = *hi = p.params[0];  // spec §8.7: every row is Base
-    return true;
-  }
-  if (p.model == ModelType::kForBitpack) {
-    // spec §8.3: v = Base + u with u < 2^w, never past the type's range.
-    const Int128 base = AsInteger(p.params[0], is_signed);
-    const Int128 top = base + ((Int128{1} << p.bit_width) - 1);
-    const Int128 max = AsInteger(TypeMaxValue(type), is_signed);
-    *lo = p.params[0];
-    *hi = top > max ? TypeMaxValue(type) : static_cast<uint64_t>(top);
-    return true;
-  }
-  return false;
 }
 
 struct Accumulator {
@@ -178,22 +127,7 @@ uint64_t TypeMaxValue(PhysicalType type) noexcept {
   return value_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << value_bits) - 1;
 }
 
-std::string ScanResult::SumString() const {
-  // Assembled unsigned: shifting a negative signed value is undefined.
-  const unsigned __int128 bits =
-      (static_cast<unsigned __int128>(static_cast<uint64_t>(sum_high)) << 64) | sum_low;
-  const Int128 v = static_cast<Int128>(bits);
-  if (v == 0) return "0";
-  const bool negative = v < 0;
-  unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
-  std::string digits;
-  while (m != 0) {
-    digits.push_back(static_cast<char>('0' + static_cast<int>(m % 10)));
-    m /= 10;
-  }
-  if (negative) digits.push_back('-');
-  return std::string(digits.rbegin(), digits.rend());
-}
+std::string ScanResult::SumString() const { return internal::Int128String(sum_low, sum_high); }
 
 Result<ScanResult> Scan(const Reader& reader, int column,
                         const std::vector<ValuePredicate>& predicates, const ScanOptions& options) {
@@ -317,5 +251,67 @@ Result<ScanResult> Scan(const Reader& reader, int column,
     return Status(StatusCode::kOutOfMemory, "out of memory while scanning");
   }
 }
+
+
+namespace internal {
+
+Verdict Classify(uint64_t lo, uint64_t hi, const std::vector<ValuePredicate>& predicates,
+                 const TypeOrder& order) {
+  bool all = true;
+  for (const ValuePredicate& p : predicates) {
+    // The part of [lo, hi] inside [p.lo, p.hi].
+    const uint64_t a = order.Less(lo, p.lo) ? p.lo : lo;
+    const uint64_t b = order.Less(p.hi, hi) ? p.hi : hi;
+    if (order.Less(b, a)) return Verdict::kNone;
+    if (!p.in.empty()) {
+      bool any = false;
+      for (uint64_t v : p.in) any = any || (order.LessEq(a, v) && order.LessEq(v, b));
+      if (!any) return Verdict::kNone;
+      // Every value matches only if the range is one value of the set.
+      all = all && lo == hi;
+    }
+    all = all && order.LessEq(p.lo, lo) && order.LessEq(hi, p.hi);
+  }
+  return all ? Verdict::kAll : Verdict::kSome;
+}
+
+// The range of a partition's values its model implies without decoding, or
+// false when the model implies none cheaply.
+bool ModelRange(const PartitionInfo& p, PhysicalType type, uint64_t* lo, uint64_t* hi) {
+  const bool is_signed = PhysicalTypeIsSigned(type);
+  if (p.model == ModelType::kConstant && p.bit_width == 0) {
+    *lo = *hi = p.params[0];  // spec §8.7: every row is Base
+    return true;
+  }
+  if (p.model == ModelType::kForBitpack) {
+    // spec §8.3: v = Base + u with u < 2^w, never past the type's range.
+    const Int128 base = AsInteger(p.params[0], is_signed);
+    const Int128 top = base + ((Int128{1} << p.bit_width) - 1);
+    const Int128 max = AsInteger(TypeMaxValue(type), is_signed);
+    *lo = p.params[0];
+    *hi = top > max ? TypeMaxValue(type) : static_cast<uint64_t>(top);
+    return true;
+  }
+  return false;
+}
+
+std::string Int128String(uint64_t low, int64_t high) {
+  // Assembled unsigned: shifting a negative signed value is undefined.
+  const unsigned __int128 bits =
+      (static_cast<unsigned __int128>(static_cast<uint64_t>(high)) << 64) | low;
+  const Int128 v = static_cast<Int128>(bits);
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  unsigned __int128 m = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  std::string digits;
+  while (m != 0) {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(m % 10)));
+    m /= 10;
+  }
+  if (negative) digits.push_back('-');
+  return std::string(digits.rbegin(), digits.rend());
+}
+
+}  // namespace internal
 
 }  // namespace l3

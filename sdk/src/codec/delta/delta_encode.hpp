@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -95,6 +96,81 @@ PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaException
 /// n/16 and n/4 from the bottom, so that a few large negative deltas become
 /// exceptions (u(x) wraps modulo 2^N) instead of widening every row. Bounds
 /// are set by the caller.
+/// DeltaFit selects its Delta_Base ranks by a histogram when they all lie
+/// within 2^kExactRankBits of the smallest delta.
+inline constexpr uint32_t kExactRankBits = 11;
+
+/// The deltas at ranks m / divisors[i] (0-based, ascending order; m =
+/// deltas.size()) into at_rank[i], where that rank is not 0. `deltas` may be
+/// reordered. `rows_of_length[k]` counts the deltas d with
+/// BitLength(d - min_delta) = k, or is null when unknown.
+///
+/// With the counts, only the smallest deltas take part: those below
+/// min_delta + 2^b, with b the least exponent for which they outnumber the
+/// largest rank; every other delta is larger than all of them, so the
+/// ranks are the same among them as among all. When 2^b is at most
+/// 2^kExactRankBits, a histogram of d - min_delta gives every rank in one
+/// pass; when they are at most half of the deltas, they are copied out and
+/// selected there; otherwise, and without the counts, all deltas are.
+inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
+                       const uint64_t* rows_of_length, const uint32_t (&divisors)[3],
+                       int64_t (&at_rank)[3]) {
+  const uint64_t m = deltas.size();
+  const uint64_t top_rank = m / divisors[2];
+  if (top_rank == 0) return;
+  const uint64_t floor = static_cast<uint64_t>(min_delta);
+  uint32_t b = 64;
+  uint64_t kept = m;
+  if (rows_of_length != nullptr) {
+    b = 0;
+    for (kept = rows_of_length[0]; kept <= top_rank; kept += rows_of_length[++b]) {
+    }
+  }
+  if (b <= kExactRankBits) {
+    const uint32_t limit = uint32_t{1} << b;
+    thread_local std::vector<uint32_t> rows_at;
+    rows_at.assign(limit + 1, 0);
+    for (const int64_t d : deltas) {
+      const uint64_t u = static_cast<uint64_t>(d) - floor;
+      ++rows_at[u < limit ? u : limit];
+    }
+    uint32_t value = 0;
+    uint64_t below = 0;
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t rank = m / divisors[i];
+      if (rank == 0) continue;
+      while (below + rows_at[value] <= rank) below += rows_at[value++];
+      at_rank[i] = static_cast<int64_t>(floor + value);
+    }
+    return;
+  }
+  std::vector<int64_t>* pool = &deltas;
+  if (kept <= m / 2) {
+    thread_local std::vector<int64_t> smallest;
+    smallest.resize(m);
+    uint64_t k = 0;
+    for (const int64_t d : deltas) {  // keep d - min_delta < 2^b
+      smallest[k] = d;
+      k += BitLength(static_cast<uint64_t>(d) - floor) <= b;
+    }
+    pool = &smallest;
+  } else {
+    kept = m;  // all deltas, in place
+  }
+  // The largest rank first: after it, the smaller ranks lie in the prefix
+  // before it, so each later selection searches only that prefix (about
+  // 1.3 k element visits instead of 3 k).
+  auto prefix_end = pool->begin() + static_cast<std::ptrdiff_t>(kept);
+  for (int i = 2; i >= 0; --i) {
+    const uint64_t rank = m / divisors[i];
+    if (rank == 0) continue;
+    const auto at = pool->begin() + static_cast<std::ptrdiff_t>(rank);
+    std::nth_element(pool->begin(), at, prefix_end);
+    at_rank[i] = *at;
+    prefix_end = at + 1;
+  }
+}
+
 template <typename T>
 PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
   using U = typename ValueTraits<T>::Unsigned;
@@ -108,27 +184,26 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     thread_local std::vector<int64_t> deltas;
     deltas.resize(n - 1);
     int64_t min_delta = SignedDelta(v[1], v[0]);
+    int64_t max_delta = min_delta;
     for (uint32_t x = 1; x < n; ++x) {
       const int64_t d = SignedDelta(v[x], v[x - 1]);
       deltas[x - 1] = d;
       min_delta = std::min(min_delta, d);
+      max_delta = std::max(max_delta, d);
     }
     const uint32_t m = n - 1;
     candidates[0] = min_delta;
-    // The largest rank first: after it, the smaller ranks lie in the prefix
-    // before it, so each later selection searches only that prefix (about
-    // 1.3 n element visits instead of 3 n). The selections reorder the
-    // deltas, which the width counts below do not mind.
+    // The widths of u(x) for candidate 0 (the smallest delta) first: where
+    // no u(x) wraps modulo 2^N they are the bit lengths of d - min_delta,
+    // which DeltaRanks uses.
+    uint64_t rows_of_width[4][65] = {};
+    const U base0 = static_cast<U>(min_delta);
+    for (const int64_t d : deltas) ++rows_of_width[0][BitLength(static_cast<U>(static_cast<U>(d) - base0))];
+    const bool no_wrap = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta) <=
+                         static_cast<uint64_t>(static_cast<U>(~U{0}));
     int64_t at_rank[3] = {0, 0, 0};
     const uint32_t divisors[3] = {64u, 16u, 4u};
-    auto prefix_end = deltas.end();
-    for (int i = 2; i >= 0; --i) {
-      const uint32_t rank = m / divisors[i];
-      if (rank == 0) continue;
-      std::nth_element(deltas.begin(), deltas.begin() + rank, prefix_end);
-      at_rank[i] = deltas[rank];
-      prefix_end = deltas.begin() + rank + 1;
-    }
+    DeltaRanks(deltas, min_delta, no_wrap ? rows_of_width[0] : nullptr, divisors, at_rank);
     for (int i = 0; i < 3; ++i) {
       if (m / divisors[i] != 0) candidates[num_candidates++] = at_rank[i];
     }
@@ -141,13 +216,15 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
       for (int j = 0; j < num_distinct; ++j) seen = seen || candidates[distinct[j]] == candidates[i];
       if (!seen) distinct[num_distinct++] = i;
     }
-    // One pass over the deltas counts the widths of u(x) for every candidate.
-    uint64_t rows_of_width[4][65] = {};
+    // One pass over the deltas counts the widths of u(x) for the other
+    // candidates (distinct[0] is candidate 0, counted above).
     U bases[4] = {};
     for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
-    for (const int64_t d : deltas) {
-      for (int j = 0; j < num_distinct; ++j) {
-        ++rows_of_width[j][BitLength(static_cast<U>(static_cast<U>(d) - bases[j]))];
+    if (num_distinct > 1) {
+      for (const int64_t d : deltas) {
+        for (int j = 1; j < num_distinct; ++j) {
+          ++rows_of_width[j][BitLength(static_cast<U>(static_cast<U>(d) - bases[j]))];
+        }
       }
     }
     for (int j = 0; j < num_distinct; ++j) {

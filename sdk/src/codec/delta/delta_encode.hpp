@@ -96,6 +96,24 @@ PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaException
 /// n/16 and n/4 from the bottom, so that a few large negative deltas become
 /// exceptions (u(x) wraps modulo 2^N) instead of widening every row. Bounds
 /// are set by the caller.
+/// rows_of_width[k] += the deltas d with BitLength(U(d) - base) = k. Four
+/// interleaved tallies, so that runs of deltas of one width do not wait on
+/// each other's increments.
+template <typename U>
+void CountDeltaWidths(const std::vector<int64_t>& deltas, U base, uint64_t (&rows_of_width)[65]) {
+  uint32_t tally[4][65] = {};
+  const size_t m = deltas.size();
+  size_t i = 0;
+  for (; i + 4 <= m; i += 4) {
+    ++tally[0][BitLength(static_cast<U>(static_cast<U>(deltas[i]) - base))];
+    ++tally[1][BitLength(static_cast<U>(static_cast<U>(deltas[i + 1]) - base))];
+    ++tally[2][BitLength(static_cast<U>(static_cast<U>(deltas[i + 2]) - base))];
+    ++tally[3][BitLength(static_cast<U>(static_cast<U>(deltas[i + 3]) - base))];
+  }
+  for (; i < m; ++i) ++tally[0][BitLength(static_cast<U>(static_cast<U>(deltas[i]) - base))];
+  for (int k = 0; k < 65; ++k) rows_of_width[k] += uint64_t{tally[0][k]} + tally[1][k] + tally[2][k] + tally[3][k];
+}
+
 /// DeltaFit selects its Delta_Base ranks by a histogram when they all lie
 /// within 2^kExactRankBits of the smallest delta.
 inline constexpr uint32_t kExactRankBits = 11;
@@ -198,7 +216,7 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     // which DeltaRanks uses.
     uint64_t rows_of_width[4][65] = {};
     const U base0 = static_cast<U>(min_delta);
-    for (const int64_t d : deltas) ++rows_of_width[0][BitLength(static_cast<U>(static_cast<U>(d) - base0))];
+    CountDeltaWidths<U>(deltas, base0, rows_of_width[0]);
     const bool no_wrap = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta) <=
                          static_cast<uint64_t>(static_cast<U>(~U{0}));
     int64_t at_rank[3] = {0, 0, 0};
@@ -216,17 +234,11 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
       for (int j = 0; j < num_distinct; ++j) seen = seen || candidates[distinct[j]] == candidates[i];
       if (!seen) distinct[num_distinct++] = i;
     }
-    // One pass over the deltas counts the widths of u(x) for the other
-    // candidates (distinct[0] is candidate 0, counted above).
+    // The widths of u(x) for the other candidates (distinct[0] is
+    // candidate 0, counted above).
     U bases[4] = {};
     for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
-    if (num_distinct > 1) {
-      for (const int64_t d : deltas) {
-        for (int j = 1; j < num_distinct; ++j) {
-          ++rows_of_width[j][BitLength(static_cast<U>(static_cast<U>(d) - bases[j]))];
-        }
-      }
-    }
+    for (int j = 1; j < num_distinct; ++j) CountDeltaWidths<U>(deltas, bases[j], rows_of_width[j]);
     for (int j = 0; j < num_distinct; ++j) {
       const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
       if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {

@@ -17,7 +17,10 @@
 // with 1 and with T threads, best of R runs, and prints one JSON object:
 //   {"rows": N, "value_bytes": B, "seconds_1": s, "seconds_T": s, "threads": T}
 // With --expect RAW it also compares the decoded bytes of both runs with the
-// file RAW and fails (exit 1) if they differ.
+// file RAW and fails (exit 1) if they differ. With --take N it times
+// Reader::Take of N random rows of that column instead (in increasing order
+// and shuffled; checked against a full decode) and prints
+//   {"rows": N, "take": N, "ns_per_value_increasing": t, "ns_per_value_shuffled": t}
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -171,6 +174,51 @@ int TimeFile(const std::string& path, const std::string& expect_path, int max_th
   return 0;
 }
 
+// Reader::Take of `count` uniformly random rows of the file's first column,
+// in increasing order and shuffled, each checked against a full decode.
+int TimeTake(const std::string& path, uint64_t count, int reps) {
+  auto reader = l3::Reader::Open(path);
+  if (!reader.ok()) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), reader.status().ToString().c_str());
+    return 1;
+  }
+  const uint64_t rows = reader->column(0).num_rows;
+  const size_t value_bytes = static_cast<size_t>(l3::PhysicalTypeBytes(reader->column(0).type)) *
+                             reader->column(0).row_width;
+  std::vector<uint8_t> all(rows * value_bytes);
+  if (rows == 0 || !reader->ReadRows(0, 0, rows, all.data(), all.size()).ok()) {
+    std::fprintf(stderr, "%s: empty or cannot be decoded\n", path.c_str());
+    return 1;
+  }
+  std::mt19937_64 rng(1);
+  std::vector<uint64_t> shuffled(count);
+  for (uint64_t& r : shuffled) r = rng() % rows;
+  std::vector<uint64_t> increasing = shuffled;
+  std::sort(increasing.begin(), increasing.end());
+  std::vector<uint8_t> got(count * value_bytes);
+  double seconds[2];
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<uint64_t>& ids = k == 0 ? increasing : shuffled;
+    seconds[k] = Best(reps, [&] { return reader->Take(0, ids.data(), count, got.data(), got.size()).ok(); });
+    for (uint64_t i = 0; i < count && seconds[k] >= 0; ++i) {
+      if (std::memcmp(&got[i * value_bytes], &all[ids[i] * value_bytes], value_bytes) != 0) {
+        std::fprintf(stderr, "%s: Take differs from the full decode at row %llu\n", path.c_str(),
+                     static_cast<unsigned long long>(ids[i]));
+        return 1;
+      }
+    }
+    if (seconds[k] < 0) {
+      std::fprintf(stderr, "%s: Take failed\n", path.c_str());
+      return 1;
+    }
+  }
+  std::printf("{\"rows\": %llu, \"take\": %llu, \"ns_per_value_increasing\": %.1f, "
+              "\"ns_per_value_shuffled\": %.1f}\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(count),
+              seconds[0] * 1e9 / count, seconds[1] * 1e9 / count);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +226,7 @@ int main(int argc, char** argv) {
   int max_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int reps = 5;
   std::string only, file, expect;
+  uint64_t take = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--rows") n = std::strtoull(argv[i + 1], nullptr, 10);
@@ -186,12 +235,15 @@ int main(int argc, char** argv) {
     else if (a == "--only") only = argv[i + 1];
     else if (a == "--file") file = argv[i + 1];
     else if (a == "--expect") expect = argv[i + 1];
+    else if (a == "--take") take = std::strtoull(argv[i + 1], nullptr, 10);
     else {
       std::fprintf(stderr, "usage: l3_cpu_bench [--rows N] [--threads T] [--reps R] [--only NAME]\n"
-                           "       l3_cpu_bench --file F.l3 [--expect RAW] [--threads T] [--reps R]\n");
+                           "       l3_cpu_bench --file F.l3 [--expect RAW] [--threads T] [--reps R]\n"
+                           "       l3_cpu_bench --file F.l3 --take N [--reps R]\n");
       return 2;
     }
   }
+  if (!file.empty() && take > 0) return TimeTake(file, take, reps);
   if (!file.empty()) return TimeFile(file, expect, max_threads, reps);
   const uint64_t out_bytes = n * sizeof(uint64_t);
 

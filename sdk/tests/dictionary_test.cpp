@@ -81,6 +81,20 @@ void CheckReads(const std::vector<uint8_t>& file, const std::vector<T>& values) 
   std::vector<T> taken(rows.size());
   REQUIRE(r->Take(0, rows.data(), rows.size(), taken.data(), taken.size() * sizeof(T)).ok());
   for (size_t i = 0; i < rows.size(); ++i) CHECK(taken[i] == values[rows[i]]);
+  // A dense set (Take decodes it in ranges), shuffled, with repeats.
+  std::vector<uint64_t> dense;
+  for (uint64_t row = rng() % values.size(); row < values.size() && dense.size() < 5000;
+       row += 1 + rng() % 3) {
+    dense.push_back(row);
+    if (rng() % 5 == 0) dense.push_back(row);
+  }
+  std::shuffle(dense.begin(), dense.end(), rng);
+  std::vector<T> dense_taken(dense.size());
+  REQUIRE(r->Take(0, dense.data(), dense.size(), dense_taken.data(), dense_taken.size() * sizeof(T))
+              .ok());
+  size_t wrong = 0;
+  for (size_t i = 0; i < dense.size(); ++i) wrong += dense_taken[i] != values[dense[i]];
+  CHECK(wrong == 0);
 }
 
 uint64_t DictionaryChunks(const std::vector<uint8_t>& file) {

@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -78,6 +79,27 @@ void CheckFile(const std::vector<uint8_t>& file, const std::vector<T>& values, u
     std::vector<T> taken(rows.size());
     REQUIRE(r->Take(0, rows.data(), rows.size(), taken.data(), taken.size() * sizeof(T)).ok());
     for (size_t i = 0; i < rows.size(); ++i) CHECK(taken[i] == values[rows[i]]);
+  }
+  // Dense row sets, which Take decodes as ranges: increasing with repeats,
+  // the same shuffled, and every row from the last to the first.
+  if (!values.empty()) {
+    std::vector<uint64_t> dense;
+    for (uint64_t row = rng() % values.size(); row < values.size() && dense.size() < 6000;
+         row += 1 + rng() % 5) {
+      dense.push_back(row);
+      if (rng() % 7 == 0) dense.push_back(row);
+    }
+    std::vector<uint64_t> shuffled = dense;
+    std::shuffle(shuffled.begin(), shuffled.end(), rng);
+    std::vector<uint64_t> backwards(std::min<size_t>(values.size(), 20000));
+    for (size_t i = 0; i < backwards.size(); ++i) backwards[i] = values.size() - 1 - i;
+    for (const std::vector<uint64_t>* ids : {&dense, &shuffled, &backwards}) {
+      std::vector<T> taken(ids->size());
+      REQUIRE(r->Take(0, ids->data(), ids->size(), taken.data(), taken.size() * sizeof(T)).ok());
+      size_t wrong = 0;
+      for (size_t i = 0; i < ids->size(); ++i) wrong += taken[i] != values[(*ids)[i]];
+      CHECK(wrong == 0);
+    }
   }
 }
 

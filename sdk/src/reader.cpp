@@ -1085,11 +1085,20 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
           }
         }
       }
+      // The window: rows[i..j) while each prefix keeps the density, tried
+      // only when the first kTakeMinGroup rows do (O(1) for sparse rows).
       const uint64_t limit = std::min(view->first_row + view->num_rows, row + kTakeWindowRows);
-      size_t j = i + 1;
-      while (j < num_rows && rows[at(j)] < limit) ++j;
-      const uint64_t last = rows[at(j - 1)];
-      if (j - i >= kTakeMinGroup && (j - i) * density >= last - row + 1) {
+      auto dense_to = [&](size_t k) {
+        const uint64_t r = rows[at(k)];
+        return r < limit && (k + 1 - i) * density >= r - row + 1;
+      };
+      size_t j = i;
+      if (i + kTakeMinGroup <= num_rows && dense_to(i + kTakeMinGroup - 1)) {
+        j = i + kTakeMinGroup;
+        while (j < num_rows && dense_to(j)) ++j;
+      }
+      if (j > i) {
+        const uint64_t last = rows[at(j - 1)];
         window.resize(static_cast<size_t>(last - row + 1) * value_bytes);
         L3_RETURN_NOT_OK(internal::DecodeChunkRows(*view, row - view->first_row,
                                                    last + 1 - view->first_row, window.data()));

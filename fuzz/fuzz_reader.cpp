@@ -21,7 +21,8 @@
 //
 // Resource limits are lowered (ReadOptions, spec §13) so that a small input
 // cannot claim its way past libFuzzer's memory limit; at most kMaxRowsRead
-// rows of a column are decoded per call.
+// rows, and kMaxBytesRead bytes of rows (or one row), of a column are decoded
+// per call.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -36,6 +37,9 @@ namespace {
 
 constexpr uint64_t kMaxRowsRead = uint64_t{1} << 16;
 constexpr uint64_t kWindowRows = 257;
+// Rows of up to 2^24 values (spec §11.2.1) make a row up to 128 MiB: the
+// harness's own buffers are bounded in bytes too (at least one row).
+constexpr uint64_t kMaxBytesRead = uint64_t{16} << 20;
 
 void CheckLookups(const Reader& reader, int c, const std::vector<uint8_t>& values,
                   uint64_t rows) {
@@ -134,7 +138,9 @@ void ExerciseColumn(const Reader& reader, const Reader& unverified, int c, bool 
   if (rows == 0) return;
 
   // The first kMaxRowsRead rows, through both Readers.
-  const uint64_t n = std::min(rows, kMaxRowsRead);
+  const uint64_t rows_in_budget =
+      std::max<uint64_t>(1, kMaxBytesRead / std::max<uint64_t>(1, static_cast<uint64_t>(width)));
+  const uint64_t n = std::min({rows, kMaxRowsRead, rows_in_budget});
   const bool whole = n == rows;
   std::vector<uint8_t> full(static_cast<size_t>(n * width));
   Status st_full = reader.ReadRows(c, 0, n, full.data(), full.size());
@@ -151,7 +157,7 @@ void ExerciseColumn(const Reader& reader, const Reader& unverified, int c, bool 
   }
 
   // Windows at the start, in the middle and at the end of the column.
-  const uint64_t span = std::min(rows, kWindowRows);
+  const uint64_t span = std::min({rows, kWindowRows, rows_in_budget});
   for (uint64_t begin : {uint64_t{0}, (rows - span) / 2, rows - span}) {
     std::vector<uint8_t> window(static_cast<size_t>(span * width));
     Status st = reader.ReadRows(c, begin, begin + span, window.data(), window.size());
@@ -169,6 +175,7 @@ void ExerciseColumn(const Reader& reader, const Reader& unverified, int c, bool 
   // Point lookups, repeated and out of order.
   std::vector<uint64_t> points = {rows - 1, 0, rows / 2, rows - 1, rows / 3, 0};
   for (uint64_t i = 1; i < 16 && i < rows; i += 5) points.push_back(rows - 1 - i);
+  if (points.size() > rows_in_budget) points.resize(static_cast<size_t>(rows_in_budget));
   std::vector<uint8_t> taken(points.size() * static_cast<size_t>(width));
   Status st_take = reader.Take(c, points.data(), points.size(), taken.data(), taken.size());
   ExpectClass(st_take, "Take");

@@ -158,7 +158,10 @@ std::string EncodingName(uint16_t encoding) {
 }
 
 std::string ColumnTypeName(const ColumnInfo& column) {
-  if (column.raw_type >= 1 && column.raw_type <= 10) return PhysicalTypeName(column.type);
+  // Every type this SDK knows (f16 and bf16 included) has a value size.
+  if (PhysicalTypeBytes(static_cast<PhysicalType>(column.raw_type)) != 0) {
+    return PhysicalTypeName(column.type);
+  }
   return Format("unknown(%u)", static_cast<unsigned>(column.raw_type));
 }
 

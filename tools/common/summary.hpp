@@ -66,7 +66,7 @@ uint64_t UnknownOptionalFeatures(uint64_t bits);
 
 /// "L3Integer", "IbpFloat", or "unknown(7)".
 std::string EncodingName(uint16_t encoding);
-/// The column type's short name, or "unknown(11)" for a stored type this SDK
+/// The column type's short name, or "unknown(13)" for a stored type this SDK
 /// does not know (only with ReadOptions::allow_unknown).
 std::string ColumnTypeName(const ColumnInfo& column);
 /// "none", "timestamp[us, UTC]", "date", "decimal(10, 2)" or "unknown(7)".

@@ -351,6 +351,10 @@ group_roundtrip() {
       expect_ok "$l3" decompress "float_$t.l3" -o "float_$t.back"
       same_bytes "float_$t.bin" "float_$t.back"
       expect_ok "$l3" validate --deep "float_$t.l3"
+      # l3dump names every float type.
+      "$l3dump" "float_$t.l3" > out.txt 2>&1
+      grep -q "column 0 \"float_$t\": $t\[3\]" out.txt && pass ||
+        fail "l3dump names a $t column: $(grep 'column 0' out.txt | head -1)"
     done
   done
   expect_ok "$l3" decompress float_f32.l3 -o float_f32.npy

@@ -111,6 +111,17 @@ std::vector<ValuePredicate> ColumnPredicatesOf(const Reader& reader, int column,
 
 std::string Count(uint64_t n) { return std::to_string(n); }
 
+// Writes the selected rows to --rows (when given), then prints the report.
+int Finish(const ArgParser::Parsed& args, const std::vector<uint64_t>& rows, const std::string& report) {
+  if (args.Has("rows")) {
+    OutputFile file(args.Get("rows"));
+    file.Write(rows.data(), rows.size() * sizeof(uint64_t));
+    file.Commit();
+  }
+  std::fputs(report.c_str(), stdout);
+  return kExitOk;
+}
+
 // --where on several columns, or --sum-product: ScanTable.
 int RunTableScan(const Reader& reader, const std::string& path, const std::vector<Where>& wheres,
                  const ArgParser::Parsed& args) {
@@ -154,13 +165,7 @@ int RunTableScan(const Reader& reader, const std::string& path, const std::vecto
            Count(st.payload_bytes_read) + "\n";
   }
   out += "payload bytes read\t" + Count(result.payload_bytes_read) + "\n";
-  if (args.Has("rows")) {
-    OutputFile file(args.Get("rows"));
-    file.Write(result.rows.data(), result.rows.size() * sizeof(uint64_t));
-    file.Commit();
-  }
-  std::fputs(out.c_str(), stdout);
-  return kExitOk;
+  return Finish(args, result.rows, out);
 }
 
 }  // namespace
@@ -236,13 +241,7 @@ int RunScan(int argc, char** argv) {
     out += "values of " + reader.column(agg).name + " decoded\t" +
            std::to_string(result.aggregate_values_decoded) + "\n";
   }
-  if (args.Has("rows")) {
-    OutputFile file(args.Get("rows"));
-    file.Write(result.rows.data(), result.rows.size() * sizeof(uint64_t));
-    file.Commit();
-  }
-  std::fputs(out.c_str(), stdout);
-  return kExitOk;
+  return Finish(args, result.rows, out);
 }
 
 }  // namespace l3::cli

@@ -20,6 +20,7 @@ namespace l3 {
 namespace {
 
 using internal::AsInteger;
+using internal::CheckIntegerColumn;
 using internal::Classify;
 using internal::Int128;
 using internal::ModelRange;
@@ -66,17 +67,6 @@ Status DecodeCanonical(const Reader& reader, int column, uint64_t begin, uint64_
   L3_RETURN_NOT_OK(reader.ReadRows(column, begin, end, scratch->data(), scratch->size()));
   out->resize(static_cast<size_t>(n));
   for (uint64_t i = 0; i < n; ++i) (*out)[i] = Canonical(scratch->data() + i * bytes, bytes, is_signed);
-  return Status::OK();
-}
-
-Status CheckIntegerColumn(const Reader& reader, int column, const char* what) {
-  if (column < 0 || column >= reader.num_columns()) {
-    return Status(StatusCode::kOutOfRange, std::string(what) + " column index out of range");
-  }
-  if (!PhysicalTypeIsInteger(reader.column(column).type) || reader.column(column).row_width != 1) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  std::string(what) + " column is not an integer column");
-  }
   return Status::OK();
 }
 
@@ -254,6 +244,18 @@ Result<ScanResult> Scan(const Reader& reader, int column,
 
 
 namespace internal {
+
+Status CheckIntegerColumn(const Reader& reader, int column, const char* what) {
+  if (column < 0 || column >= reader.num_columns()) {
+    return Status(StatusCode::kOutOfRange, std::string(what) + " column index out of range");
+  }
+  if (!PhysicalTypeIsInteger(reader.column(column).type) || reader.column(column).row_width != 1) {
+    return Status(StatusCode::kUnsupportedFeature,
+                  std::string(what) + " column is not an integer column");
+  }
+  return Status::OK();
+}
+
 
 Verdict Classify(uint64_t lo, uint64_t hi, const std::vector<ValuePredicate>& predicates,
                  const TypeOrder& order) {

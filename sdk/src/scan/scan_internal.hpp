@@ -37,6 +37,11 @@ inline Int128 AsInteger(uint64_t canonical, bool is_signed) {
 // false when the model implies none cheaply.
 bool ModelRange(const PartitionInfo& p, PhysicalType type, uint64_t* lo, uint64_t* hi);
 
+// kOutOfRange for a column index outside the file, kUnsupportedFeature for a
+// column that is not a one-value-per-row integer column; `what` names the
+// column's role in the message ("the filtered", "the sum", ...).
+Status CheckIntegerColumn(const Reader& reader, int column, const char* what);
+
 // A 128-bit two's complement number (high:low) as decimal text.
 std::string Int128String(uint64_t low, int64_t high);
 

@@ -29,6 +29,7 @@ namespace l3 {
 namespace {
 
 using internal::AsInteger;
+using internal::CheckIntegerColumn;
 using internal::Classify;
 using internal::Int128;
 using internal::ModelRange;
@@ -183,17 +184,6 @@ double RangeFraction(const Filter& f, uint64_t lo, uint64_t hi, const TypeOrder&
     return std::min(1.0, static_cast<double>(n) / width);
   }
   return (static_cast<double>(AsInteger(b, order.is_signed) - AsInteger(a, order.is_signed)) + 1) / width;
-}
-
-Status CheckColumn(const Reader& reader, int column, const char* what) {
-  if (column < 0 || column >= reader.num_columns()) {
-    return Status(StatusCode::kOutOfRange, std::string(what) + " column index out of range");
-  }
-  if (!PhysicalTypeIsInteger(reader.column(column).type) || reader.column(column).row_width != 1) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  std::string(what) + " column is not an integer column");
-  }
-  return Status::OK();
 }
 
 // Cuts the column into segments with their verdicts and fills the static
@@ -563,7 +553,7 @@ Result<TableScanResult> ScanTable(const Reader& reader, const std::vector<Column
     if (options.num_threads < 0) return Status(StatusCode::kInvalidArgument, "negative num_threads");
     std::vector<ColumnPlan> plans;
     for (const ColumnPredicates& w : where) {
-      L3_RETURN_NOT_OK(CheckColumn(reader, w.column, "a filtered"));
+      L3_RETURN_NOT_OK(CheckIntegerColumn(reader, w.column, "a filtered"));
       if (w.predicates.empty()) {
         return Status(StatusCode::kInvalidArgument, "column " + std::to_string(w.column) + " has no predicate");
       }
@@ -583,11 +573,11 @@ Result<TableScanResult> ScanTable(const Reader& reader, const std::vector<Column
     // The aggregate slots: 0 for sum_column, 1 for a different product_column.
     std::vector<int> aggregated;
     if (options.sum_column != -1) {
-      L3_RETURN_NOT_OK(CheckColumn(reader, options.sum_column, "the sum"));
+      L3_RETURN_NOT_OK(CheckIntegerColumn(reader, options.sum_column, "the sum"));
       aggregated.push_back(options.sum_column);
     }
     if (options.product_column != -1) {
-      L3_RETURN_NOT_OK(CheckColumn(reader, options.product_column, "the product"));
+      L3_RETURN_NOT_OK(CheckIntegerColumn(reader, options.product_column, "the product"));
       if (options.product_column != options.sum_column) aggregated.push_back(options.product_column);
     }
     const uint64_t num_rows = reader.column(plans[0].column).num_rows;

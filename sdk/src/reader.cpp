@@ -63,6 +63,9 @@ struct LoadedChunk {
   std::vector<uint8_t> dictionary;
   // spec §11.2.3: an IbpFloat chunk's masks, row index and mask ids.
   std::vector<uint8_t> ibp_masks, ibp_row_offsets, ibp_mask_ids;
+  // spec §8.9: a DELTA partition, whose single values cost up to a tile's
+  // scan, is in the chunk (Take decodes its rows in wider windows).
+  bool has_delta_partitions = false;
 
   uint64_t HeldBytes() const {
     return partition_table.capacity() + parameters.capacity() + payload.capacity() +
@@ -567,6 +570,10 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
   if (!st.ok()) {
     view = ChunkView();
     return Status(st.code(), where + ": " + st.message());
+  }
+  for (uint64_t p = 0; p < view.num_partitions && !slot->has_delta_partitions; ++p) {
+    slot->has_delta_partitions = internal::LoadPartitionRecord(view.partition_table, p).model_type ==
+                                 static_cast<uint8_t>(internal::Model::kDelta);
   }
   return Status::OK();
 }
@@ -1076,14 +1083,7 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
         L3_ASSIGN_OR_RETURN(loaded, impl_->Prepare(column, impl_->FindChunk(column, row)));
         view = &loaded->view;
         previous_row = ~uint64_t{0};
-        density = 32;
-        for (uint64_t p = 0; p < view->num_partitions; ++p) {
-          if (internal::LoadPartitionRecord(view->partition_table, p).model_type ==
-              static_cast<uint8_t>(internal::Model::kDelta)) {
-            density = 512;
-            break;
-          }
-        }
+        density = loaded->has_delta_partitions ? 512 : 32;
       }
       // The window: rows[i..j) while each prefix keeps the density, tried
       // only when the first kTakeMinGroup rows do (O(1) for sparse rows).

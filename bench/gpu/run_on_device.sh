@@ -37,6 +37,10 @@
 #                  datasets and the real arrays tiled to 100M values)
 #   L3_IBP_ARGS    l3_ibp_gpu_bench arguments for the ibp step (IBP float columns
 #                  decoded and gathered from device and pinned host memory)
+#   L3_SSB_ARGS    scripts/ssb_gpu_report.py arguments for the "ssb" step (SSB
+#                  Q1.1-Q1.3: the fused GPU table scan beside decode-then-filter,
+#                  raw columns on the GPU, the CPU ScanTable and DuckDB; default
+#                  SF 20; DuckDB from L3_WHEEL_DIR when pip cannot reach an index)
 #   L3_WHEEL_DIR   a directory of wheels (nvidia-nvcomp-cu13,
 #                  nvidia-libnvcomp-cu13) to install for the peers step where
 #                  pip cannot reach an index
@@ -75,7 +79,7 @@ if [ -z "$build" ]; then
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DL3_BUILD_TESTS=ON -DL3_BUILD_TOOLS=OFF -DL3_BUILD_BENCH=ON "${prefix_args[@]}" \
         >"$out/build.log" 2>&1 &&
-    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench l3_ibp_gpu_bench l3_fuzz_replay_gpu_diff >>"$out/build.log" 2>&1 ||
+    cmake --build "$build" -j "$(nproc)" --target l3_tests l3_gpu_tests l3_conformance_gpu_check l3bench l3_pgm_gpu_bench l3_ibp_gpu_bench l3_fuzz_replay_gpu_diff l3_ssb_bench l3_ssb_gpu_bench >>"$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log"; exit 1; }
 fi
 bin="$build/bin"
@@ -178,6 +182,19 @@ if [[ " $steps " == *" pgm "* ]]; then
   "$bin/l3_pgm_gpu_bench" --commit "$commit" --json "$out/pgm-gpu.json" --md "$out/pgm-gpu.md" \
     ${L3_PGM_ARGS:-} 2>&1 | tee "$out/pgm.log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "l3_pgm_gpu_bench FAILED or found a mismatch"; status=1; }
+fi
+
+if [[ " $steps " == *" ssb "* ]]; then
+  echo "== SSB Q1.1-Q1.3: fused GPU table scan, decode+filter, raw scan, CPU ScanTable, DuckDB"
+  if [ -n "${L3_WHEEL_DIR:-}" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/l3-ssb-site \
+      "$L3_WHEEL_DIR"/duckdb*.whl >"$out/pip-ssb.log" 2>&1 || tail -5 "$out/pip-ssb.log"
+    export PYTHONPATH="/tmp/l3-ssb-site${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  # shellcheck disable=SC2086
+  PYTHONUNBUFFERED=1 python3 scripts/ssb_gpu_report.py --build "$build" --out "$out" --commit "$commit" \
+    --command "L3_STEPS=ssb bash bench/gpu/run_on_device.sh" ${L3_SSB_ARGS:-} 2>&1 | tee "$out/ssb.log" | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "SSB report FAILED or found a mismatch"; status=1; }
 fi
 
 if [[ " $steps " == *" ibp "* ]]; then

@@ -64,6 +64,30 @@ struct TakeArgs {
   void* out;
 };
 
+/// Fills `sp` with partition `p` of chunk `c` (checked by LoadPartition), its
+/// parameter words and its SLAP geometry; p >= num_partitions stages a record
+/// that is not ok and starts past every row.
+template <uint32_t kTypeBits>
+__device__ __forceinline__ void StagePartition(const KernelChunk& c, uint32_t p, uint32_t V,
+                                               uint32_t tile_rows, StagedPartition* sp) {
+  if (p < c.num_partitions) {
+    sp->d = LoadPartition<kTypeBits>(c, p);
+  } else {
+    sp->d = DevicePartition{UINT32_MAX, 0, 0, 0, 0, 0, false};
+  }
+  const uint32_t count = sp->d.ok ? internal::ParamCount(sp->d.model, sp->d.width) : 0;
+#pragma unroll
+  for (uint32_t i = 0; i < 4; ++i) {
+    sp->params[i] = i < count ? __ldg(c.params + sp->d.param_offset + i) : 0;
+  }
+  // spec §8.5 geometry: T = floor(n / S), m = n - T*S = 32 q + r.
+  sp->full_tiles = sp->d.rows / tile_rows;
+  sp->partial_q = internal::SlapLaneRows(sp->d.rows, V, sp->full_tiles, internal::kLanes - 1);
+  sp->partial_r = sp->d.rows - sp->full_tiles * tile_rows - sp->partial_q * internal::kLanes;
+  sp->mask = internal::LowMask(sp->d.width);
+  sp->sign = sp->d.width == 0 ? 0 : uint64_t{1} << (sp->d.width - 1);
+}
+
 /// Stores a decoded element of chunk `c` (its dictionary entry, for a
 /// dictionary chunk, spec §8.10, in kernels instantiated with kMap) when it
 /// lies inside the output range.
@@ -610,23 +634,7 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
       for (uint32_t pb = first_partition;; pb += kStageBatch) {
         for (uint32_t t = threadIdx.x; t < kStageBatch; t += blockDim.x) {
           StagedPartition& sp = staged[t];
-          const uint32_t p = pb + t;
-          if (p < c.num_partitions) {
-            sp.d = LoadPartition<kTypeBits>(c, p);
-          } else {
-            sp.d = DevicePartition{UINT32_MAX, 0, 0, 0, 0, 0, false};
-          }
-          const uint32_t count = sp.d.ok ? internal::ParamCount(sp.d.model, sp.d.width) : 0;
-#pragma unroll
-          for (uint32_t i = 0; i < 4; ++i) {
-            sp.params[i] = i < count ? __ldg(c.params + sp.d.param_offset + i) : 0;
-          }
-          // spec §8.5 geometry: T = floor(n / S), m = n - T*S = 32 q + r.
-          sp.full_tiles = sp.d.rows / tile_rows;
-          sp.partial_q = internal::SlapLaneRows(sp.d.rows, V, sp.full_tiles, internal::kLanes - 1);
-          sp.partial_r = sp.d.rows - sp.full_tiles * tile_rows - sp.partial_q * internal::kLanes;
-          sp.mask = internal::LowMask(sp.d.width);
-          sp.sign = sp.d.width == 0 ? 0 : uint64_t{1} << (sp.d.width - 1);
+          StagePartition<kTypeBits>(c, pb + t, V, tile_rows, &sp);
           // A partition smaller than a tile is one short setup and a few
           // steps per lane, so the first payload loads of its warp would sit
           // on the critical path: start them now, into this SM's L1.

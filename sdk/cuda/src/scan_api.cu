@@ -27,7 +27,7 @@ using detail::ScanPartial;
 static_assert(kMaxScanColumns == detail::kMaxScanColumnsDevice, "one column limit");
 static_assert(sizeof(DeviceScanTotals) == sizeof(ScanPartial), "totals are the reduced partial");
 
-constexpr uint32_t kScanThreads = 256;
+using detail::kScanThreads;
 // Rows per block: a block's tiles of V = 64 (2048 rows) are decoded whole,
 // so a tile cut by the block's edge is decoded by both blocks; 8192 rows
 // bound that to a quarter of a block's decode at worst. Buffers of wide
@@ -41,9 +41,14 @@ uint64_t OrderedKey(uint64_t canonical, bool is_signed) {
   return is_signed ? canonical ^ (uint64_t{1} << 63) : canonical;
 }
 
-size_t DynamicShared(uint32_t block_rows, uint32_t a_bytes, uint32_t b_bytes) {
-  return size_t{kScanThreads / 32} * detail::DeltaStageBytes<uint64_t>() +
-         2 * size_t{block_rows / 32} * sizeof(uint32_t) + size_t{block_rows} * (a_bytes + b_bytes);
+/// A warp's DELTA stage for values of `bytes` bytes (DeltaStageBytes).
+uint32_t StageBytes(uint32_t bytes) {
+  return bytes == 8 ? detail::DeltaStageBytes<uint64_t>() : detail::DeltaStageBytes<uint32_t>();
+}
+
+size_t DynamicShared(uint32_t block_rows, uint32_t a_bytes, uint32_t b_bytes, uint32_t stage_bytes) {
+  return size_t{kScanThreads / 32} * stage_bytes + 2 * size_t{block_rows / 32} * sizeof(uint32_t) +
+         size_t{block_rows} * (a_bytes + b_bytes);
 }
 
 }  // namespace
@@ -53,7 +58,10 @@ struct DeviceTableScan::Impl {
   std::vector<uint8_t> tables;  // uploaded after the partials
   size_t tables_offset = 0;     // in the temporary storage
   size_t temp_bytes = 0;
-  uint64_t num_blocks = 0;
+  uint64_t num_blocks = 0;       // blocks launched
+  bool all_blocks = true;        // false: block_list names the row blocks launched
+  std::vector<uint32_t> block_list;
+  size_t block_list_offset = 0;  // in the tables
   size_t dynamic_shared = 0;
   ScanArgs args{};              // `plan`, `selection` and `partials` set by Run
 };
@@ -186,17 +194,37 @@ Result<DeviceTableScan> DeviceTableScan::Plan(const Reader& reader,
     if (args.product_column >= 0 && args.product_column != args.sum_column) {
       b_bytes = args.col[args.product_column].bytes;
     }
+    uint32_t widest = 1;
+    for (size_t k = 0; k < plan.columns.size(); ++k) widest = std::max<uint32_t>(widest, args.col[k].bytes);
+    const uint32_t stage_bytes = StageBytes(widest);
+    args.stage_words = stage_bytes / 8;
     uint32_t block_rows = kScanBlockRows;
-    while (block_rows > 2048 && DynamicShared(block_rows, a_bytes, b_bytes) > kScanMaxDynamicShared) {
+    while (block_rows > 2048 &&
+           DynamicShared(block_rows, a_bytes, b_bytes, stage_bytes) > kScanMaxDynamicShared) {
       block_rows /= 2;
     }
     args.block_rows = block_rows;
     args.buffer_a_bytes = a_bytes;
-    impl->dynamic_shared = DynamicShared(block_rows, a_bytes, b_bytes);
-    impl->num_blocks = std::max<uint64_t>(1, (plan.num_rows + block_rows - 1) / block_rows);
-    if (impl->num_blocks > INT32_MAX) return Status(StatusCode::kUnsupportedFeature, "too many rows");
+    impl->dynamic_shared = DynamicShared(block_rows, a_bytes, b_bytes, stage_bytes);
+    const uint64_t row_blocks = (plan.num_rows + block_rows - 1) / block_rows;
+    if (row_blocks > INT32_MAX) return Status(StatusCode::kUnsupportedFeature, "too many rows");
+    // Launch only the row blocks that meet a segment of the first filtered
+    // column that its pruning verdict does not exclude.
+    std::vector<uint8_t> live(static_cast<size_t>(row_blocks), 0);
+    for (const internal::Segment& s : plan.columns[0].segments) {
+      if (s.verdict == internal::Verdict::kNone || s.end <= s.begin) continue;
+      for (uint64_t b = s.begin / block_rows; b < row_blocks && b * block_rows < s.end; ++b) live[b] = 1;
+    }
+    for (uint64_t b = 0; b < row_blocks; ++b) {
+      if (live[b]) impl->block_list.push_back(static_cast<uint32_t>(b));
+    }
+    impl->all_blocks = impl->block_list.size() == row_blocks;
+    if (!impl->all_blocks) {
+      impl->block_list_offset = append(impl->block_list.data(), impl->block_list.size() * sizeof(uint32_t));
+    }
+    impl->num_blocks = impl->block_list.size();
     // Temporary storage: the block partials, then the tables.
-    impl->tables_offset = AlignUp(impl->num_blocks * sizeof(ScanPartial), 256);
+    impl->tables_offset = AlignUp(std::max<uint64_t>(impl->num_blocks, 1) * sizeof(ScanPartial), 256);
     impl->temp_bytes = impl->tables_offset + AlignUp(std::max<size_t>(tables.size(), 8), 8);
     DeviceTableScan scan;
     scan.impl_ = std::move(impl);
@@ -234,6 +262,14 @@ Status DeviceTableScan::Run(void* d_temp, size_t temp_bytes, DeviceScanTotals* d
   args.plan = static_cast<const uint8_t*>(d_temp) + impl_->tables_offset;
   args.partials = static_cast<ScanPartial*>(d_temp);
   args.selection = d_selection;
+  args.block_list = impl_->all_blocks ? nullptr
+                                      : reinterpret_cast<const uint32_t*>(args.plan + impl_->block_list_offset);
+  if (d_selection != nullptr && !impl_->all_blocks) {
+    // Row blocks not launched select nothing.
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(
+        cudaMemsetAsync(d_selection, 0, (impl_->plan.num_rows + 31) / 32 * sizeof(uint32_t), stream),
+        "cudaMemsetAsync (selection)"));
+  }
   const cudaError_t attribute =
       cudaFuncSetAttribute(detail::TableScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                            static_cast<int>(impl_->dynamic_shared));
@@ -241,9 +277,11 @@ Status DeviceTableScan::Run(void* d_temp, size_t temp_bytes, DeviceScanTotals* d
     cudaGetLastError();
     return CudaStatus(attribute, "cudaFuncSetAttribute (scan buffers)");
   }
-  detail::TableScanKernel<<<static_cast<uint32_t>(impl_->num_blocks), kScanThreads,
-                            impl_->dynamic_shared, stream>>>(args);
-  L3_CUDA_RETURN_NOT_OK(CheckLaunch("TableScanKernel"));
+  if (impl_->num_blocks > 0) {
+    detail::TableScanKernel<<<static_cast<uint32_t>(impl_->num_blocks), kScanThreads,
+                              impl_->dynamic_shared, stream>>>(args);
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("TableScanKernel"));
+  }
   detail::ScanReduceKernel<<<1, detail::kScanReduceThreads, 0, stream>>>(
       args.partials, impl_->num_blocks, reinterpret_cast<ScanPartial*>(d_totals));
   return CheckLaunch("ScanReduceKernel");

@@ -32,6 +32,10 @@ namespace l3::cuda::detail {
 
 inline constexpr int kMaxScanColumnsDevice = 8;
 
+/// Threads of a scan block: 4 warps share a block's 8192 rows (four V = 64
+/// tiles per column), so that few warps wait while the others decode.
+inline constexpr uint32_t kScanThreads = 128;
+
 /// Pruning verdict of a partition for a filtered column (scan_internal.hpp).
 enum : uint8_t { kVerdictNone = 0, kVerdictSome = 1, kVerdictAll = 2 };
 
@@ -72,8 +76,10 @@ struct ScanArgs {
   uint64_t num_rows;
   uint32_t block_rows;        // a multiple of 32
   uint32_t buffer_a_bytes;    // bytes per row of the first buffer (filters and the sum)
+  uint32_t stage_words;       // words of each warp's DELTA stage
+  const uint32_t* block_list; // when not null: launch block i scans row block block_list[i]
   uint32_t* selection;        // optional: one bit per row
-  ScanPartial* partials;      // one per block
+  ScanPartial* partials;      // one per launched block
 };
 
 /// The number of bits set in [a, b) of a shared bit array (whole warp; the
@@ -142,7 +148,19 @@ __device__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, u
   const uint8_t* verdicts = a.plan;
   const uint32_t span = static_cast<uint32_t>(be - bs);
   uint32_t tile_counter = 0;  // tiles met so far, dealt to the warps in turn
-  for (uint32_t ci = 0; ci < col.num_chunks; ++ci) {
+  // The last chunk that starts at or before bs (chunks are consecutive and
+  // start at row 0 of the column): a bisection every thread does alike.
+  uint32_t first_chunk = 0;
+  for (uint32_t lo = 0, hi = col.num_chunks; hi - lo > 1;) {
+    const uint32_t mid = (lo + hi) / 2;
+    if (__ldg(&chunks[mid].first_row) <= bs) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+    first_chunk = lo;
+  }
+  for (uint32_t ci = first_chunk; ci < col.num_chunks && __ldg(&chunks[ci].first_row) < be; ++ci) {
     __syncthreads();  // the previous chunk's readers are done with sh
     if (threadIdx.x == 0) sh.chunk = chunks[ci];
     __syncthreads();
@@ -150,7 +168,6 @@ __device__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, u
     const uint32_t dict = c.dictionary_entries;
     const uint64_t chunk_end = c.first_row + (c.num_rows - dict);
     if (chunk_end <= bs) continue;
-    if (c.first_row >= be) break;
     const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
     const uint32_t tile_rows = internal::kLanes * V;
     auto local = [&](uint64_t row) {
@@ -363,7 +380,7 @@ __device__ __forceinline__ Sum128 ShuffleDown(const Sum128& s, uint32_t offset) 
 /// Dynamic shared memory: buffer A (block_rows * buffer_a_bytes), buffer B
 /// (block_rows * the product column's bytes), the selection and test bits
 /// (block_rows / 32 words each), and one DELTA stage per warp.
-__global__ void __launch_bounds__(256, 2) TableScanKernel(const __grid_constant__ ScanArgs a) {
+__global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_constant__ ScanArgs a) {
   extern __shared__ __align__(16) uint8_t dynamic[];
   __shared__ ScanShared sh;
   __shared__ uint64_t block_counters[2 * kMaxScanColumnsDevice];
@@ -376,7 +393,7 @@ __global__ void __launch_bounds__(256, 2) TableScanKernel(const __grid_constant_
   const uint32_t num_warps = blockDim.x / 32;
   const uint32_t rows = a.block_rows;
   const uint32_t words = rows / 32;
-  const uint32_t stage_words = DeltaStageBytes<uint64_t>() / sizeof(uint64_t);
+  const uint32_t stage_words = a.stage_words;
   uint64_t* stages = reinterpret_cast<uint64_t*>(dynamic);
   uint64_t* warp_stage = stages + uint64_t{warp} * stage_words;
   uint32_t* sel = reinterpret_cast<uint32_t*>(stages + uint64_t{num_warps} * stage_words);
@@ -386,7 +403,10 @@ __global__ void __launch_bounds__(256, 2) TableScanKernel(const __grid_constant_
   // stages are whole words.
   uint8_t* buf_b = buf_a + uint64_t{rows} * a.buffer_a_bytes;
 
-  const uint64_t bs = uint64_t{blockIdx.x} * rows;
+  // Row blocks where the first filter's partitions exclude every row are
+  // not launched (the host's block list); their selection words are zero.
+  const uint64_t row_block = a.block_list != nullptr ? __ldg(a.block_list + blockIdx.x) : blockIdx.x;
+  const uint64_t bs = row_block * rows;
   const uint64_t be = min(bs + rows, a.num_rows);
   const uint32_t span = static_cast<uint32_t>(be - bs);
   for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) {
@@ -430,6 +450,7 @@ __global__ void __launch_bounds__(256, 2) TableScanKernel(const __grid_constant_
         }
       }
       const uint32_t out = __ballot_sync(0xFFFFFFFFu, pass) & s;
+      __syncwarp();  // every lane has read sel[i] and test[i]
       if (lane == 0) {
         sel[i] = out;
         test[i] = 0;
@@ -481,9 +502,7 @@ __global__ void __launch_bounds__(256, 2) TableScanKernel(const __grid_constant_
   }
   if (a.selection != nullptr) {
     for (uint32_t i = threadIdx.x; i < words; i += blockDim.x) {
-      if (uint64_t{blockIdx.x} * words + i < (a.num_rows + 31) / 32) {
-        a.selection[uint64_t{blockIdx.x} * words + i] = sel[i];
-      }
+      if (row_block * words + i < (a.num_rows + 31) / 32) a.selection[row_block * words + i] = sel[i];
     }
   }
   // Block totals: a warp reduction, then warp 0 over the warps.

@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
   int sms = 0;
   CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const uint32_t plain_blocks = static_cast<uint32_t>(
-      std::min<uint64_t>((n + 255) / 256, uint64_t{sms} * 8));
+      std::min<uint64_t>((n + 255) / 256, static_cast<uint64_t>(sms) * 8));
   // The copy roofline: the raw bytes of all four columns, device to device.
   const double copy_ms = MedianMs(reps, [&] {
     for (int c = 0; c < 4; ++c) CUDA_OK(cudaMemcpyAsync(copy_target, raw[c], raw_size[c], cudaMemcpyDeviceToDevice));

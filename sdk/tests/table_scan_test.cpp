@@ -83,6 +83,8 @@ void Check(const Reader& r, const std::vector<TestColumn>& cols, const std::vect
   std::vector<uint64_t> rows;
   Int128 sum = 0;
   bool overflow = false;
+  bool has_min_max = false;
+  Int128 min_value = 0, max_value = 0;
   for (size_t i = 0; i < n; ++i) {
     bool pass = true;
     for (const ColumnPredicates& w : where) {
@@ -92,6 +94,9 @@ void Check(const Reader& r, const std::vector<TestColumn>& cols, const std::vect
     rows.push_back(i);
     if (sum_column >= 0) {
       const Int128 a = AsInt(cols[sum_column].values[i], cols[sum_column].type);
+      if (!has_min_max || a < min_value) min_value = a;
+      if (!has_min_max || a > max_value) max_value = a;
+      has_min_max = true;
       Int128 term = a;
       if (product_column >= 0) {
         overflow |= __builtin_mul_overflow(a, AsInt(cols[product_column].values[i], cols[product_column].type), &term);
@@ -120,6 +125,11 @@ void Check(const Reader& r, const std::vector<TestColumn>& cols, const std::vect
       CHECK(s->rows.empty());
     }
     CHECK((SumOf(*s) == sum));
+    CHECK(s->has_min_max == has_min_max);
+    if (has_min_max) {
+      CHECK((AsInt(s->min_value, cols[sum_column].type) == min_value));
+      CHECK((AsInt(s->max_value, cols[sum_column].type) == max_value));
+    }
     uint64_t bytes = 0;
     for (const ColumnScanStats& st : s->columns) {
       bytes += st.payload_bytes_read;

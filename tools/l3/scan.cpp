@@ -150,7 +150,12 @@ int RunTableScan(const Reader& reader, const std::string& path, const std::vecto
   }
   const TableScanResult result = Check(ScanTable(reader, where, options), path);
   std::string out = "count\t" + Count(result.count) + "\n";
-  if (options.sum_column >= 0) out += "sum\t" + result.SumString() + "\n";
+  if (options.sum_column >= 0) {
+    const PhysicalType sum_type = reader.column(options.sum_column).type;
+    out += "sum\t" + result.SumString() + "\n";
+    out += "min\t" + (result.has_min_max ? ValueText(result.min_value, sum_type) : std::string("-")) + "\n";
+    out += "max\t" + (result.has_min_max ? ValueText(result.max_value, sum_type) : std::string("-")) + "\n";
+  }
   for (const ColumnScanStats& st : result.columns) {
     out += "column\t" + reader.column(st.column).name + ": ";
     if (st.filtered) {

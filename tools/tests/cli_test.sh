@@ -204,21 +204,26 @@ group_scan() {
   expect_error 2 "OP" "$l3" scan dp.l3 --where 'date ~ 3'
   # Two columns ANDed (ScanTable): the count and the sum of a product.
   count=0 sum=0
-  local product=0
+  local product=0 min=999999 max=-999999
   for ((i = 0; i < 4000; i++)); do
     d=$((19940000 + i / 10)); p=$(((i * 37) % 1000 - 500))
     if [ "$d" -ge 19940120 ] && [ "$d" -le 19940349 ] && [ "$p" -lt 3 ]; then
       count=$((count + 1)); product=$((product + p * d))
+      [ "$p" -lt "$min" ] && min=$p
+      [ "$p" -gt "$max" ] && max=$p
     fi
   done
   expect_ok "$l3" scan dp.l3 --where 'date >= 19940120' --where 'date <= 19940349' --where 'price < 3' \
     --sum-product 'price * date' --rows rows2.bin
   grep -q "^count	$count\$" out.txt && pass || fail "scan two columns count: $(cat out.txt) (want $count)"
   grep -q "^sum	$product\$" out.txt && pass || fail "scan sum-product: $(cat out.txt) (want $product)"
+  grep -q "^min	$min\$" out.txt && grep -q "^max	$max\$" out.txt && pass ||
+    fail "scan table min/max: $(cat out.txt) (want $min, $max)"
   grep -q "^column	date: [0-9]* -> [0-9]* rows; chunks 4 (1 pruned)" out.txt && pass || fail "scan table stats: $(cat out.txt)"
   [ "$(stat -c %s rows2.bin)" -eq $((8 * count)) ] && pass || fail "rows2.bin has $(stat -c %s rows2.bin) bytes"
   expect_ok "$l3" scan dp.l3 --where 'date > 2147483647' --where 'price < 3' --sum price
-  grep -q "^count	0\$" out.txt && grep -q "^sum	0\$" out.txt && pass || fail "scan table empty: $(cat out.txt)"
+  grep -q "^count	0\$" out.txt && grep -q "^sum	0\$" out.txt && grep -q "^min	-\$" out.txt && pass ||
+    fail "scan table empty: $(cat out.txt)"
   expect_error 2 "A*B" "$l3" scan dp.l3 --where 'date > 1' --sum-product price
   expect_error 2 "exclude" "$l3" scan dp.l3 --where 'date > 1' --sum price --sum-product 'price*date'
 }

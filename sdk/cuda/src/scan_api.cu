@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
 #include <string>
@@ -49,6 +50,25 @@ uint32_t StageBytes(uint32_t bytes) {
 size_t DynamicShared(uint32_t block_rows, uint32_t a_bytes, uint32_t b_bytes, uint32_t stage_bytes) {
   return size_t{kScanThreads / 32} * stage_bytes + 2 * size_t{block_rows / 32} * sizeof(uint32_t) +
          size_t{block_rows} * (a_bytes + b_bytes);
+}
+
+/// Lets TableScanKernel use up to kScanMaxDynamicShared bytes of dynamic
+/// shared memory on the current device; set once per device, since the call
+/// costs host time that a timed Run would otherwise include.
+Status AllowScanSharedMemory() {
+  constexpr int kDevices = 64;
+  static std::atomic<bool> done[kDevices] = {};
+  int device = 0;
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaGetDevice(&device), "cudaGetDevice"));
+  if (device >= 0 && device < kDevices && done[device].load(std::memory_order_acquire)) return Status::OK();
+  const cudaError_t error = cudaFuncSetAttribute(
+      detail::TableScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kScanMaxDynamicShared));
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return CudaStatus(error, "cudaFuncSetAttribute (scan buffers)");
+  }
+  if (device >= 0 && device < kDevices) done[device].store(true, std::memory_order_release);
+  return Status::OK();
 }
 
 }  // namespace
@@ -270,13 +290,7 @@ Status DeviceTableScan::Run(void* d_temp, size_t temp_bytes, DeviceScanTotals* d
         cudaMemsetAsync(d_selection, 0, (impl_->plan.num_rows + 31) / 32 * sizeof(uint32_t), stream),
         "cudaMemsetAsync (selection)"));
   }
-  const cudaError_t attribute =
-      cudaFuncSetAttribute(detail::TableScanKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(impl_->dynamic_shared));
-  if (attribute != cudaSuccess) {
-    cudaGetLastError();
-    return CudaStatus(attribute, "cudaFuncSetAttribute (scan buffers)");
-  }
+  L3_CUDA_RETURN_NOT_OK(AllowScanSharedMemory());
   if (impl_->num_blocks > 0) {
     detail::TableScanKernel<<<static_cast<uint32_t>(impl_->num_blocks), kScanThreads,
                               impl_->dynamic_shared, stream>>>(args);
@@ -296,6 +310,12 @@ Result<TableScanResult> DeviceTableScan::ToResult(const DeviceScanTotals& totals
     result.count = totals.count;
     result.sum_low = totals.sum_low;
     result.sum_high = static_cast<int64_t>(totals.sum_high);
+    if (impl_->args.sum_column >= 0 && totals.count > 0) {
+      const bool is_signed = impl_->args.col[impl_->args.sum_column].is_signed != 0;
+      result.has_min_max = true;
+      result.min_value = OrderedKey(totals.min_key, is_signed);  // the map is its own inverse
+      result.max_value = OrderedKey(totals.max_key, is_signed);
+    }
     for (size_t k = 0; k < plan.columns.size(); ++k) {
       ColumnScanStats st = plan.columns[k].stats;
       if (st.filtered) {

@@ -85,6 +85,9 @@ void Check(const Reader& reader, const DeviceTable& device, const std::vector<Ta
     CHECK(gpu->count == cpu->count);
     CHECK(gpu->rows == cpu->rows);
     CHECK(gpu->SumString() == cpu->SumString());
+    CHECK(gpu->has_min_max == cpu->has_min_max);
+    CHECK(gpu->min_value == cpu->min_value);
+    CHECK(gpu->max_value == cpu->max_value);
     REQUIRE(gpu->columns.size() == cpu->columns.size());
     for (size_t k = 0; k < cpu->columns.size(); ++k) {
       CAPTURE(k);
@@ -255,6 +258,9 @@ TEST_CASE("GPU table scan: DeviceTableScan runs twice on one upload, with the se
     REQUIRE(gpu.ok());
     CHECK(gpu->count == cpu->count);
     CHECK(gpu->SumString() == cpu->SumString());
+    CHECK(gpu->has_min_max);
+    CHECK(gpu->min_value == cpu->min_value);
+    CHECK(gpu->max_value == cpu->max_value);
     CHECK(gpu->columns[0].rows_out == cpu->columns[0].rows_out);
     const std::vector<uint8_t> bits = selection.ToHost();
     std::vector<uint64_t> rows;

@@ -48,6 +48,11 @@ struct DeviceScanTotals {
   uint64_t sum_low;   ///< the sum as a 128-bit two's complement number
   uint64_t sum_high;  ///< (sum_high:sum_low)
   uint64_t overflow;  ///< nonzero: a partial sum or a product left 128 bits
+  /// The smallest and largest value of the sum column over the selection as
+  /// ordered keys (the canonical value, its sign bit flipped for signed
+  /// types); ~0 and 0 when nothing is selected (ToResult converts them).
+  uint64_t min_key;
+  uint64_t max_key;
   /// Per column of the plan (ToResult's order): rows still selected after
   /// its predicates, rows of the tiles decoded, and those rows times their
   /// partitions' Bit_Width (the payload bits decoded).
@@ -91,7 +96,7 @@ class DeviceTableScan {
              size_t selection_words, cudaStream_t stream) const;
 
   /// The scan's result from totals copied back to the host, in the form
-  /// ScanTable returns (without rows): count, sum, and per column the
+  /// ScanTable returns (without rows): count, sum, min and max, and per column the
   /// static pruning statistics with the rows and values of this run.
   /// kOutOfRange when the totals report an overflow.
   Result<TableScanResult> ToResult(const DeviceScanTotals& totals) const;

@@ -140,6 +140,12 @@ struct TableScanResult {
   /// complement number (sum_high:sum_low); exact.
   uint64_t sum_low = 0;
   int64_t sum_high = 0;
+  /// The smallest and largest value of `sum_column` over the selection
+  /// (canonical extensions, in the column type's order); has_min_max is
+  /// false without a sum column or for an empty selection.
+  bool has_min_max = false;
+  uint64_t min_value = 0;
+  uint64_t max_value = 0;
   /// The filtered columns in evaluation order, then the aggregated columns
   /// that were not filtered.
   std::vector<ColumnScanStats> columns;

@@ -112,6 +112,8 @@ struct BatchResult {
   uint64_t count = 0;
   Int128 sum = 0;
   bool overflow = false;
+  bool has_min_max = false;
+  uint64_t min_value = 0, max_value = 0;  // of the sum column, canonical
   struct PerColumn {
     uint64_t rows_in = 0, rows_out = 0, values_decoded = 0, values_taken = 0, payload = 0;
   };
@@ -353,6 +355,14 @@ class BatchScanner {
       const bool narrow = PhysicalTypeBytes(plans_[sum_plan_].type) <= 4 &&
                           PhysicalTypeBytes(plans_[product_plan_].type) <= 4;
       static_assert(kBatchRows <= (uint64_t{1} << 17), "the unchecked sums need small batches");
+      TypeOrder order;
+      order.is_signed = s0;
+      out->has_min_max = true;
+      out->min_value = out->max_value = a[0];
+      for (uint64_t v : a) {
+        if (order.Less(v, out->min_value)) out->min_value = v;
+        if (order.Less(out->max_value, v)) out->max_value = v;
+      }
       if (!product_) {
         for (uint64_t v : a) out->sum += AsInteger(v, s0);
       } else if (narrow) {
@@ -430,10 +440,17 @@ Result<TableScanResult> ScanTable(const Reader& reader, const std::vector<Column
     TableScanResult result;
     Int128 sum = 0;
     bool overflow = false;
+    TypeOrder sum_order;
+    if (num_slots > 0) sum_order.is_signed = PhysicalTypeIsSigned(plans[sum_plan].type);
     for (const ColumnPlan& plan : plans) result.columns.push_back(plan.stats);
     for (BatchResult& b : batches) {
       if (!b.status.ok()) return std::move(b.status);
       result.count += b.count;
+      if (b.has_min_max) {
+        if (!result.has_min_max || sum_order.Less(b.min_value, result.min_value)) result.min_value = b.min_value;
+        if (!result.has_min_max || sum_order.Less(result.max_value, b.max_value)) result.max_value = b.max_value;
+        result.has_min_max = true;
+      }
       overflow |= b.overflow || __builtin_add_overflow(sum, b.sum, &sum);
       if (options.collect_rows) result.rows.insert(result.rows.end(), b.rows.begin(), b.rows.end());
       for (size_t c = 0; c < plans.size(); ++c) {

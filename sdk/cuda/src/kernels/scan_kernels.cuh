@@ -61,6 +61,8 @@ struct ScanPartial {
   uint64_t sum_low;
   uint64_t sum_high;
   uint64_t overflow;
+  uint64_t min_key;  // of the sum column over the selection, as ordered keys:
+  uint64_t max_key;  // ~0 and 0 when nothing is selected
   uint64_t rows_out[kMaxScanColumnsDevice];        // selected rows after each filter
   uint64_t values_decoded[kMaxScanColumnsDevice];  // rows of the tiles decoded
   uint64_t field_bits[kMaxScanColumnsDevice];      // their rows * Bit_Width
@@ -82,6 +84,15 @@ struct ScanArgs {
   ScanPartial* partials;      // one per launched block
 };
 
+/// Word i of a shared bit array with the bits outside [a, b) cleared.
+__device__ __forceinline__ uint32_t MaskedWord(const uint32_t* bits, uint32_t i, uint32_t a,
+                                               uint32_t b) {
+  uint32_t m = bits[i];
+  if (i == (a >> 5)) m &= ~0u << (a & 31);
+  if (i == ((b - 1) >> 5) && (b & 31) != 0) m &= ~0u >> (32 - (b & 31));
+  return m;
+}
+
 /// The number of bits set in [a, b) of a shared bit array (whole warp; the
 /// result is uniform).
 __device__ __forceinline__ uint32_t WarpCountBits(const uint32_t* bits, uint32_t a, uint32_t b,
@@ -90,18 +101,14 @@ __device__ __forceinline__ uint32_t WarpCountBits(const uint32_t* bits, uint32_t
   const uint32_t wa = a >> 5;
   const uint32_t wb = (b - 1) >> 5;
   uint32_t count = 0;
-  for (uint32_t i = wa + lane; i <= wb; i += 32) {
-    uint32_t m = bits[i];
-    if (i == wa) m &= ~0u << (a & 31);
-    if (i == wb && (b & 31) != 0) m &= ~0u >> (32 - (b & 31));
-    count += __popc(m);
-  }
+  for (uint32_t i = wa + lane; i <= wb; i += 32) count += __popc(MaskedWord(bits, i, a, b));
   for (uint32_t offset = 16; offset > 0; offset /= 2) count += __shfl_xor_sync(0xFFFFFFFFu, count, offset);
   return count;
 }
 
 /// A tile of a FOR/LINEAR/POLY partition is read by random access, row by
-/// row, when fewer than 1 in kSparseRatio of its rows are selected.
+/// row, when fewer than 1 in kSparseRatio of its rows are selected (at most
+/// 2048 / 16 = 128 rows, listed in the warp's DELTA stage of >= 1 KiB).
 inline constexpr uint32_t kSparseRatio = 16;
 
 /// Sets (or clears) bits [a, b) of a shared bit array, by one thread.
@@ -130,12 +137,47 @@ struct ScanShared {
   bool more_partitions;
 };
 
+/// Rows [ra, rb) of a block that are selected (`selected` of them), in one
+/// tile of a checked FOR/LINEAR/POLY partition `d`, decoded by random access
+/// into buf[row]. The selected rows are first listed in `list` (the warp's
+/// stage: lane L lists those of words L, L + 32, ...; a warp scan places
+/// them), so that each lane then reads a row of its own, all loads in flight
+/// at once. Not inlined: it keeps the model arithmetic of DecodeOne out of
+/// the scan kernel's registers.
+template <typename U>
+__device__ __noinline__ void DecodeSelectedRows(const KernelChunk& c, const DevicePartition& d,
+                                                const uint32_t* sel, uint32_t ra, uint32_t rb,
+                                                uint32_t selected, int64_t first_out, uint32_t dict,
+                                                U* buf, uint32_t* list, uint32_t lane) {
+  const uint32_t wa = ra / 32, wb = (rb - 1) / 32;
+  uint32_t mine = 0;
+  for (uint32_t i = wa + lane; i <= wb; i += 32) mine += __popc(MaskedWord(sel, i, ra, rb));
+  uint32_t at = mine;
+  for (uint32_t offset = 1; offset < 32; offset *= 2) {
+    const uint32_t up = __shfl_up_sync(0xFFFFFFFFu, at, offset);
+    if (lane >= offset) at += up;
+  }
+  at -= mine;
+  for (uint32_t i = wa + lane; i <= wb; i += 32) {
+    for (uint32_t m = MaskedWord(sel, i, ra, rb); m != 0; m &= m - 1) {
+      list[at++] = i * 32 + static_cast<uint32_t>(__ffs(static_cast<int>(m)) - 1);
+    }
+  }
+  __syncwarp();
+  for (uint32_t j = lane; j < selected; j += 32) {
+    const uint32_t r = list[j];
+    const uint64_t element = static_cast<uint64_t>(r - first_out) + dict;
+    buf[r] = MapCode<true>(c, DecodeOne<U>(c, d, element - d.first));
+  }
+  __syncwarp();  // the list is read before the stage is reused
+}
+
 /// Decodes the tiles of column `col` that meet block rows [bs, be) and hold a
 /// selected row into `buf` (block row i at buf[i]). With `filter`, rows of
 /// "none" partitions leave the selection first, "all" partitions are not
 /// decoded, and the rows decoded are marked in `test`.
 template <typename U, int kV>
-__device__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, uint64_t bs,
+__device__ __noinline__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, uint64_t bs,
                                  uint64_t be, U* buf, uint32_t* sel, uint32_t* test, bool filter,
                                  ScanShared& sh, uint64_t* warp_stage, uint64_t* decoded_rows,
                                  uint64_t* decoded_bits) {
@@ -237,13 +279,8 @@ __device__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, u
             // Few rows selected in a FOR/LINEAR/POLY tile: random access to
             // each (one field and the model), not the whole tile. DELTA and
             // runs decode the tile: a row of theirs needs the rows before it.
-            for (uint32_t i = ra / 32; i * 32 < rb; ++i) {
-              const uint32_t r = i * 32 + lane;
-              if (r >= ra && r < rb && ((sel[i] >> lane) & 1u) != 0) {
-                const uint64_t element = static_cast<uint64_t>(r - first_out) + dict;
-                buf[r] = MapCode<true>(c, DecodeOne<U>(c, d, element - d.first));
-              }
-            }
+            DecodeSelectedRows<U>(c, d, sel, ra, rb, selected, first_out, dict, buf,
+                                  reinterpret_cast<uint32_t*>(warp_stage), lane);
             if (lane == 0) {
               *decoded_rows += selected;
               *decoded_bits += uint64_t{selected} * d.width;
@@ -469,6 +506,7 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
 
   Sum128 sum;
   uint64_t count = 0;
+  uint64_t min_key = ~uint64_t{0}, max_key = 0;
   if (any) {
     const int sc = a.sum_column;
     const int pc = a.product_column;
@@ -491,6 +529,9 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
       if (sc < 0 || ((s >> lane) & 1u) == 0) continue;
       const ScanColumnArgs& cs = a.col[sc];
       const uint64_t x = CanonicalAt(buf_a, cs.bytes, cs.is_signed != 0, i * 32 + lane);
+      const uint64_t key = cs.is_signed ? x ^ (uint64_t{1} << 63) : x;
+      min_key = min(min_key, key);
+      max_key = max(max_key, key);
       if (pc < 0) {
         sum.AddValue(x, cs.is_signed != 0);
       } else {
@@ -510,9 +551,15 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
     const Sum128 other = ShuffleDown(sum, offset);
     sum.Merge(other);
     count += __shfl_down_sync(0xFFFFFFFFu, count, offset);
+    min_key = min(min_key, static_cast<uint64_t>(__shfl_down_sync(0xFFFFFFFFu, min_key, offset)));
+    max_key = max(max_key, static_cast<uint64_t>(__shfl_down_sync(0xFFFFFFFFu, max_key, offset)));
   }
   __shared__ uint64_t warp_counts[8];
+  __shared__ uint64_t warp_min[8];
+  __shared__ uint64_t warp_max[8];
   if (lane == 0) {
+    warp_min[warp] = min_key;
+    warp_max[warp] = max_key;
     warp_sum_low[warp] = static_cast<uint64_t>(sum.value);
     warp_sum_high[warp] = static_cast<uint64_t>(sum.value >> 64);
     warp_overflow[warp] = sum.overflow ? 1u : 0u;
@@ -522,7 +569,10 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
   if (threadIdx.x == 0) {
     Sum128 total;
     uint64_t n = 0;
+    uint64_t lo = ~uint64_t{0}, hi = 0;
     for (uint32_t w = 0; w < num_warps; ++w) {
+      lo = min(lo, warp_min[w]);
+      hi = max(hi, warp_max[w]);
       Sum128 s;
       s.value = (static_cast<unsigned __int128>(warp_sum_high[w]) << 64) | warp_sum_low[w];
       s.overflow = warp_overflow[w] != 0;
@@ -534,6 +584,8 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
     p.sum_low = static_cast<uint64_t>(total.value);
     p.sum_high = static_cast<uint64_t>(total.value >> 64);
     p.overflow = total.overflow ? 1 : 0;
+    p.min_key = lo;
+    p.max_key = hi;
     for (uint32_t k = 0; k < kMaxScanColumnsDevice; ++k) {
       p.rows_out[k] = my_rows_out[k];
       p.values_decoded[k] = block_counters[k];
@@ -552,10 +604,13 @@ __global__ void __launch_bounds__(kScanReduceThreads) ScanReduceKernel(const Sca
                                                                        ScanPartial* out) {
   __shared__ ScanPartial mine[kScanReduceThreads];
   ScanPartial acc{};
+  acc.min_key = ~uint64_t{0};
   Sum128 sum;
   for (uint64_t b = threadIdx.x; b < num_blocks; b += blockDim.x) {
     const ScanPartial& p = partials[b];
     acc.count += p.count;
+    acc.min_key = min(acc.min_key, p.min_key);
+    acc.max_key = max(acc.max_key, p.max_key);
     Sum128 s;
     s.value = (static_cast<unsigned __int128>(p.sum_high) << 64) | p.sum_low;
     s.overflow = p.overflow != 0;
@@ -573,10 +628,13 @@ __global__ void __launch_bounds__(kScanReduceThreads) ScanReduceKernel(const Sca
   __syncthreads();
   if (threadIdx.x == 0) {
     ScanPartial total{};
+    total.min_key = ~uint64_t{0};
     Sum128 s;
     for (uint32_t t = 0; t < blockDim.x; ++t) {
       const ScanPartial& p = mine[t];
       total.count += p.count;
+      total.min_key = min(total.min_key, p.min_key);
+      total.max_key = max(total.max_key, p.max_key);
       Sum128 x;
       x.value = (static_cast<unsigned __int128>(p.sum_high) << 64) | p.sum_low;
       x.overflow = p.overflow != 0;

@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/decode_kernels.cuh"
 
@@ -414,6 +415,60 @@ __device__ __forceinline__ Sum128 ShuffleDown(const Sum128& s, uint32_t offset) 
   return o;
 }
 
+/// The predicates of column `col` at the rows of the block that are still
+/// selected and were decoded (`test`), over the block's words; clears
+/// `test`. Returns the rows this warp kept (lane 0; 0 on other lanes).
+template <typename U>
+__device__ __noinline__ uint32_t FilterRows(const ScanArgs& a, const ScanColumnArgs& col,
+                                            const void* buf, uint32_t* sel, uint32_t* test,
+                                            uint32_t words) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint32_t warp = threadIdx.x / 32;
+  const uint32_t num_warps = blockDim.x / 32;
+  const U* values = static_cast<const U*>(buf);
+  const bool is_signed = col.is_signed != 0;
+  const uint64_t lo_key = col.lo_key;
+  const uint64_t hi_key = col.hi_key;
+  const bool has_set = col.has_set != 0;
+  const uint32_t set_size = col.set_size;
+  const uint64_t* set = reinterpret_cast<const uint64_t*>(a.plan + col.set_offset);
+  const uint64_t flip = is_signed ? uint64_t{1} << 63 : 0;
+  uint32_t kept = 0;
+  for (uint32_t i = warp; i < words; i += num_warps) {
+    const uint32_t s = sel[i];
+    if (s == 0) {  // uniform: the word is the same for the warp
+      if (lane == 0) test[i] = 0;
+      continue;
+    }
+    const uint32_t t = test[i] & s;
+    bool pass = true;
+    if ((t >> lane) & 1u) {
+      const U v = values[i * 32 + lane];
+      const uint64_t canonical =
+          is_signed ? static_cast<uint64_t>(static_cast<int64_t>(static_cast<std::make_signed_t<U>>(v)))
+                    : static_cast<uint64_t>(v);
+      const uint64_t key = canonical ^ flip;
+      pass = lo_key <= key && key <= hi_key;
+      if (pass && has_set) {
+        uint32_t lo = 0, hi = set_size;
+        while (lo < hi) {
+          const uint32_t mid = (lo + hi) / 2;
+          if (__ldg(set + mid) < key) lo = mid + 1; else hi = mid;
+        }
+        pass = lo < set_size && __ldg(set + lo) == key;
+      }
+    }
+    const uint32_t out = __ballot_sync(0xFFFFFFFFu, pass) & s;
+    __syncwarp();  // every lane has read sel[i] and test[i]
+    if (lane == 0) {
+      sel[i] = out;
+      test[i] = 0;
+      kept += __popc(out);
+    }
+  }
+  return kept;
+}
+
 /// Dynamic shared memory: buffer A (block_rows * buffer_a_bytes), buffer B
 /// (block_rows * the product column's bytes), the selection and test bits
 /// (block_rows / 32 words each), and one DELTA stage per warp.
@@ -467,32 +522,12 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
                 dec_bits);
     }
     // The predicate at the decoded rows still selected.
-    const uint64_t* set = reinterpret_cast<const uint64_t*>(a.plan + col.set_offset);
     uint32_t kept = 0;
-    for (uint32_t i = warp; i < words; i += num_warps) {
-      const uint32_t s = sel[i];
-      const uint32_t t = test[i] & s;
-      bool pass = true;
-      if ((t >> lane) & 1u) {
-        const uint64_t canonical = CanonicalAt(buf_a, col.bytes, col.is_signed != 0, i * 32 + lane);
-        const uint64_t key = col.is_signed ? canonical ^ (uint64_t{1} << 63) : canonical;
-        pass = col.lo_key <= key && key <= col.hi_key;
-        if (pass && col.has_set) {
-          uint32_t lo = 0, hi = col.set_size;
-          while (lo < hi) {
-            const uint32_t mid = (lo + hi) / 2;
-            if (__ldg(set + mid) < key) lo = mid + 1; else hi = mid;
-          }
-          pass = lo < col.set_size && __ldg(set + lo) == key;
-        }
-      }
-      const uint32_t out = __ballot_sync(0xFFFFFFFFu, pass) & s;
-      __syncwarp();  // every lane has read sel[i] and test[i]
-      if (lane == 0) {
-        sel[i] = out;
-        test[i] = 0;
-        kept += __popc(out);
-      }
+    switch (col.bytes) {
+      case 1: kept = FilterRows<uint8_t>(a, col, buf_a, sel, test, words); break;
+      case 2: kept = FilterRows<uint16_t>(a, col, buf_a, sel, test, words); break;
+      case 4: kept = FilterRows<uint32_t>(a, col, buf_a, sel, test, words); break;
+      default: kept = FilterRows<uint64_t>(a, col, buf_a, sel, test, words); break;
     }
     if (lane == 0 && kept != 0) atomicAdd(&selected_count, kept);
     __syncthreads();
@@ -523,21 +558,24 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
       decode_aggregate(sc, buf_a);
       if (pc >= 0 && pc != sc) decode_aggregate(pc, buf_b);
     }
+    // The aggregated columns' parameters, read once (not per row).
+    const uint32_t s_bytes = sc >= 0 ? a.col[sc].bytes : 8;
+    const bool s_signed = sc >= 0 && a.col[sc].is_signed != 0;
+    const uint32_t p_bytes = pc >= 0 ? a.col[pc].bytes : 8;
+    const bool p_signed = pc >= 0 && a.col[pc].is_signed != 0;
     for (uint32_t i = warp; i < words; i += num_warps) {
       const uint32_t s = sel[i];
       count += lane == 0 ? __popc(s) : 0;
       if (sc < 0 || ((s >> lane) & 1u) == 0) continue;
-      const ScanColumnArgs& cs = a.col[sc];
-      const uint64_t x = CanonicalAt(buf_a, cs.bytes, cs.is_signed != 0, i * 32 + lane);
-      const uint64_t key = cs.is_signed ? x ^ (uint64_t{1} << 63) : x;
+      const uint64_t x = CanonicalAt(buf_a, s_bytes, s_signed, i * 32 + lane);
+      const uint64_t key = s_signed ? x ^ (uint64_t{1} << 63) : x;
       min_key = min(min_key, key);
       max_key = max(max_key, key);
       if (pc < 0) {
-        sum.AddValue(x, cs.is_signed != 0);
+        sum.AddValue(x, s_signed);
       } else {
-        const ScanColumnArgs& cp = a.col[pc];
-        const uint64_t y = pc == sc ? x : CanonicalAt(buf_b, cp.bytes, cp.is_signed != 0, i * 32 + lane);
-        sum.AddProduct(x, cs.is_signed != 0, y, cp.is_signed != 0);
+        const uint64_t y = pc == sc ? x : CanonicalAt(buf_b, p_bytes, p_signed, i * 32 + lane);
+        sum.AddProduct(x, s_signed, y, p_signed);
       }
     }
   }

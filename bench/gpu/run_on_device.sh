@@ -193,7 +193,7 @@ if [[ " $steps " == *" ssb "* ]]; then
   fi
   # shellcheck disable=SC2086
   PYTHONUNBUFFERED=1 python3 scripts/ssb_gpu_report.py --build "$build" --out "$out" --commit "$commit" \
-    --command "L3_STEPS=ssb bash bench/gpu/run_on_device.sh" ${L3_SSB_ARGS:-} 2>&1 | tee "$out/ssb.log" | tail -40
+    --command "L3_SSB_ARGS=\"${L3_SSB_ARGS:-}\" L3_STEPS=ssb bash bench/gpu/run_on_device.sh OUT" ${L3_SSB_ARGS:-} 2>&1 | tee "$out/ssb.log" | tail -40
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "SSB report FAILED or found a mismatch"; status=1; }
 fi
 

@@ -34,6 +34,7 @@
 #include "l3/datagen.hpp"
 #include "l3/l3.hpp"
 #include "l3/scan.hpp"
+#include "ssb_queries.hpp"
 
 namespace {
 
@@ -118,26 +119,7 @@ int Gen(int argc, char** argv) {
   return 0;
 }
 
-struct Query {
-  const char* name;
-  const char* sql_where;  // informative
-  uint32_t date_lo, date_hi;
-  uint8_t disc_lo, disc_hi, qty_lo, qty_hi;
-};
-
-// SSB Q1.1-Q1.3 with the date dimension's filter as a range of date keys.
-// Week 6 of 1994 is d_weeknuminyear = 6 of SSB's date table, days 35..41 of
-// the year: 1994-02-04 .. 1994-02-10 (the range the flattened SSB query sets
-// of GPU studies such as Crystal use).
-const Query kQueries[] = {
-    {"Q1.1", "d_year = 1993 and lo_discount between 1 and 3 and lo_quantity < 25", 19930101,
-     19931231, 1, 3, 0, 24},
-    {"Q1.2", "d_yearmonthnum = 199401 and lo_discount between 4 and 6 and lo_quantity between 26 and 35",
-     19940101, 19940131, 4, 6, 26, 35},
-    {"Q1.3",
-     "d_weeknuminyear = 6 and d_year = 1994 and lo_discount between 5 and 7 and lo_quantity between 26 and 35",
-     19940204, 19940210, 5, 7, 26, 35},
-};
+using Query = l3::bench::SsbQuery;
 
 struct Columns {
   std::vector<uint32_t> date, price;
@@ -264,7 +246,7 @@ int Run(int argc, char** argv) {
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   nlohmann::json queries = nlohmann::json::array();
   bool all_equal = true;
-  for (const Query& q : kQueries) {
+  for (const Query& q : l3::bench::kSsbQueries) {
     std::vector<l3::ColumnPredicates> where = {
         {col[0], {l3::ValuePredicate{q.date_lo, q.date_hi, {}}}},
         {col[1], {l3::ValuePredicate{q.disc_lo, q.disc_hi, {}}}},

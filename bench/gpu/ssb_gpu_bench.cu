@@ -35,6 +35,7 @@
 #include "l3/cuda_scan.hpp"
 #include "l3/l3.hpp"
 #include "l3/scan.hpp"
+#include "../ssb_queries.hpp"
 
 namespace {
 
@@ -54,18 +55,7 @@ void Check(const l3::Status& st, const char* what) {
   }
 }
 
-struct Query {
-  const char* name;
-  uint32_t date_lo, date_hi;
-  uint8_t disc_lo, disc_hi, qty_lo, qty_hi;
-};
-
-// The same flattened queries as bench/ssb_cpu.cpp and scripts/ssb_report.py.
-const Query kQueries[] = {
-    {"Q1.1", 19930101, 19931231, 1, 3, 0, 24},
-    {"Q1.2", 19940101, 19940131, 4, 6, 26, 35},
-    {"Q1.3", 19940204, 19940210, 5, 7, 26, 35},
-};
+using Query = l3::bench::SsbQuery;
 
 /// The plain scan: every row's four values read, the predicate tested, the
 /// revenue summed (a block reduction, one atomic per block).
@@ -215,7 +205,7 @@ int main(int argc, char** argv) {
               "fused vs decode | fused vs raw |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   nlohmann::json queries = nlohmann::json::array();
   bool all_equal = true;
-  for (const Query& q : kQueries) {
+  for (const Query& q : l3::bench::kSsbQueries) {
     const std::vector<l3::ColumnPredicates> where = {
         {col[0], {l3::ValuePredicate{q.date_lo, q.date_hi, {}}}},
         {col[1], {l3::ValuePredicate{q.disc_lo, q.disc_hi, {}}}},

@@ -639,6 +639,41 @@ __global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_
 
 inline constexpr uint32_t kScanReduceThreads = 128;
 
+/// A running total of block partials: counts added, extremes kept, the sum
+/// added with its overflow noted.
+struct PartialTotal {
+  ScanPartial total;
+  Sum128 sum;
+
+  __device__ __forceinline__ PartialTotal() {
+    total = ScanPartial{};
+    total.min_key = ~uint64_t{0};
+  }
+
+  __device__ __forceinline__ void Add(const ScanPartial& p) {
+    total.count += p.count;
+    total.min_key = min(total.min_key, p.min_key);
+    total.max_key = max(total.max_key, p.max_key);
+    Sum128 s;
+    s.value = (static_cast<unsigned __int128>(p.sum_high) << 64) | p.sum_low;
+    s.overflow = p.overflow != 0;
+    sum.Merge(s);
+    for (int k = 0; k < kMaxScanColumnsDevice; ++k) {
+      total.rows_out[k] += p.rows_out[k];
+      total.values_decoded[k] += p.values_decoded[k];
+      total.field_bits[k] += p.field_bits[k];
+    }
+  }
+
+  __device__ __forceinline__ ScanPartial Finish() const {
+    ScanPartial out = total;
+    out.sum_low = static_cast<uint64_t>(sum.value);
+    out.sum_high = static_cast<uint64_t>(sum.value >> 64);
+    out.overflow = sum.overflow ? 1 : 0;
+    return out;
+  }
+};
+
 /// Adds the partials of `num_blocks` blocks in a fixed order into *out (one
 /// block of kScanReduceThreads threads): thread t adds partials t, t + 128,
 /// ..., then the threads' totals are added in thread order.
@@ -646,52 +681,14 @@ __global__ void __launch_bounds__(kScanReduceThreads) ScanReduceKernel(const Sca
                                                                        uint64_t num_blocks,
                                                                        ScanPartial* out) {
   __shared__ ScanPartial mine[kScanReduceThreads];
-  ScanPartial acc{};
-  acc.min_key = ~uint64_t{0};
-  Sum128 sum;
-  for (uint64_t b = threadIdx.x; b < num_blocks; b += blockDim.x) {
-    const ScanPartial& p = partials[b];
-    acc.count += p.count;
-    acc.min_key = min(acc.min_key, p.min_key);
-    acc.max_key = max(acc.max_key, p.max_key);
-    Sum128 s;
-    s.value = (static_cast<unsigned __int128>(p.sum_high) << 64) | p.sum_low;
-    s.overflow = p.overflow != 0;
-    sum.Merge(s);
-    for (int k = 0; k < kMaxScanColumnsDevice; ++k) {
-      acc.rows_out[k] += p.rows_out[k];
-      acc.values_decoded[k] += p.values_decoded[k];
-      acc.field_bits[k] += p.field_bits[k];
-    }
-  }
-  acc.sum_low = static_cast<uint64_t>(sum.value);
-  acc.sum_high = static_cast<uint64_t>(sum.value >> 64);
-  acc.overflow = sum.overflow ? 1 : 0;
-  mine[threadIdx.x] = acc;
+  PartialTotal acc;
+  for (uint64_t b = threadIdx.x; b < num_blocks; b += blockDim.x) acc.Add(partials[b]);
+  mine[threadIdx.x] = acc.Finish();
   __syncthreads();
   if (threadIdx.x == 0) {
-    ScanPartial total{};
-    total.min_key = ~uint64_t{0};
-    Sum128 s;
-    for (uint32_t t = 0; t < blockDim.x; ++t) {
-      const ScanPartial& p = mine[t];
-      total.count += p.count;
-      total.min_key = min(total.min_key, p.min_key);
-      total.max_key = max(total.max_key, p.max_key);
-      Sum128 x;
-      x.value = (static_cast<unsigned __int128>(p.sum_high) << 64) | p.sum_low;
-      x.overflow = p.overflow != 0;
-      s.Merge(x);
-      for (int k = 0; k < kMaxScanColumnsDevice; ++k) {
-        total.rows_out[k] += p.rows_out[k];
-        total.values_decoded[k] += p.values_decoded[k];
-        total.field_bits[k] += p.field_bits[k];
-      }
-    }
-    total.sum_low = static_cast<uint64_t>(s.value);
-    total.sum_high = static_cast<uint64_t>(s.value >> 64);
-    total.overflow = s.overflow ? 1 : 0;
-    *out = total;
+    PartialTotal total;
+    for (uint32_t t = 0; t < blockDim.x; ++t) total.Add(mine[t]);
+    *out = total.Finish();
   }
 }
 

@@ -1,92 +1,279 @@
 // Reader::LowerBound / Find / LowerBoundBatch (spec §11.3.3): the index
-// predicts a window of rows, only those rows are decoded (random access), and
-// the answer is checked against its neighbours, so that an index that does
-// not hold its promise costs a binary search over the chunk, never a wrong
-// answer or an out-of-bounds read.
+// predicts a window of rows, only those rows are decoded, and the answer is
+// checked against its neighbours, so that an index that does not hold its
+// promise costs a binary search over the chunk, never a wrong answer or an
+// out-of-bounds read.
+//
+// The lookups work on the reader's prepared chunks (Reader::GetChunkView: the
+// checks of spec §10.2 made once per chunk, its segments held for the whole
+// call) rather than through ReadRows:
+//  - a bisection reads the rows it probes by random access (spec §8.3–§8.7),
+//    keeping the partition of the previous probe;
+//  - a window that touches a DELTA partition (spec §8.9), whose rows each
+//    depend on the rows before them in their tile, is decoded once from the
+//    tile's first row and bisected in memory;
+//  - LowerBoundBatch answers the keys in key order, so that the chunk, its
+//    last row, the index's segments and decoded rows serve many keys; where
+//    the keys are dense, windows are decoded as spans of several tiles that
+//    the following keys reuse. Answers go back in the order given.
+// Every row value is the decoder's, whichever way it was reached, and every
+// step (window, bisection, neighbour checks, fallback, chunk skipping) is the
+// one the CUDA kernel (pgm_lookup.cuh) mirrors, so the rows returned are the
+// same for any bytes.
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
+#include <numeric>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "common/bits.hpp"
-#include "l3/l3.hpp"
+#include "codec/decode/decode_chunk.hpp"
+#include "codec/decode/partition_decoder.hpp"
 #include "common/status_macros.hpp"
+#include "format/layout.hpp"
+#include "l3/l3.hpp"
 #include "pgm/pgm.hpp"
 
 namespace l3 {
 namespace {
 
-class ChunkSearch {
+/// spec §11.3.1: the ordered key of a value of the column's type.
+template <typename T>
+uint64_t OrderedKeyOf(T value) {
+  if constexpr (std::is_signed_v<T>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(value)) ^ (uint64_t{1} << 63);
+  } else {
+    return static_cast<uint64_t>(value);
+  }
+}
+
+/// Ordered keys of the rows of one prepared chunk. A row comes from the
+/// decoded span when the span holds it, otherwise by random access of that
+/// row alone; both give the decoder's value.
+template <typename T>
+class ChunkKeys {
  public:
-  ChunkSearch(const Reader& reader, int column, const ColumnInfo& col, const ChunkInfo& chunk)
-      : reader_(reader), column_(column), chunk_(chunk) {
-    bytes_ = PhysicalTypeBytes(col.type);
-    signed_ = PhysicalTypeIsSigned(col.type);
-  }
+  /// `span_rows` > 0 (a batch of close keys): every window is decoded as a
+  /// span of at least that many rows, which the next windows reuse.
+  ChunkKeys(const ChunkView& view, uint64_t span_rows)
+      : view_(view), span_rows_(span_rows), is_signed_(PhysicalTypeIsSigned(view.type)) {}
 
-  // The first row of the chunk whose ordered key is >= x, or num_rows.
-  Result<uint64_t> LowerBound(uint64_t x) {
-    const uint64_t n = chunk_.num_rows;
-    const internal::PgmWindow w = internal::PgmPredict(chunk_.pgm, x);
-    // Rows [lo - 1, hi + 1): the window and one neighbour on each side.
-    const uint64_t begin = w.lo > 0 ? w.lo - 1 : 0;
-    const uint64_t end = w.hi < n ? w.hi + 1 : n;
-    L3_RETURN_NOT_OK(Load(begin, end));
-    // Bisection over the window: the first row of [lo, hi) whose key is >= x,
-    // or hi. The CUDA backend's batched lookup bisects the same way, so both
-    // give the same row on any bytes.
-    uint64_t a = w.lo, b = w.hi;
-    while (a < b) {
-      const uint64_t mid = a + (b - a) / 2;
-      if (keys_[mid - begin] < x) a = mid + 1; else b = mid;
+  /// Readies rows [begin, end) (begin < end <= num_rows) for a bisection.
+  /// Rows of a DELTA partition (spec §8.9) cost a scan of their tile each
+  /// when read alone, so a window that touches one is decoded whole, from
+  /// the first row of the tile that holds `begin`. Otherwise the rows are
+  /// left to random access, unless span_rows asks for spans.
+  Status Cover(uint64_t begin, uint64_t end) {
+    if (begin >= span_begin_ && end <= span_end_) return Status::OK();
+    uint64_t from = begin, to = end;
+    bool decode = span_rows_ > 0;
+    if (view_.dictionary_entries > 0) {
+      // spec §8.10: a dictionary chunk never carries an index (the footer
+      // rejects one), so this is not reached; were it, its window is decoded
+      // exactly as a range read would decode it, code checks included.
+      decode = true;
+    } else {
+      const uint64_t tile_rows = uint64_t{internal::kLanes} * view_.values_per_lane;
+      const uint32_t first = internal::FindPartition(view_, begin);
+      for (uint32_t p = first; p < view_.num_partitions; ++p) {
+        const internal::PartitionRecord rec = internal::LoadPartitionRecord(view_.partition_table, p);
+        if (rec.first_row >= end) break;
+        if (rec.model_type != static_cast<uint8_t>(internal::Model::kDelta)) continue;
+        decode = true;
+        if (p == first) from = rec.first_row + (begin - rec.first_row) / tile_rows * tile_rows;
+      }
+      if (span_rows_ > 0) to = std::max(end, std::min<uint64_t>(view_.num_rows, from + span_rows_));
     }
-    const uint64_t r = a;
-    const bool left_ok = r == 0 || keys_[r - 1 - begin] < x;
-    const bool right_ok = r == n || keys_[r - begin] >= x;
-    if (left_ok && right_ok) return r;
-    ++fallbacks;
-    // The index missed: binary search over the chunk, one row at a time.
-    uint64_t lo = 0, hi = n;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      L3_RETURN_NOT_OK(Load(mid, mid + 1));
-      if (keys_[0] < x) lo = mid + 1; else hi = mid;
+    if (!decode) return Status::OK();
+    span_begin_ = span_end_ = 0;
+    span_.resize(static_cast<size_t>(to - from));
+    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view_, from, to, span_.data()));
+    span_begin_ = from;
+    span_end_ = to;
+    return Status::OK();
+  }
+
+  /// The ordered key (spec §11.3.1) of chunk row `row` (< num_rows).
+  Status Key(uint64_t row, uint64_t* key) {
+    if (row >= span_begin_ && row < span_end_) {
+      *key = OrderedKeyOf(span_[static_cast<size_t>(row - span_begin_)]);
+      return Status::OK();
     }
-    return lo;
+    uint64_t canonical = 0;
+    if (view_.dictionary_entries > 0) {
+      L3_RETURN_NOT_OK(internal::DecodeChunkValue(view_, row, &canonical));
+    } else {
+      if (!has_partition_ || row < partition_.first_row ||
+          row - partition_.first_row >= partition_.num_rows) {
+        partition_ = internal::LoadPartition(view_, internal::FindPartition(view_, row));
+        has_partition_ = true;
+      }
+      L3_RETURN_NOT_OK(internal::DecodePartitionValue(view_, partition_, row, &canonical));
+    }
+    *key = internal::PgmOrderedKey(canonical, is_signed_);
+    return Status::OK();
   }
-
-  // The ordered key of chunk row `row`.
-  Result<uint64_t> KeyAt(uint64_t row) {
-    L3_RETURN_NOT_OK(Load(row, row + 1));
-    return keys_[0];
-  }
-
-  uint64_t fallbacks = 0;
 
  private:
-  // keys_ = ordered keys of chunk rows [begin, end).
-  Status Load(uint64_t begin, uint64_t end) {
-    raw_.resize((end - begin) * static_cast<size_t>(bytes_));
-    L3_RETURN_NOT_OK(reader_.ReadRows(column_, chunk_.first_row + begin, chunk_.first_row + end,
-                                      raw_.data(), raw_.size()));
-    keys_.resize(end - begin);
-    for (size_t i = 0; i < keys_.size(); ++i) {
-      uint64_t u = 0;
-      std::memcpy(&u, raw_.data() + i * static_cast<size_t>(bytes_), static_cast<size_t>(bytes_));
-      keys_[i] = internal::PgmOrderedKey(
-          internal::CanonicalExtend(u, static_cast<uint32_t>(8 * bytes_), signed_), signed_);
+  const ChunkView& view_;
+  uint64_t span_rows_;
+  bool is_signed_;
+  std::vector<T> span_;  // values of chunk rows [span_begin_, span_end_)
+  uint64_t span_begin_ = 0, span_end_ = 0;
+  internal::Partition partition_;  // of the last row read by random access
+  bool has_partition_ = false;
+};
+
+/// The first row of a chunk whose ordered key is >= x, or num_rows; `*key`
+/// receives that row's ordered key when the row is < num_rows.
+template <typename T>
+Status ChunkLowerBound(const PgmIndexInfo& pgm, uint64_t n, ChunkKeys<T>& keys, uint64_t x,
+                       uint64_t* row, uint64_t* key) {
+  const internal::PgmWindow w = internal::PgmPredict(pgm, x);
+  // Rows [lo - 1, hi + 1): the window and one neighbour on each side.
+  const uint64_t begin = w.lo > 0 ? w.lo - 1 : 0;
+  const uint64_t end = w.hi < n ? w.hi + 1 : n;
+  L3_RETURN_NOT_OK(keys.Cover(begin, end));
+  // Bisection over the window: the first row of [lo, hi) whose key is >= x,
+  // or hi. The CUDA backend's batched lookup bisects the same way, so both
+  // give the same row on any bytes. The last probes below and at-or-above x
+  // are kept: they are usually the neighbours checked next.
+  constexpr uint64_t kNone = ~uint64_t{0};
+  uint64_t below_row = kNone, below_key = 0, above_row = kNone, above_key = 0;
+  uint64_t a = w.lo, b = w.hi;
+  while (a < b) {
+    const uint64_t mid = a + (b - a) / 2;
+    uint64_t k = 0;
+    L3_RETURN_NOT_OK(keys.Key(mid, &k));
+    if (k < x) {
+      a = mid + 1;
+      below_row = mid;
+      below_key = k;
+    } else {
+      b = mid;
+      above_row = mid;
+      above_key = k;
     }
+  }
+  const uint64_t r = a;
+  bool left_ok = r == 0;
+  if (!left_ok) {
+    uint64_t k = below_key;
+    if (below_row != r - 1) L3_RETURN_NOT_OK(keys.Key(r - 1, &k));
+    left_ok = k < x;
+  }
+  bool right_ok = r == n;
+  if (!right_ok) {
+    uint64_t k = above_key;
+    if (above_row != r) L3_RETURN_NOT_OK(keys.Key(r, &k));
+    right_ok = k >= x;
+    *key = k;
+  }
+  if (left_ok && right_ok) {
+    *row = r;
+    return Status::OK();
+  }
+  // The index missed: binary search over the chunk, one row at a time.
+  uint64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    uint64_t k = 0;
+    L3_RETURN_NOT_OK(keys.Key(mid, &k));
+    if (k < x) lo = mid + 1; else hi = mid;
+  }
+  if (lo < n) L3_RETURN_NOT_OK(keys.Key(lo, key));
+  *row = lo;
+  return Status::OK();
+}
+
+/// Lower bounds over the chunks of one column, which are each sorted: the
+/// first chunk holding a value >= the key, then the row within it. Holds one
+/// prepared chunk at a time and the ordered key of each chunk's last row once
+/// read, so that a sequence of keys prepares a chunk once, not once per key.
+template <typename T>
+class ColumnSearch {
+ public:
+  ColumnSearch(const Reader& reader, int column, uint64_t span_rows)
+      : reader_(reader),
+        column_(column),
+        col_(reader.column(column)),
+        is_signed_(PhysicalTypeIsSigned(col_.type)),
+        span_rows_(span_rows),
+        last_key_(col_.chunks.size()),
+        has_last_key_(col_.chunks.size(), 0) {}
+
+  /// Keys that come in non-decreasing order (by ordered key) may start past
+  /// the chunks that every earlier key skipped by its statistics: the skip
+  /// rule below holds for all larger keys too.
+  void set_keys_sorted(bool sorted) { keys_sorted_ = sorted; }
+
+  /// The first row of the column whose value is >= the ordered key x, or
+  /// num_rows; `*key` receives that row's ordered key when there is one.
+  Status LowerBound(uint64_t x, uint64_t* row, uint64_t* key) {
+    bool skipped_so_far = true;
+    for (size_t k = keys_sorted_ ? skipped_prefix_ : 0; k < col_.chunks.size(); ++k) {
+      const ChunkInfo& chunk = col_.chunks[k];
+      // Statistics are checked by deep validation only (spec §10.3), so they
+      // may skip a chunk only when its last row, its maximum, confirms them:
+      // wrong statistics then cost one row, never a wrong answer.
+      const ChunkStatistics& st = chunk.statistics;
+      if (st.present && st.has_min_max && internal::PgmOrderedKey(st.max_value, is_signed_) < x) {
+        uint64_t last = 0;
+        L3_RETURN_NOT_OK(LastKey(k, &last));
+        if (last < x) {
+          if (skipped_so_far) skipped_prefix_ = k + 1;
+          continue;
+        }
+      }
+      skipped_so_far = false;
+      L3_RETURN_NOT_OK(Use(k));
+      uint64_t r = 0;
+      L3_RETURN_NOT_OK(ChunkLowerBound(chunk.pgm, chunk.num_rows, *keys_, x, &r, key));
+      if (r < chunk.num_rows) {
+        *row = chunk.first_row + r;
+        return Status::OK();
+      }
+    }
+    *row = col_.num_rows;
+    return Status::OK();
+  }
+
+ private:
+  /// Makes chunk k the prepared one (spec §10.2 checks on its first use).
+  Status Use(size_t k) {
+    if (current_ == k && keys_) return Status::OK();
+    keys_.reset();
+    L3_ASSIGN_OR_RETURN(view_, reader_.GetChunkView(column_, static_cast<int>(k)));
+    keys_.emplace(view_, span_rows_);
+    current_ = k;
+    return Status::OK();
+  }
+
+  /// The ordered key of chunk k's last row, read once.
+  Status LastKey(size_t k, uint64_t* key) {
+    if (!has_last_key_[k]) {
+      L3_RETURN_NOT_OK(Use(k));
+      L3_RETURN_NOT_OK(keys_->Key(col_.chunks[k].num_rows - 1, &last_key_[k]));
+      has_last_key_[k] = 1;
+    }
+    *key = last_key_[k];
     return Status::OK();
   }
 
   const Reader& reader_;
   int column_;
-  const ChunkInfo& chunk_;
-  int bytes_ = 8;
-  bool signed_ = false;
-  std::vector<uint8_t> raw_;
-  std::vector<uint64_t> keys_;
+  const ColumnInfo& col_;
+  bool is_signed_;
+  uint64_t span_rows_;
+  bool keys_sorted_ = false;
+  size_t skipped_prefix_ = 0;  // chunks every key so far skipped (sorted keys)
+  size_t current_ = 0;
+  ChunkView view_;
+  std::optional<ChunkKeys<T>> keys_;  // of chunk current_, reading view_
+  std::vector<uint64_t> last_key_;
+  std::vector<uint8_t> has_last_key_;
 };
 
 Status CheckIndexed(const Reader& reader, int column) {
@@ -106,47 +293,62 @@ Status CheckIndexed(const Reader& reader, int column) {
   return Status::OK();
 }
 
-// The first row of the column whose value is >= key: the first chunk holding
-// such a value (chunks are each sorted), then the row within it.
-Result<uint64_t> ColumnLowerBound(const Reader& reader, int column, uint64_t key) {
-  const ColumnInfo& col = reader.column(column);
-  const bool is_signed = PhysicalTypeIsSigned(col.type);
-  const uint64_t x = internal::PgmOrderedKey(key, is_signed);
-  for (const ChunkInfo& chunk : col.chunks) {
-    ChunkSearch search(reader, column, col, chunk);
-    // Statistics are checked by deep validation only (spec §10.3), so they
-    // may skip a chunk only when its last row, its maximum, confirms them:
-    // wrong statistics then cost one row, never a wrong answer.
-    const ChunkStatistics& st = chunk.statistics;
-    if (st.present && st.has_min_max && internal::PgmOrderedKey(st.max_value, is_signed) < x) {
-      L3_ASSIGN_OR_RETURN(uint64_t last, search.KeyAt(chunk.num_rows - 1));
-      if (last < x) continue;
-    }
-    L3_ASSIGN_OR_RETURN(uint64_t r, search.LowerBound(x));
-    if (r < chunk.num_rows) return chunk.first_row + r;
-  }
-  return col.num_rows;
+/// Calls fn(T{}) with the C++ type of an integer column.
+template <typename Fn>
+Status WithColumnType(PhysicalType type, Fn&& fn) {
+  Status st;
+  uint8_t probe = 0;
+  internal::DispatchIntegerType(type, &probe, [&](auto* typed) {
+    using T = std::remove_pointer_t<decltype(typed)>;
+    st = fn(T{});
+  });
+  return st;
 }
+
+/// One key, as Reader::LowerBound answers it: `*key_at_row` receives the
+/// ordered key of the row found, when it is not the row count.
+Status SingleLowerBound(const Reader& reader, int column, uint64_t key, uint64_t* row,
+                        uint64_t* key_at_row) {
+  const ColumnInfo& col = reader.column(column);
+  return WithColumnType(col.type, [&](auto zero) -> Status {
+    using T = decltype(zero);
+    ColumnSearch<T> search(reader, column, /*span_rows=*/0);
+    return search.LowerBound(internal::PgmOrderedKey(key, PhysicalTypeIsSigned(col.type)), row,
+                             key_at_row);
+  });
+}
+
+/// Rows a batch decodes at once when its keys are close: four SLAP tiles of
+/// the default 64 values per lane (spec §8.5), so that a span of a DELTA
+/// partition, which starts on a tile, reaches well past the window.
+constexpr uint64_t kDenseSpanRows = 8192;
+/// Keys are close when the column has at most this many rows per key on
+/// average: a span then serves dozens of keys, and decoding it costs less
+/// than their probes.
+constexpr uint64_t kDenseRowsPerKey = 256;
 
 }  // namespace
 
 Result<uint64_t> Reader::LowerBound(int column, uint64_t key) const {
   L3_RETURN_NOT_OK(CheckIndexed(*this, column));
-  return ColumnLowerBound(*this, column, key);
+  uint64_t row = 0, key_at_row = 0;
+  L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
+  return row;
 }
 
 Result<std::optional<uint64_t>> Reader::Find(int column, uint64_t key) const {
   L3_RETURN_NOT_OK(CheckIndexed(*this, column));
-  L3_ASSIGN_OR_RETURN(uint64_t r, ColumnLowerBound(*this, column, key));
+  uint64_t row = 0, key_at_row = 0;
+  L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
   const ColumnInfo& col = this->column(column);
-  if (r == col.num_rows) return std::optional<uint64_t>();
-  uint64_t value = 0;
-  L3_RETURN_NOT_OK(Take(column, &r, 1, &value, sizeof value));
-  const int bytes = PhysicalTypeBytes(col.type);
-  const uint64_t canonical =
-      internal::CanonicalExtend(value, static_cast<uint32_t>(8 * bytes), PhysicalTypeIsSigned(col.type));
-  if (canonical != key) return std::optional<uint64_t>();
-  return std::optional<uint64_t>(r);
+  if (row == col.num_rows) return std::optional<uint64_t>();
+  // The row's value equals `key` exactly when their ordered keys are equal
+  // (spec §11.3.1 maps canonical values one to one); a key that is not a
+  // canonical value of the type matches no row.
+  if (key_at_row != internal::PgmOrderedKey(key, PhysicalTypeIsSigned(col.type))) {
+    return std::optional<uint64_t>();
+  }
+  return std::optional<uint64_t>(row);
 }
 
 Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
@@ -156,8 +358,37 @@ Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys
   if (keys == nullptr || rows == nullptr) {
     return Status(StatusCode::kInvalidArgument, "keys or rows is null");
   }
+  const ColumnInfo& col = this->column(column);
+  const bool is_signed = PhysicalTypeIsSigned(col.type);
+  const uint64_t span_rows = col.num_rows / num_keys <= kDenseRowsPerKey ? kDenseSpanRows : 0;
+  Status st = WithColumnType(col.type, [&](auto zero) -> Status {
+    using T = decltype(zero);
+    ColumnSearch<T> search(*this, column, span_rows);
+    search.set_keys_sorted(true);
+    // Keys in order of their ordered keys, each with its place in `keys`;
+    // a key equal to the one before it has its answer. Each pair's key is
+    // replaced by its answer, and `rows` is written only when all succeeded.
+    std::vector<std::pair<uint64_t, size_t>> order(num_keys);
+    for (size_t i = 0; i < num_keys; ++i) order[i] = {internal::PgmOrderedKey(keys[i], is_signed), i};
+    std::sort(order.begin(), order.end());
+    uint64_t row = 0, key_at_row = 0, previous_key = 0;
+    for (size_t i = 0; i < num_keys; ++i) {
+      const uint64_t x = order[i].first;
+      if (i == 0 || x != previous_key) {
+        L3_RETURN_NOT_OK(search.LowerBound(x, &row, &key_at_row));
+      }
+      previous_key = x;
+      order[i].first = row;
+    }
+    for (const auto& answer : order) rows[answer.second] = answer.first;
+    return Status::OK();
+  });
+  if (st.ok()) return st;
+  // An error: the keys once more one by one in the order given, so that the
+  // status (and the rows written before it) are those of LowerBound on each
+  // key in turn.
   for (size_t i = 0; i < num_keys; ++i) {
-    L3_ASSIGN_OR_RETURN(rows[i], ColumnLowerBound(*this, column, keys[i]));
+    L3_ASSIGN_OR_RETURN(rows[i], LowerBound(column, keys[i]));
   }
   return Status::OK();
 }

@@ -61,37 +61,54 @@ class ChunkKeys {
       : view_(view), span_rows_(span_rows), is_signed_(PhysicalTypeIsSigned(view.type)) {}
 
   /// Readies rows [begin, end) (begin < end <= num_rows) for a bisection.
-  /// Rows of a DELTA partition (spec §8.9) cost a scan of their tile each
-  /// when read alone, so a window that touches one is decoded whole, from
-  /// the first row of the tile that holds `begin`. Otherwise the rows are
-  /// left to random access, unless span_rows asks for spans.
+  /// A row of a DELTA partition (spec §8.9) read alone costs a scan of its
+  /// tile, so a window that touches one is decoded whole, its DELTA rows by
+  /// DecodeDeltaWindow (one pass from the tile's first row). Other windows
+  /// are left to random access. With span_rows (a batch of close keys) the
+  /// window is decoded as a range of at least span_rows rows instead, from
+  /// the first row of its DELTA tile, for the next windows to reuse.
   Status Cover(uint64_t begin, uint64_t end) {
     if (begin >= span_begin_ && end <= span_end_) return Status::OK();
-    uint64_t from = begin, to = end;
-    bool decode = span_rows_ > 0;
     if (view_.dictionary_entries > 0) {
       // spec §8.10: a dictionary chunk never carries an index (the footer
       // rejects one), so this is not reached; were it, its window is decoded
       // exactly as a range read would decode it, code checks included.
-      decode = true;
-    } else {
-      const uint64_t tile_rows = uint64_t{internal::kLanes} * view_.values_per_lane;
-      const uint32_t first = internal::FindPartition(view_, begin);
-      for (uint32_t p = first; p < view_.num_partitions; ++p) {
-        const internal::PartitionRecord rec = internal::LoadPartitionRecord(view_.partition_table, p);
-        if (rec.first_row >= end) break;
-        if (rec.model_type != static_cast<uint8_t>(internal::Model::kDelta)) continue;
-        decode = true;
-        if (p == first) from = rec.first_row + (begin - rec.first_row) / tile_rows * tile_rows;
-      }
-      if (span_rows_ > 0) to = std::max(end, std::min<uint64_t>(view_.num_rows, from + span_rows_));
+      return DecodeSpan(begin, end);
     }
-    if (!decode) return Status::OK();
+    const uint64_t tile_rows = uint64_t{internal::kLanes} * view_.values_per_lane;
+    const uint32_t first = internal::FindPartition(view_, begin);
+    bool any_delta = false;
+    uint64_t from = begin;
+    for (uint32_t p = first; p < view_.num_partitions; ++p) {
+      const internal::PartitionRecord rec = internal::LoadPartitionRecord(view_.partition_table, p);
+      if (rec.first_row >= end) break;
+      if (rec.model_type != static_cast<uint8_t>(internal::Model::kDelta)) continue;
+      any_delta = true;
+      if (p == first) from = rec.first_row + (begin - rec.first_row) / tile_rows * tile_rows;
+    }
+    if (span_rows_ > 0) {
+      return DecodeSpan(from, std::max(end, std::min<uint64_t>(view_.num_rows, from + span_rows_)));
+    }
+    if (!any_delta) return Status::OK();
+    // The window alone: DELTA partitions by DecodeDeltaWindow, the others
+    // (a window that crosses into one) as ranges.
     span_begin_ = span_end_ = 0;
-    span_.resize(static_cast<size_t>(to - from));
-    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view_, from, to, span_.data()));
-    span_begin_ = from;
-    span_end_ = to;
+    span_.resize(static_cast<size_t>(end - begin));
+    for (uint32_t p = first; p < view_.num_partitions; ++p) {
+      const internal::Partition part = internal::LoadPartition(view_, p);
+      if (part.first_row >= end) break;
+      const uint64_t lb = std::max(begin, part.first_row);
+      const uint64_t le = std::min(end, part.first_row + part.num_rows);
+      T* out = span_.data() + (lb - begin);
+      if (part.model == static_cast<uint8_t>(internal::Model::kDelta)) {
+        internal::DecodeDeltaWindow(part, view_.values_per_lane, lb - part.first_row,
+                                    le - part.first_row, out);
+      } else {
+        L3_RETURN_NOT_OK(internal::DecodeChunkRows(view_, lb, le, out));
+      }
+    }
+    span_begin_ = begin;
+    span_end_ = end;
     return Status::OK();
   }
 
@@ -117,6 +134,16 @@ class ChunkKeys {
   }
 
  private:
+  // span_ = rows [from, to), decoded as a range read decodes them.
+  Status DecodeSpan(uint64_t from, uint64_t to) {
+    span_begin_ = span_end_ = 0;
+    span_.resize(static_cast<size_t>(to - from));
+    L3_RETURN_NOT_OK(internal::DecodeChunkRows(view_, from, to, span_.data()));
+    span_begin_ = from;
+    span_end_ = to;
+    return Status::OK();
+  }
+
   const ChunkView& view_;
   uint64_t span_rows_;
   bool is_signed_;

@@ -148,6 +148,39 @@ TEST_CASE("PGM windows hold the lower bound, also for keys above 2^53") {
   }
 }
 
+TEST_CASE("PgmPredictSorted gives PgmPredict's windows for keys in order") {
+  // Indexes of dense, sparse and duplicate-heavy keys, a well-formed index
+  // whose predictions are wrong, and query sequences that repeat keys, stay
+  // within one segment, jump far and start below the first segment.
+  std::mt19937_64 rng(13);
+  std::vector<uint64_t> keys(30000);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = (i < 10000 ? i * 3 : rng() >> 24) + 500;
+  std::sort(keys.begin(), keys.end());
+  std::vector<PgmIndexInfo> indexes;
+  for (uint32_t eps : {0u, 4u, 64u}) indexes.push_back(internal::BuildPgmIndex(keys.data(), keys.size(), eps, 4));
+  indexes.push_back(indexes[1]);
+  for (uint64_t& b : indexes.back().intercepts) b /= 2;
+  for (const PgmIndexInfo& pgm : indexes) {
+    REQUIRE(internal::ValidatePgmIndex(pgm, keys.size()).ok());
+    for (const size_t count : {size_t{10}, size_t{1000}, size_t{100000}}) {
+      std::vector<uint64_t> queries(count);
+      for (uint64_t& q : queries) {
+        q = rng() % 4 == 0 ? keys[rng() % keys.size()] : rng() % (keys.back() + 1000);
+      }
+      queries.push_back(0);
+      queries.push_back(~uint64_t{0});
+      std::sort(queries.begin(), queries.end());
+      uint64_t segments_below = 0;
+      for (const uint64_t x : queries) {
+        const internal::PgmWindow expected = internal::PgmPredict(pgm, x);
+        const internal::PgmWindow got = internal::PgmPredictSorted(pgm, x, &segments_below);
+        REQUIRE(got.lo == expected.lo);
+        REQUIRE(got.hi == expected.hi);
+      }
+    }
+  }
+}
+
 TEST_CASE("PGM segment slopes are the nearest binary32") {
   CHECK(internal::PgmSlope(1, 3) == 1.0f / 3.0f);
   CHECK(internal::PgmSlope(2, 3) == 2.0f / 3.0f);

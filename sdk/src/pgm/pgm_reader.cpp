@@ -22,6 +22,7 @@
 // same for any bytes.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -114,10 +115,20 @@ class ChunkKeys {
 
   /// The ordered key (spec §11.3.1) of chunk row `row` (< num_rows).
   Status Key(uint64_t row, uint64_t* key) {
-    if (row >= span_begin_ && row < span_end_) {
-      *key = OrderedKeyOf(span_[static_cast<size_t>(row - span_begin_)]);
-      return Status::OK();
-    }
+    if (KeyInSpan(row, key)) return Status::OK();
+    return KeyByRandomAccess(row, key);
+  }
+
+  /// Key() for a row the decoded span holds (false otherwise): the common
+  /// case of a batch, without a Status.
+  bool KeyInSpan(uint64_t row, uint64_t* key) const {
+    if (row < span_begin_ || row >= span_end_) return false;
+    *key = OrderedKeyOf(span_[static_cast<size_t>(row - span_begin_)]);
+    return true;
+  }
+
+ private:
+  Status KeyByRandomAccess(uint64_t row, uint64_t* key) {
     uint64_t canonical = 0;
     if (view_.dictionary_entries > 0) {
       L3_RETURN_NOT_OK(internal::DecodeChunkValue(view_, row, &canonical));
@@ -133,7 +144,6 @@ class ChunkKeys {
     return Status::OK();
   }
 
- private:
   // span_ = rows [from, to), decoded as a range read decodes them.
   Status DecodeSpan(uint64_t from, uint64_t to) {
     span_begin_ = span_end_ = 0;
@@ -155,10 +165,14 @@ class ChunkKeys {
 
 /// The first row of a chunk whose ordered key is >= x, or num_rows; `*key`
 /// receives that row's ordered key when the row is < num_rows.
+/// `segments_below`, when not null, is PgmPredictSorted's position for keys
+/// that come to this chunk in non-decreasing order.
 template <typename T>
 Status ChunkLowerBound(const PgmIndexInfo& pgm, uint64_t n, ChunkKeys<T>& keys, uint64_t x,
-                       uint64_t* row, uint64_t* key) {
-  const internal::PgmWindow w = internal::PgmPredict(pgm, x);
+                       uint64_t* segments_below, uint64_t* row, uint64_t* key) {
+  const internal::PgmWindow w = segments_below != nullptr
+                                    ? internal::PgmPredictSorted(pgm, x, segments_below)
+                                    : internal::PgmPredict(pgm, x);
   // Rows [lo - 1, hi + 1): the window and one neighbour on each side.
   const uint64_t begin = w.lo > 0 ? w.lo - 1 : 0;
   const uint64_t end = w.hi < n ? w.hi + 1 : n;
@@ -166,14 +180,15 @@ Status ChunkLowerBound(const PgmIndexInfo& pgm, uint64_t n, ChunkKeys<T>& keys, 
   // Bisection over the window: the first row of [lo, hi) whose key is >= x,
   // or hi. The CUDA backend's batched lookup bisects the same way, so both
   // give the same row on any bytes. The last probes below and at-or-above x
-  // are kept: they are usually the neighbours checked next.
+  // are kept: they are the neighbours checked next when the bisection moved
+  // both ends.
   constexpr uint64_t kNone = ~uint64_t{0};
   uint64_t below_row = kNone, below_key = 0, above_row = kNone, above_key = 0;
   uint64_t a = w.lo, b = w.hi;
   while (a < b) {
     const uint64_t mid = a + (b - a) / 2;
     uint64_t k = 0;
-    L3_RETURN_NOT_OK(keys.Key(mid, &k));
+    if (!keys.KeyInSpan(mid, &k)) L3_RETURN_NOT_OK(keys.Key(mid, &k));
     if (k < x) {
       a = mid + 1;
       below_row = mid;
@@ -188,13 +203,13 @@ Status ChunkLowerBound(const PgmIndexInfo& pgm, uint64_t n, ChunkKeys<T>& keys, 
   bool left_ok = r == 0;
   if (!left_ok) {
     uint64_t k = below_key;
-    if (below_row != r - 1) L3_RETURN_NOT_OK(keys.Key(r - 1, &k));
+    if (below_row != r - 1 && !keys.KeyInSpan(r - 1, &k)) L3_RETURN_NOT_OK(keys.Key(r - 1, &k));
     left_ok = k < x;
   }
   bool right_ok = r == n;
   if (!right_ok) {
     uint64_t k = above_key;
-    if (above_row != r) L3_RETURN_NOT_OK(keys.Key(r, &k));
+    if (above_row != r && !keys.KeyInSpan(r, &k)) L3_RETURN_NOT_OK(keys.Key(r, &k));
     right_ok = k >= x;
     *key = k;
   }
@@ -216,9 +231,10 @@ Status ChunkLowerBound(const PgmIndexInfo& pgm, uint64_t n, ChunkKeys<T>& keys, 
 }
 
 /// Lower bounds over the chunks of one column, which are each sorted: the
-/// first chunk holding a value >= the key, then the row within it. Holds one
-/// prepared chunk at a time and the ordered key of each chunk's last row once
-/// read, so that a sequence of keys prepares a chunk once, not once per key.
+/// first chunk holding a value >= the key, then the row within it. Keeps a
+/// few prepared chunks (with their decoded spans) and the ordered key of each
+/// chunk's last row once read, so that a sequence of keys prepares a chunk
+/// once, not once per key.
 template <typename T>
 class ColumnSearch {
  public:
@@ -231,9 +247,10 @@ class ColumnSearch {
         last_key_(col_.chunks.size()),
         has_last_key_(col_.chunks.size(), 0) {}
 
-  /// Keys that come in non-decreasing order (by ordered key) may start past
-  /// the chunks that every earlier key skipped by its statistics: the skip
-  /// rule below holds for all larger keys too.
+  /// Keys that come in non-decreasing order (by ordered key) start past the
+  /// chunks that every earlier key skipped by their statistics (the skip
+  /// rule below holds for all larger keys too), and find their leaf segments
+  /// from the previous key's (PgmPredictSorted).
   void set_keys_sorted(bool sorted) { keys_sorted_ = sorted; }
 
   /// The first row of the column whose value is >= the ordered key x, or
@@ -255,9 +272,11 @@ class ColumnSearch {
         }
       }
       skipped_so_far = false;
-      L3_RETURN_NOT_OK(Use(k));
+      ChunkState* state = nullptr;
+      L3_RETURN_NOT_OK(Use(k, &state));
       uint64_t r = 0;
-      L3_RETURN_NOT_OK(ChunkLowerBound(chunk.pgm, chunk.num_rows, *keys_, x, &r, key));
+      L3_RETURN_NOT_OK(ChunkLowerBound(chunk.pgm, chunk.num_rows, *state->keys, x,
+                                       keys_sorted_ ? &state->segments_below : nullptr, &r, key));
       if (r < chunk.num_rows) {
         *row = chunk.first_row + r;
         return Status::OK();
@@ -268,21 +287,51 @@ class ColumnSearch {
   }
 
  private:
-  /// Makes chunk k the prepared one (spec §10.2 checks on its first use).
-  Status Use(size_t k) {
-    if (current_ == k && keys_) return Status::OK();
-    keys_.reset();
-    L3_ASSIGN_OR_RETURN(view_, reader_.GetChunkView(column_, static_cast<int>(k)));
-    keys_.emplace(view_, span_rows_);
-    current_ = k;
+  struct ChunkState {
+    size_t chunk = 0;
+    ChunkView view;
+    std::optional<ChunkKeys<T>> keys;  // reading `view`
+    uint64_t segments_below = 0;       // PgmPredictSorted's position
+    uint64_t last_use = 0;
+  };
+  /// Chunks held at once: a key that walks through a chunk without an
+  /// answer (statistics absent or wrong) into the next keeps both.
+  static constexpr size_t kHeldChunks = 4;
+
+  /// The prepared chunk k (spec §10.2 checks on its first use), held.
+  Status Use(size_t k, ChunkState** state) {
+    ++uses_;
+    ChunkState* oldest = nullptr;
+    for (const std::unique_ptr<ChunkState>& held : held_) {
+      if (held->chunk == k) {
+        held->last_use = uses_;
+        *state = held.get();
+        return Status::OK();
+      }
+      if (oldest == nullptr || held->last_use < oldest->last_use) oldest = held.get();
+    }
+    L3_ASSIGN_OR_RETURN(ChunkView view, reader_.GetChunkView(column_, static_cast<int>(k)));
+    ChunkState* fresh = oldest;
+    if (held_.size() < kHeldChunks) {
+      held_.push_back(std::make_unique<ChunkState>());
+      fresh = held_.back().get();
+    }
+    fresh->keys.reset();
+    fresh->chunk = k;
+    fresh->view = std::move(view);
+    fresh->keys.emplace(fresh->view, span_rows_);
+    fresh->segments_below = 0;
+    fresh->last_use = uses_;
+    *state = fresh;
     return Status::OK();
   }
 
   /// The ordered key of chunk k's last row, read once.
   Status LastKey(size_t k, uint64_t* key) {
     if (!has_last_key_[k]) {
-      L3_RETURN_NOT_OK(Use(k));
-      L3_RETURN_NOT_OK(keys_->Key(col_.chunks[k].num_rows - 1, &last_key_[k]));
+      ChunkState* state = nullptr;
+      L3_RETURN_NOT_OK(Use(k, &state));
+      L3_RETURN_NOT_OK(state->keys->Key(col_.chunks[k].num_rows - 1, &last_key_[k]));
       has_last_key_[k] = 1;
     }
     *key = last_key_[k];
@@ -296,9 +345,8 @@ class ColumnSearch {
   uint64_t span_rows_;
   bool keys_sorted_ = false;
   size_t skipped_prefix_ = 0;  // chunks every key so far skipped (sorted keys)
-  size_t current_ = 0;
-  ChunkView view_;
-  std::optional<ChunkKeys<T>> keys_;  // of chunk current_, reading view_
+  std::vector<std::unique_ptr<ChunkState>> held_;
+  uint64_t uses_ = 0;
   std::vector<uint64_t> last_key_;
   std::vector<uint8_t> has_last_key_;
 };
@@ -343,6 +391,43 @@ Status SingleLowerBound(const Reader& reader, int column, uint64_t key, uint64_t
     return search.LowerBound(internal::PgmOrderedKey(key, PhysicalTypeIsSigned(col.type)), row,
                              key_at_row);
   });
+}
+
+/// One key of a batch: its ordered key (spec §11.3.1), then its answer,
+/// and its place in the caller's arrays.
+struct BatchKey {
+  uint64_t value;
+  size_t position;
+};
+
+/// Sorts a batch by ordered key. A radix sort, least significant byte
+/// first, that skips the bytes all keys share: O(n) where a comparison sort
+/// of a million keys costs about as much as their lookups. The order among
+/// equal keys does not matter (they get one answer).
+void SortByKey(std::vector<BatchKey>* keys) {
+  const size_t n = keys->size();
+  if (n < 4096) {
+    std::sort(keys->begin(), keys->end(),
+              [](const BatchKey& a, const BatchKey& b) { return a.value < b.value; });
+    return;
+  }
+  std::vector<size_t> counts(8 * 256, 0);  // per byte position, per byte value
+  for (const BatchKey& k : *keys) {
+    for (int b = 0; b < 8; ++b) ++counts[256 * b + ((k.value >> (8 * b)) & 0xFF)];
+  }
+  std::vector<BatchKey> sorted(n);
+  for (int b = 0; b < 8; ++b) {
+    size_t* count = counts.data() + 256 * b;
+    if (count[((*keys)[0].value >> (8 * b)) & 0xFF] == n) continue;  // one value for all
+    size_t offset = 0;
+    for (int v = 0; v < 256; ++v) {
+      const size_t c = count[v];
+      count[v] = offset;
+      offset += c;
+    }
+    for (const BatchKey& k : *keys) sorted[count[(k.value >> (8 * b)) & 0xFF]++] = k;
+    keys->swap(sorted);
+  }
 }
 
 /// Rows a batch decodes at once when its keys are close: four SLAP tiles of
@@ -392,22 +477,22 @@ Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys
     using T = decltype(zero);
     ColumnSearch<T> search(*this, column, span_rows);
     search.set_keys_sorted(true);
-    // Keys in order of their ordered keys, each with its place in `keys`;
-    // a key equal to the one before it has its answer. Each pair's key is
-    // replaced by its answer, and `rows` is written only when all succeeded.
-    std::vector<std::pair<uint64_t, size_t>> order(num_keys);
+    // The keys in key order; a key equal to the one before it has its
+    // answer. Each key's value is replaced by its answer, and `rows` is
+    // written only when every key has one.
+    std::vector<BatchKey> order(num_keys);
     for (size_t i = 0; i < num_keys; ++i) order[i] = {internal::PgmOrderedKey(keys[i], is_signed), i};
-    std::sort(order.begin(), order.end());
+    SortByKey(&order);
     uint64_t row = 0, key_at_row = 0, previous_key = 0;
     for (size_t i = 0; i < num_keys; ++i) {
-      const uint64_t x = order[i].first;
+      const uint64_t x = order[i].value;
       if (i == 0 || x != previous_key) {
         L3_RETURN_NOT_OK(search.LowerBound(x, &row, &key_at_row));
       }
       previous_key = x;
-      order[i].first = row;
+      order[i].value = row;
     }
-    for (const auto& answer : order) rows[answer.second] = answer.first;
+    for (const BatchKey& answer : order) rows[answer.position] = answer.value;
     return Status::OK();
   });
   if (st.ok()) return st;

@@ -681,3 +681,48 @@ TEST_CASE("PGM lookups agree with the ReadRows reference on corrupted chunks") {
     }
   }
 }
+
+TEST_CASE("PGM batches on several threads give the rows and statuses of one") {
+  // ReadOptions::num_threads splits a batch of at least 2^14 keys a thread
+  // into slices of the sorted keys; the rows, and the status of a batch that
+  // meets a chunk that fails its checks, do not depend on it.
+  const std::vector<int64_t> v = GappedValues<int64_t>(60000, 17);
+  WriteOptions options;
+  options.chunk_rows = 15000;
+  options.pgm = PgmMode::kRequire;
+  options.pgm_epsilon = 32;
+  options.num_threads = 1;
+  const std::vector<uint8_t> file = WriteColumn(v, options);
+  const std::vector<uint64_t> keys = ProbeKeys(v, 60001, 3);  // 90007 keys: uneven slices
+  REQUIRE(keys.size() >= 3 * (size_t{1} << 14));
+  std::vector<uint64_t> expected(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    expected[i] = static_cast<uint64_t>(
+        std::lower_bound(v.begin(), v.end(), static_cast<int64_t>(keys[i])) - v.begin());
+  }
+  for (const int threads : {3, 0}) {
+    CAPTURE(threads);
+    ReadOptions read_options;
+    read_options.num_threads = threads;
+    auto reader = Reader::OpenBuffer(file.data(), file.size(), read_options);
+    REQUIRE(reader.ok());
+    std::vector<uint64_t> rows(keys.size());
+    REQUIRE(reader->LowerBoundBatch(0, keys.data(), keys.size(), rows.data()).ok());
+    CHECK(rows == expected);
+    // Chunk 2's partition table broken: the keys that reach it fail.
+    std::vector<uint8_t> bad = file;
+    const SegmentInfo& table = reader->column(0).chunks[2].partition_table;
+    bad[table.offset + 20] ^= 0x40;  // partition 1's First_Row
+    read_options.verify_checksums = false;
+    auto broken = Reader::OpenBuffer(bad.data(), bad.size(), read_options);
+    REQUIRE(broken.ok());
+    const ReferenceLookups reference(*broken, 0);
+    constexpr uint64_t kUnwritten = 0xDEADBEEFDEADBEEFull;
+    std::vector<uint64_t> got(keys.size(), kUnwritten), want(keys.size(), kUnwritten);
+    const Status want_status = reference.Batch(keys, &want);
+    REQUIRE(!want_status.ok());
+    CHECK(broken->LowerBoundBatch(0, keys.data(), keys.size(), got.data()).ToString() ==
+          want_status.ToString());
+    CHECK(got == want);
+  }
+}

@@ -52,6 +52,10 @@ float PgmSlope(unsigned __int128 dy, unsigned __int128 dx);
 
 namespace l3::internal {
 
+/// The options a Reader was opened with (defined in reader.cpp, where
+/// Reader::Impl is): LowerBoundBatch reads ReadOptions::num_threads.
+const ReadOptions& ReaderOptions(const Reader::Impl& impl);
+
 /// The writer's side (WriteOptions::pgm): the index of one chunk of `type`
 /// values, or an absent index when the mode is kOff or (kSorted) the values
 /// are not non-decreasing. kInvalidArgument for kRequire on unsorted values

@@ -23,9 +23,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -430,6 +433,11 @@ void SortByKey(std::vector<BatchKey>* keys) {
   }
 }
 
+/// Keys a thread of LowerBoundBatch answers at least (ReadOptions::num_threads).
+constexpr size_t kMinKeysPerThread = size_t{1} << 14;
+
+Status OutOfMemory() { return Status(StatusCode::kOutOfMemory, "allocation failed"); }
+
 /// Rows a batch decodes at once when its keys are close: four SLAP tiles of
 /// the default 64 values per lane (spec §8.5), so that a span of a DELTA
 /// partition, which starts on a tile, reaches well past the window.
@@ -439,58 +447,70 @@ constexpr uint64_t kDenseSpanRows = 8192;
 /// than their probes.
 constexpr uint64_t kDenseRowsPerKey = 256;
 
-}  // namespace
-
-Result<uint64_t> Reader::LowerBound(int column, uint64_t key) const {
-  L3_RETURN_NOT_OK(CheckIndexed(*this, column));
-  uint64_t row = 0, key_at_row = 0;
-  L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
-  return row;
-}
-
-Result<std::optional<uint64_t>> Reader::Find(int column, uint64_t key) const {
-  L3_RETURN_NOT_OK(CheckIndexed(*this, column));
-  uint64_t row = 0, key_at_row = 0;
-  L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
-  const ColumnInfo& col = this->column(column);
-  if (row == col.num_rows) return std::optional<uint64_t>();
-  // The row's value equals `key` exactly when their ordered keys are equal
-  // (spec §11.3.1 maps canonical values one to one); a key that is not a
-  // canonical value of the type matches no row.
-  if (key_at_row != internal::PgmOrderedKey(key, PhysicalTypeIsSigned(col.type))) {
-    return std::optional<uint64_t>();
-  }
-  return std::optional<uint64_t>(row);
-}
-
-Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
-                               uint64_t* rows) const {
-  L3_RETURN_NOT_OK(CheckIndexed(*this, column));
+/// LowerBoundBatch: the keys sorted, answered in key order (in slices, one
+/// per thread), the rows written back in the order given.
+Status BatchLowerBound(const Reader& reader, const ReadOptions& options, int column,
+                       const uint64_t* keys, size_t num_keys, uint64_t* rows) {
+  L3_RETURN_NOT_OK(CheckIndexed(reader, column));
   if (num_keys == 0) return Status::OK();
   if (keys == nullptr || rows == nullptr) {
     return Status(StatusCode::kInvalidArgument, "keys or rows is null");
   }
-  const ColumnInfo& col = this->column(column);
+  const ColumnInfo& col = reader.column(column);
   const bool is_signed = PhysicalTypeIsSigned(col.type);
   const uint64_t span_rows = col.num_rows / num_keys <= kDenseRowsPerKey ? kDenseSpanRows : 0;
-  Status st = WithColumnType(col.type, [&](auto zero) -> Status {
+  size_t threads = options.num_threads == 0 ? std::thread::hardware_concurrency()
+                                            : static_cast<size_t>(std::max(options.num_threads, 1));
+  threads = std::max<size_t>(1, std::min(threads, num_keys / kMinKeysPerThread));
+  const Status st = WithColumnType(col.type, [&](auto zero) -> Status {
     using T = decltype(zero);
-    ColumnSearch<T> search(*this, column, span_rows);
-    search.set_keys_sorted(true);
     // The keys in key order; a key equal to the one before it has its
     // answer. Each key's value is replaced by its answer, and `rows` is
     // written only when every key has one.
     std::vector<BatchKey> order(num_keys);
-    for (size_t i = 0; i < num_keys; ++i) order[i] = {internal::PgmOrderedKey(keys[i], is_signed), i};
-    SortByKey(&order);
-    uint64_t row = 0, key_at_row = 0, previous_key = 0;
     for (size_t i = 0; i < num_keys; ++i) {
-      const uint64_t x = order[i].value;
-      if (i == 0 || x != previous_key) {
-        L3_RETURN_NOT_OK(search.LowerBound(x, &row, &key_at_row));
+      order[i] = {internal::PgmOrderedKey(keys[i], is_signed), i};
+    }
+    SortByKey(&order);
+    // Slice t of `threads` equal slices of the sorted keys, on its own
+    // search (its own prepared chunks and spans).
+    std::vector<Status> results(threads);
+    const auto answer_slice = [&](size_t t) {
+      try {
+        ColumnSearch<T> search(reader, column, span_rows);
+        search.set_keys_sorted(true);
+        const size_t begin = num_keys / threads * t;
+        const size_t end = t + 1 == threads ? num_keys : num_keys / threads * (t + 1);
+        uint64_t row = 0, key_at_row = 0, previous_key = 0;
+        for (size_t i = begin; i < end; ++i) {
+          const uint64_t x = order[i].value;
+          if (i == begin || x != previous_key) {
+            const Status found = search.LowerBound(x, &row, &key_at_row);
+            if (!found.ok()) {
+              results[t] = found;
+              return;
+            }
+          }
+          previous_key = x;
+          order[i].value = row;
+        }
+      } catch (const std::bad_alloc&) {
+        results[t] = OutOfMemory();
       }
-      previous_key = x;
-      order[i].value = row;
+    };
+    std::vector<std::thread> workers;
+    workers.reserve(threads - 1);
+    size_t next = 1;
+    try {
+      for (; next < threads; ++next) workers.emplace_back(answer_slice, next);
+    } catch (const std::system_error&) {
+      // No more threads: the calling thread answers the slices not started.
+    }
+    answer_slice(0);
+    for (size_t t = next; t < threads; ++t) answer_slice(t);
+    for (std::thread& worker : workers) worker.join();
+    for (Status& result : results) {
+      if (!result.ok()) return std::move(result);
     }
     for (const BatchKey& answer : order) rows[answer.position] = answer.value;
     return Status::OK();
@@ -500,9 +520,50 @@ Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys
   // status (and the rows written before it) are those of LowerBound on each
   // key in turn.
   for (size_t i = 0; i < num_keys; ++i) {
-    L3_ASSIGN_OR_RETURN(rows[i], LowerBound(column, keys[i]));
+    L3_ASSIGN_OR_RETURN(rows[i], reader.LowerBound(column, keys[i]));
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Result<uint64_t> Reader::LowerBound(int column, uint64_t key) const {
+  try {
+    L3_RETURN_NOT_OK(CheckIndexed(*this, column));
+    uint64_t row = 0, key_at_row = 0;
+    L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
+    return row;
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Result<std::optional<uint64_t>> Reader::Find(int column, uint64_t key) const {
+  try {
+    L3_RETURN_NOT_OK(CheckIndexed(*this, column));
+    uint64_t row = 0, key_at_row = 0;
+    L3_RETURN_NOT_OK(SingleLowerBound(*this, column, key, &row, &key_at_row));
+    const ColumnInfo& col = this->column(column);
+    if (row == col.num_rows) return std::optional<uint64_t>();
+    // The row's value equals `key` exactly when their ordered keys are equal
+    // (spec §11.3.1 maps canonical values one to one); a key that is not a
+    // canonical value of the type matches no row.
+    if (key_at_row != internal::PgmOrderedKey(key, PhysicalTypeIsSigned(col.type))) {
+      return std::optional<uint64_t>();
+    }
+    return std::optional<uint64_t>(row);
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
+}
+
+Status Reader::LowerBoundBatch(int column, const uint64_t* keys, size_t num_keys,
+                               uint64_t* rows) const {
+  try {
+    return BatchLowerBound(*this, internal::ReaderOptions(*impl_), column, keys, num_keys, rows);
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory();
+  }
 }
 
 }  // namespace l3

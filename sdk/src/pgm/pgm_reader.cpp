@@ -21,8 +21,8 @@
 // one the CUDA kernel (pgm_lookup.cuh) mirrors, so the rows returned are the
 // same for any bytes.
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <memory>
 #include <new>
 #include <numeric>
 #include <optional>
@@ -246,9 +246,7 @@ class ColumnSearch {
         column_(column),
         col_(reader.column(column)),
         is_signed_(PhysicalTypeIsSigned(col_.type)),
-        span_rows_(span_rows),
-        last_key_(col_.chunks.size()),
-        has_last_key_(col_.chunks.size(), 0) {}
+        span_rows_(span_rows) {}
 
   /// Keys that come in non-decreasing order (by ordered key) start past the
   /// chunks that every earlier key skipped by their statistics (the skip
@@ -304,21 +302,18 @@ class ColumnSearch {
   /// The prepared chunk k (spec §10.2 checks on its first use), held.
   Status Use(size_t k, ChunkState** state) {
     ++uses_;
-    ChunkState* oldest = nullptr;
-    for (const std::unique_ptr<ChunkState>& held : held_) {
-      if (held->chunk == k) {
-        held->last_use = uses_;
-        *state = held.get();
+    ChunkState* fresh = nullptr;  // a free place, else the least recently used
+    for (ChunkState& held : held_) {
+      if (held.keys && held.chunk == k) {
+        held.last_use = uses_;
+        *state = &held;
         return Status::OK();
       }
-      if (oldest == nullptr || held->last_use < oldest->last_use) oldest = held.get();
+      if (fresh == nullptr || (fresh->keys && (!held.keys || held.last_use < fresh->last_use))) {
+        fresh = &held;
+      }
     }
     L3_ASSIGN_OR_RETURN(ChunkView view, reader_.GetChunkView(column_, static_cast<int>(k)));
-    ChunkState* fresh = oldest;
-    if (held_.size() < kHeldChunks) {
-      held_.push_back(std::make_unique<ChunkState>());
-      fresh = held_.back().get();
-    }
     fresh->keys.reset();
     fresh->chunk = k;
     fresh->view = std::move(view);
@@ -331,6 +326,10 @@ class ColumnSearch {
 
   /// The ordered key of chunk k's last row, read once.
   Status LastKey(size_t k, uint64_t* key) {
+    if (has_last_key_.empty()) {
+      last_key_.resize(col_.chunks.size());
+      has_last_key_.resize(col_.chunks.size(), 0);
+    }
     if (!has_last_key_[k]) {
       ChunkState* state = nullptr;
       L3_RETURN_NOT_OK(Use(k, &state));
@@ -348,10 +347,10 @@ class ColumnSearch {
   uint64_t span_rows_;
   bool keys_sorted_ = false;
   size_t skipped_prefix_ = 0;  // chunks every key so far skipped (sorted keys)
-  std::vector<std::unique_ptr<ChunkState>> held_;
+  std::array<ChunkState, kHeldChunks> held_;  // in place: `keys` reads `view`
   uint64_t uses_ = 0;
-  std::vector<uint64_t> last_key_;
-  std::vector<uint8_t> has_last_key_;
+  std::vector<uint64_t> last_key_;      // per chunk, once read
+  std::vector<uint8_t> has_last_key_;  // empty until a chunk's last row is read
 };
 
 Status CheckIndexed(const Reader& reader, int column) {

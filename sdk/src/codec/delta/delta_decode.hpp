@@ -260,9 +260,11 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
     }
     for (uint64_t x = start; x < stop; ++x) {
       const uint64_t in_tile = x - first;
-      const uint64_t field =
-          w == 0 ? 0
-                 : LoadField(stream, lane_bit[in_tile % kLanes] + in_tile / kLanes * w, mask);
+      const uint64_t bit = lane_bit[in_tile % kLanes] + in_tile / kLanes * w;
+      // A field of up to 56 bits lies in the 8 bytes from its first byte.
+      const uint64_t field = w == 0   ? 0
+                             : w <= 56 ? (LoadLE64(stream + bit / 8) >> (bit % 8)) & mask
+                                       : LoadField(stream, bit, mask);
       acc += delta_base + field + extra[x - start];  // mod 2^64, reduced to N bits by FromBits
       out[x - lb] = FromBits<T>(acc);
     }

@@ -10,21 +10,25 @@
 //  - a bisection reads the rows it probes by random access (spec §8.3–§8.7),
 //    keeping the partition of the previous probe;
 //  - a window that touches a DELTA partition (spec §8.9), whose rows each
-//    depend on the rows before them in their tile, is decoded once from the
-//    tile's first row and bisected in memory;
-//  - LowerBoundBatch answers the keys in key order, so that the chunk, its
-//    last row, the index's segments and decoded rows serve many keys; where
-//    the keys are dense, windows are decoded as spans of several tiles that
-//    the following keys reuse. Answers go back in the order given.
+//    depend on the rows before them in their tile, is decoded once
+//    (DecodeDeltaWindow: the tile's rows before it summed lane by lane) and
+//    bisected in memory;
+//  - LowerBoundBatch sorts the keys and answers them in key order (in
+//    slices, one per thread, with ReadOptions::num_threads), so that the
+//    chunk, its last row, the index's leaf segment (PgmPredictSorted) and
+//    decoded rows serve many keys; where the keys are dense, windows are
+//    decoded as spans of several tiles that the following keys reuse.
+//    Answers go back in the order given.
 // Every row value is the decoder's, whichever way it was reached, and every
 // step (window, bisection, neighbour checks, fallback, chunk skipping) is the
 // one the CUDA kernel (pgm_lookup.cuh) mirrors, so the rows returned are the
-// same for any bytes.
+// same for any bytes. A batch that meets an error answers its keys again one
+// by one in the order given, so that it returns what a loop of LowerBound
+// calls returns.
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <new>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <system_error>

@@ -32,6 +32,7 @@
 #include "format/framing.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
+#include "pgm/pgm.hpp"
 
 namespace l3 {
 
@@ -861,6 +862,8 @@ Status Reader::Impl::ValidateStatistics(int column, int chunk, const ChunkView& 
   });
   return st;
 }
+
+const ReadOptions& internal::ReaderOptions(const Reader::Impl& impl) { return impl.options; }
 
 // ---------------------------------------------------------------------------
 // Public API

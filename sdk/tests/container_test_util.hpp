@@ -79,6 +79,7 @@ struct HandChunk {
   std::vector<uint8_t> partition_table, parameters, payload, bounds;
   ChunkStatistics statistics;
   PgmIndexInfo pgm;  // spec §11.3, stored when present
+  bool uses_delta = false;  // a partition is DELTA: the file sets DELTA_MODEL (spec §4.4)
 
   ChunkView View() const {
     ChunkView v;
@@ -321,6 +322,7 @@ inline std::vector<uint8_t> AssembleFile(const std::vector<HandColumn>& columns,
       if (options.statistics) ci.statistics = hc.statistics;
       ci.pgm = hc.pgm;
       ci.has_pgm = hc.pgm.present;
+      ci.uses_delta = hc.uses_delta;
       rows += hc.num_rows;
       infos[c].chunks.push_back(ci);
     }

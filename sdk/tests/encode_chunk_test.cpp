@@ -22,6 +22,7 @@
 
 #include "container_test_util.hpp"
 #include "codec/decode/decode_chunk.hpp"
+#include "codec/decode/partition_decoder.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
@@ -1371,6 +1372,38 @@ TEST_CASE("DELTA: every type, widths 0..N, exceptions, tile boundaries, V in {1,
         uint64_t one = 0;
         REQUIRE(DecodeChunkValue(view, row, &one).ok());
         CHECK(one == values[row]);
+      }
+      // DecodeDeltaWindow gives DecodeDeltaRange's values for ranges that
+      // start and end anywhere in a partition, also once the Seed words and
+      // fields are random bits (which deep validation rejects but the decoder
+      // still defines; the exception lists stay as written).
+      std::vector<uint8_t> scrambled(view.payload, view.payload + view.payload_bytes);
+      for (uint32_t p = 0; p < view.num_partitions; ++p) {
+        const Partition part = LoadPartition(view, p);
+        uint8_t* words = scrambled.data() + (part.payload - view.payload);
+        const uint64_t bits = DeltaSeedWords(part.num_rows, V) * 64 + part.num_rows * part.bit_width;
+        for (uint64_t b = 0; b < bits; ++b) {
+          if (rng() % 2) words[b / 8] ^= static_cast<uint8_t>(1u << (b % 8));
+        }
+      }
+      ChunkView scrambled_view = view;
+      scrambled_view.payload = scrambled.data();
+      for (const ChunkView* v : {&view, static_cast<const ChunkView*>(&scrambled_view)}) {
+        for (uint32_t p = 0; p < v->num_partitions; ++p) {
+          const Partition part = LoadPartition(*v, p);
+          const uint64_t n = part.num_rows;
+          for (uint64_t lb : {uint64_t{0}, uint64_t{1}, uint64_t{31}, uint64_t{33}, uint64_t{T - 1},
+                              uint64_t{T}, uint64_t{T + 40}, n / 2, n - 1}) {
+            if (lb >= n) continue;
+            for (uint64_t length : {uint64_t{1}, uint64_t{2}, uint64_t{37}, uint64_t{2 * T + 5}}) {
+              const uint64_t le = std::min(n, lb + length);
+              std::vector<uint64_t> expected(le - lb), got(le - lb);
+              DecodeDeltaRange(part, V, lb, le, expected.data());
+              DecodeDeltaWindow(part, V, lb, le, got.data());
+              CHECK(got == expected);
+            }
+          }
+        }
       }
       // A file that uses DELTA without the DELTA_MODEL bit (spec §4.4).
       ChunkView without = view;

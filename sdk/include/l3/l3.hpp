@@ -331,8 +331,10 @@ struct ReadOptions {
   bool allow_unknown = false;
   /// Threads that decode one ReadRows call: the row range is cut at partition
   /// boundaries into up to this many slices decoded in parallel, straight into
-  /// the caller's buffer. 1 decodes on the calling thread; 0 = one per
-  /// hardware thread. The values read never depend on this.
+  /// the caller's buffer. Also the threads of one LowerBoundBatch call, each
+  /// answering a slice of the keys in key order. 1 works on the calling
+  /// thread; 0 = one per hardware thread. The values read and the rows found
+  /// never depend on this.
   int num_threads = 1;
   /// Most bytes of decompressed segments (zstd chunks, spec §9) the Reader
   /// keeps between calls, least recently used chunk out first. Chunks stored

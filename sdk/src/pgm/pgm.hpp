@@ -36,12 +36,25 @@ struct PgmWindow {
 };
 PgmWindow PgmPredict(const PgmIndexInfo& pgm, uint64_t x);
 
+/// PgmPredict for keys that come in non-decreasing order: `*segments_below`
+/// holds the number of leaf segments whose first key is <= the previous key
+/// (0 before the first), and the search for x starts there, galloping
+/// forward. The same window as PgmPredict(pgm, x) for an index that passed
+/// ValidatePgmIndex (segment_keys strictly increasing) when x >= the previous
+/// key; a key sequence in key order then costs O(1) per key while keys share
+/// segments.
+PgmWindow PgmPredictSorted(const PgmIndexInfo& pgm, uint64_t x, uint64_t* segments_below);
+
 /// The binary32 nearest to dy / dx (ties to even); dx > 0, dy >= 0.
 float PgmSlope(unsigned __int128 dy, unsigned __int128 dx);
 
 }  // namespace l3::internal
 
 namespace l3::internal {
+
+/// The options a Reader was opened with (defined in reader.cpp, where
+/// Reader::Impl is): LowerBoundBatch reads ReadOptions::num_threads.
+const ReadOptions& ReaderOptions(const Reader::Impl& impl);
 
 /// The writer's side (WriteOptions::pgm): the index of one chunk of `type`
 /// values, or an absent index when the mode is kOff or (kSorted) the values

@@ -59,16 +59,15 @@ Status ValidatePgmIndex(const PgmIndexInfo& pgm, uint64_t num_rows) {
   return Status::OK();
 }
 
-PgmWindow PgmPredict(const PgmIndexInfo& pgm, uint64_t x) {
+namespace {
+
+// spec §11.3.3 from leaf segment s (the last whose first key is <= x): the
+// binary64 product of the widened slope and the rounded key distance, then
+// the clamps.
+PgmWindow PredictFromSegment(const PgmIndexInfo& pgm, uint64_t s, uint64_t x) {
   const uint64_t n = pgm.num_keys;
   const uint64_t leaf_end = pgm.level_offsets[1];
-  const uint64_t* keys = pgm.keys.data();
-  // The last leaf segment whose first key is <= x; below the first, row 0.
-  const uint64_t* it = std::upper_bound(keys, keys + leaf_end, x);
-  if (it == keys) return {0, 0};
-  const uint64_t s = static_cast<uint64_t>(it - keys) - 1;
-  // binary64 product of the widened slope and the rounded key distance.
-  const double t = static_cast<double>(pgm.slopes[s]) * static_cast<double>(x - keys[s]);
+  const double t = static_cast<double>(pgm.slopes[s]) * static_cast<double>(x - pgm.keys[s]);
   const uint64_t base = pgm.intercepts[s];
   uint64_t p = n;
   if (t < 18446744073709551616.0) {
@@ -82,6 +81,37 @@ PgmWindow PgmPredict(const PgmIndexInfo& pgm, uint64_t x) {
   w.lo = p > eps ? p - eps : 0;
   w.hi = n - p > eps + 2 ? p + eps + 2 : n;
   return w;
+}
+
+}  // namespace
+
+PgmWindow PgmPredict(const PgmIndexInfo& pgm, uint64_t x) {
+  const uint64_t leaf_end = pgm.level_offsets[1];
+  const uint64_t* keys = pgm.keys.data();
+  // The last leaf segment whose first key is <= x; below the first, row 0.
+  const uint64_t* it = std::upper_bound(keys, keys + leaf_end, x);
+  if (it == keys) return {0, 0};
+  return PredictFromSegment(pgm, static_cast<uint64_t>(it - keys) - 1, x);
+}
+
+PgmWindow PgmPredictSorted(const PgmIndexInfo& pgm, uint64_t x, uint64_t* segments_below) {
+  const uint64_t leaf_end = pgm.level_offsets[1];
+  const uint64_t* keys = pgm.keys.data();
+  // Segments [0, lo) have first keys <= the previous key <= x, so the first
+  // segment whose key is > x lies in [lo, leaf_end]: found by galloping
+  // (steps 1, 2, 4, ... past lo) and then bisecting the last step.
+  uint64_t lo = std::min(*segments_below, leaf_end);
+  uint64_t step = 1;
+  uint64_t hi = lo;
+  while (hi < leaf_end && keys[hi] <= x) {
+    lo = hi + 1;
+    hi = std::min(leaf_end, hi + step);
+    step *= 2;
+  }
+  const uint64_t u = static_cast<uint64_t>(std::upper_bound(keys + lo, keys + hi, x) - keys);
+  *segments_below = u;
+  if (u == 0) return {0, 0};
+  return PredictFromSegment(pgm, u - 1, x);
 }
 
 }  // namespace l3::internal

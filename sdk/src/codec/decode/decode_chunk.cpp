@@ -388,9 +388,13 @@ Status DecodeChunkValue(const ChunkView& view, uint64_t row, uint64_t* value) {
                              PhysicalTypeIsSigned(view.type));
     return Status::OK();
   }
+  return DecodePartitionValue(view, LoadPartition(view, FindPartition(view, row)), row, value);
+}
+
+Status DecodePartitionValue(const ChunkView& view, const Partition& part, uint64_t row,
+                            uint64_t* value) {
   const uint32_t bits = 8 * static_cast<uint32_t>(PhysicalTypeBytes(view.type));
   const bool is_signed = PhysicalTypeIsSigned(view.type);
-  const Partition part = LoadPartition(view, FindPartition(view, row));
   const uint64_t x = row - part.first_row;
   uint64_t raw = 0;
   switch (part.model) {

@@ -40,6 +40,15 @@ Status DecodeChunkRows(const ChunkView& view, uint64_t row_begin, uint64_t row_e
 /// Decodes one chunk row; `*value` receives the value's canonical extension.
 Status DecodeChunkValue(const ChunkView& view, uint64_t row, uint64_t* value);
 
+struct Partition;
+
+/// DecodeChunkValue when the partition holding `row` is known: `part` is
+/// LoadPartition(view, p) of the partition whose rows [First_Row, First_Row +
+/// n_p) hold `row`, of a chunk without a dictionary (spec §8.10). Lets a
+/// caller that reads several rows of one partition find it once.
+Status DecodePartitionValue(const ChunkView& view, const Partition& part, uint64_t row,
+                            uint64_t* value);
+
 /// Index of the partition holding chunk row `row` (binary search on First_Row).
 uint32_t FindPartition(const ChunkView& view, uint64_t row);
 

@@ -7,8 +7,10 @@
 // that holds its first row, and a random access scans at most one tile.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "codec/decode/partition_decoder.hpp"
@@ -149,6 +151,121 @@ void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t 
     for (; x < lb && x < stop; ++x) acc += delta_base + f[x - first];  // mod 2^64
     for (; x < stop; ++x) {
       acc += delta_base + f[x - first];  // mod 2^64, reduced to N bits by FromBits
+      out[x - lb] = FromBits<T>(acc);
+    }
+  }
+}
+
+/// The sum mod 2^64 of the first `count` W-bit fields (0 < W <= 56) of a
+/// stream that starts on byte `bytes`. Eight fields span exactly W bytes, so
+/// within each group of eight every load offset and shift is a constant.
+/// Each field is read with one unaligned load that ends inside the two words
+/// LoadField would read for it.
+template <uint32_t W>
+uint64_t SumByteAlignedFields(const uint8_t* bytes, uint64_t count) {
+  static_assert(W > 0 && W <= 56, "a field and its bit offset in one 64-bit load");
+  constexpr uint64_t kMask = (uint64_t{1} << W) - 1;
+  const auto field = [](const uint8_t* p, uint32_t j) {
+    return (LoadLE64(p + j * W / 8) >> (j * W % 8)) & kMask;
+  };
+  uint64_t sum = 0;
+  uint64_t k = 0;
+  for (; k + 8 <= count; k += 8, bytes += W) {
+    sum += ((field(bytes, 0) + field(bytes, 1)) + (field(bytes, 2) + field(bytes, 3))) +
+           ((field(bytes, 4) + field(bytes, 5)) + (field(bytes, 6) + field(bytes, 7)));
+  }
+  for (uint32_t j = 0; k + j < count; ++j) sum += field(bytes, j);
+  return sum;
+}
+
+using SumFieldsFn = uint64_t (*)(const uint8_t* bytes, uint64_t count);
+
+template <uint32_t... Ws>
+constexpr std::array<SumFieldsFn, sizeof...(Ws)> MakeSumTable(std::integer_sequence<uint32_t, Ws...>) {
+  return {&SumByteAlignedFields<Ws + 1>...};
+}
+
+/// The sum mod 2^64 of `count` consecutive w-bit fields (0 < w <= 64) of a
+/// SLAP stream from bit `bit`: by the kernels above when the first field
+/// starts on a byte (every lane of a full tile with V a multiple of 8) and
+/// w <= 56, else field by field.
+inline uint64_t SumFields(const uint8_t* stream, uint64_t bit, uint32_t w, uint64_t count) {
+  static constexpr auto kTable = MakeSumTable(std::make_integer_sequence<uint32_t, 56>{});
+  if (bit % 8 == 0 && w <= 56) return kTable[w - 1](stream + bit / 8, count);
+  const uint64_t mask = LowMask(w);
+  uint64_t sum = 0;
+  for (uint64_t k = 0; k < count; ++k, bit += w) sum += LoadField(stream, bit, mask);
+  return sum;
+}
+
+/// Local rows [lb, le) of a DELTA partition: the values of DecodeDeltaRange,
+/// the same terms summed mod 2^64, for a short range that may start inside a
+/// tile. The rows of the tile before lb are added lane by lane straight from
+/// their packed fields (lane L holds rows first + L + 32 k, spec §8.5), not
+/// unpacked into row order, so the range costs about one field load per row
+/// from its tile's first row to le. Suits windows of a few hundred rows (the
+/// PGM lookups); DecodeDeltaRange suits long ranges.
+template <typename T>
+void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
+                       T* out) {
+  const uint64_t n = part.num_rows;
+  const uint32_t w = part.bit_width;
+  const uint64_t mask = LowMask(w);
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
+  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(n, values_per_lane);
+  const DeltaExceptionReader exceptions(part, stream);
+  thread_local std::vector<uint64_t> extra;  // exception high parts of rows [start, stop)
+  for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
+    const uint64_t first = t * tile_rows;
+    const uint64_t start = lb > first ? lb : first;
+    const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
+    uint64_t lane_bit[kLanes];
+    for (uint32_t lane = 0; lane < kLanes; ++lane) {
+      lane_bit[lane] = SlapLaneBitOffset(n, w, values_per_lane, t, lane);
+    }
+    uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
+    const uint64_t before = start - first;
+    acc += before * delta_base;
+    if (w > 0) {
+      // The cache lines of every lane's fields up to row stop, asked for at
+      // once: a random tile is rarely cached, and the sums below would
+      // otherwise wait for its lines a few at a time.
+      for (uint32_t lane = 0; lane < kLanes && lane < stop - first; ++lane) {
+        const uint64_t fields = (stop - first - lane + kLanes - 1) / kLanes;
+        const uint64_t end_line = (lane_bit[lane] + fields * w + 511) / 512;
+        for (uint64_t line = lane_bit[lane] / 512; line < end_line; ++line) {
+          __builtin_prefetch(stream + 64 * line);
+        }
+      }
+
+      for (uint32_t lane = 0; lane < kLanes && lane < before; ++lane) {
+        acc += SumFields(stream, lane_bit[lane], w, (before - lane + kLanes - 1) / kLanes);
+      }
+    }
+    // The exceptions DecodeDeltaRange adds for this tile: from the first
+    // whose row is >= first, while their rows lie in [first, stop).
+    extra.assign(stop - start, 0);
+    if (exceptions.count() > 0) {
+      for (uint64_t i = exceptions.LowerBound(first); i < exceptions.count(); ++i) {
+        const uint64_t row = exceptions.Row(i);
+        if (row < first || row >= stop) break;
+        const uint64_t high = w >= 64 ? 0 : exceptions.High(i) << w;
+        if (row < start) {
+          acc += high;
+        } else {
+          extra[row - start] += high;
+        }
+      }
+    }
+    for (uint64_t x = start; x < stop; ++x) {
+      const uint64_t in_tile = x - first;
+      const uint64_t bit = lane_bit[in_tile % kLanes] + in_tile / kLanes * w;
+      // A field of up to 56 bits lies in the 8 bytes from its first byte.
+      const uint64_t field = w == 0   ? 0
+                             : w <= 56 ? (LoadLE64(stream + bit / 8) >> (bit % 8)) & mask
+                                       : LoadField(stream, bit, mask);
+      acc += delta_base + field + extra[x - start];  // mod 2^64, reduced to N bits by FromBits
       out[x - lb] = FromBits<T>(acc);
     }
   }

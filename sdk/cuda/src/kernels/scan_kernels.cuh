@@ -33,10 +33,9 @@ namespace l3::cuda::detail {
 
 inline constexpr int kMaxScanColumnsDevice = 8;
 
-/// Threads of a scan block: 8 warps share a block's 8192 rows, three blocks
-/// an SM (80 registers), so that more warps are in flight to hide the
-/// partition and payload loads (docs/results/gpu-notes.md, v18).
-inline constexpr uint32_t kScanThreads = 256;
+/// Threads of a scan block: 4 warps share a block's 8192 rows (four V = 64
+/// tiles per column), so that few warps wait while the others decode.
+inline constexpr uint32_t kScanThreads = 128;
 
 /// Pruning verdict of a partition for a filtered column (scan_internal.hpp).
 enum : uint8_t { kVerdictNone = 0, kVerdictSome = 1, kVerdictAll = 2 };
@@ -478,7 +477,7 @@ __device__ __noinline__ uint32_t FilterRows(const ScanArgs& a, const ScanColumnA
 /// Dynamic shared memory: buffer A (block_rows * buffer_a_bytes), buffer B
 /// (block_rows * the product column's bytes), the selection and test bits
 /// (block_rows / 32 words each), and one DELTA stage per warp.
-__global__ void __launch_bounds__(kScanThreads, 3) TableScanKernel(const __grid_constant__ ScanArgs a) {
+__global__ void __launch_bounds__(kScanThreads, 4) TableScanKernel(const __grid_constant__ ScanArgs a) {
   extern __shared__ __align__(16) uint8_t dynamic[];
   __shared__ ScanShared sh;
   __shared__ uint64_t block_counters[2 * kMaxScanColumnsDevice];

@@ -68,9 +68,10 @@ class DeviceTableScan {
   /// Checks and plans the scan exactly as l3::ScanTable does (same errors),
   /// and checks that `columns` holds every column the scan reads, with chunk
   /// descriptors that agree with the reader's chunks (rows, partitions,
-  /// integer type). Errors: ScanTable's; kInvalidArgument (a column missing
-  /// from `columns`, descriptors that do not match the file, options.num_threads
-  /// is ignored); kUnsupportedFeature (more than kMaxScanColumns columns).
+  /// integer type). options.num_threads does not apply (the GPU runs the
+  /// scan). Errors: ScanTable's; kInvalidArgument (a column missing from
+  /// `columns`, or descriptors that do not match the file);
+  /// kUnsupportedFeature (more than kMaxScanColumns columns).
   static Result<DeviceTableScan> Plan(const Reader& reader, const std::vector<ColumnPredicates>& where,
                                       const TableScanOptions& options,
                                       const std::vector<DeviceScanColumn>& columns);

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
+
+#include "l3/scan.hpp"
 
 namespace l3::bench {
 
@@ -28,5 +31,23 @@ inline constexpr SsbQuery kSsbQueries[] = {
      "d_weeknuminyear = 6 and d_year = 1994 and lo_discount between 5 and 7 and lo_quantity between 26 and 35",
      19940204, 19940210, 5, 7, 26, 35},
 };
+
+/// The query as a ScanTable: the predicates on the columns `col` (in the
+/// order lo_orderdate, lo_discount, lo_quantity, lo_extendedprice) and the
+/// sum of lo_extendedprice * lo_discount over the rows selected.
+inline std::vector<ColumnPredicates> SsbWhere(const SsbQuery& q, const int (&col)[4]) {
+  return {{col[0], {ValuePredicate{q.date_lo, q.date_hi, {}}}},
+          {col[1], {ValuePredicate{q.disc_lo, q.disc_hi, {}}}},
+          {col[2], {ValuePredicate{q.qty_lo, q.qty_hi, {}}}}};
+}
+
+inline TableScanOptions SsbScanOptions(const int (&col)[4], int num_threads) {
+  TableScanOptions options;
+  options.collect_rows = false;
+  options.sum_column = col[3];
+  options.product_column = col[1];
+  options.num_threads = num_threads;
+  return options;
+}
 
 }  // namespace l3::bench

@@ -206,16 +206,8 @@ int main(int argc, char** argv) {
   nlohmann::json queries = nlohmann::json::array();
   bool all_equal = true;
   for (const Query& q : l3::bench::kSsbQueries) {
-    const std::vector<l3::ColumnPredicates> where = {
-        {col[0], {l3::ValuePredicate{q.date_lo, q.date_hi, {}}}},
-        {col[1], {l3::ValuePredicate{q.disc_lo, q.disc_hi, {}}}},
-        {col[2], {l3::ValuePredicate{q.qty_lo, q.qty_hi, {}}}},
-    };
-    l3::TableScanOptions so;
-    so.collect_rows = false;
-    so.sum_column = col[3];
-    so.product_column = col[1];
-    so.num_threads = 0;
+    const std::vector<l3::ColumnPredicates> where = l3::bench::SsbWhere(q, col);
+    const l3::TableScanOptions so = l3::bench::SsbScanOptions(col, 0);
     auto cpu = l3::ScanTable(r, where, so);
     if (!cpu.ok()) Check(cpu.status(), "CPU ScanTable");
 

@@ -12,7 +12,6 @@
 #include <new>
 #include <numeric>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "common/bits.hpp"
 #include "common/crc32c.hpp"
 #include "common/file_source.hpp"
+#include "common/parallel.hpp"
 #include "common/status_macros.hpp"
 #include "common/zstd_codec.hpp"
 #include "format/footer_parse.hpp"
@@ -430,17 +430,7 @@ struct Reader::Impl {
         results[i] = Status(StatusCode::kOutOfMemory, "allocation failed");
       }
     };
-    std::vector<std::thread> workers;
-    workers.reserve(slices - 1);
-    size_t next = 1;
-    try {
-      for (; next < slices; ++next) workers.emplace_back(decode_slice, next);
-    } catch (const std::system_error&) {
-      // No more threads: the calling thread decodes the slices not started.
-    }
-    decode_slice(0);
-    for (size_t i = next; i < slices; ++i) decode_slice(i);
-    for (std::thread& worker : workers) worker.join();
+    internal::RunSlices(slices, decode_slice);
     for (Status& st : results) {
       if (!st.ok()) return std::move(st);
     }

@@ -31,7 +31,6 @@
 #include <new>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -39,6 +38,7 @@
 
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/decode/partition_decoder.hpp"
+#include "common/parallel.hpp"
 #include "common/status_macros.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
@@ -501,17 +501,7 @@ Status BatchLowerBound(const Reader& reader, const ReadOptions& options, int col
         results[t] = OutOfMemory();
       }
     };
-    std::vector<std::thread> workers;
-    workers.reserve(threads - 1);
-    size_t next = 1;
-    try {
-      for (; next < threads; ++next) workers.emplace_back(answer_slice, next);
-    } catch (const std::system_error&) {
-      // No more threads: the calling thread answers the slices not started.
-    }
-    answer_slice(0);
-    for (size_t t = next; t < threads; ++t) answer_slice(t);
-    for (std::thread& worker : workers) worker.join();
+    internal::RunSlices(threads, answer_slice);
     for (Status& result : results) {
       if (!result.ok()) return std::move(result);
     }

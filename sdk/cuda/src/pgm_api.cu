@@ -83,10 +83,12 @@ detail::KernelPgm ToKernelPgm(const DevicePgmChunk& g) {
 size_t Align256(size_t x) { return (x + 255) / 256 * 256; }
 
 /// Temporary storage of the key grouping: two bucket arrays and two index
-/// arrays of num_keys entries, then CUB's radix-sort storage.
+/// arrays of num_keys entries, CUB's radix-sort storage, then the last keys
+/// of one launch's chunks (PgmLastKeysKernel).
 struct SortLayout {
   size_t array_bytes = 0;
   size_t cub_bytes = 0;
+  size_t last_keys_offset = 0;
   size_t total = 0;
 };
 
@@ -99,27 +101,34 @@ Result<SortLayout> SortLayoutFor(size_t num_keys) {
       cub::DeviceRadixSort::SortPairs(nullptr, l.cub_bytes, keys, values, static_cast<int64_t>(num_keys),
                                       0, detail::kBucketBits + 1),
       "cub::DeviceRadixSort::SortPairs (temp bytes)"));
-  l.total = 4 * l.array_bytes + Align256(l.cub_bytes);
+  l.last_keys_offset = 4 * l.array_bytes + Align256(l.cub_bytes);
+  l.total = l.last_keys_offset + Align256(sizeof(uint64_t) * detail::kMaxLaunchChunks);
   return l;
 }
 
+/// The key order of a grouped search, and room for the chunks' last keys.
+struct KeyGroups {
+  const uint32_t* order = nullptr;
+  uint64_t* last_keys = nullptr;
+};
+
 /// Sorts the key indexes by value bucket into temporary storage; returns the
-/// order, or null when the keys stay in their order (too few, no room, no
-/// chunk statistics).
-Result<const uint32_t*> GroupKeys(const DeviceChunk* chunks, const DevicePgmChunk* pgms,
+/// order, or a null order when the keys stay in their order (too few, no
+/// room, no chunk statistics).
+Result<KeyGroups> GroupKeys(const DeviceChunk* chunks, const DevicePgmChunk* pgms,
                                   size_t num_chunks, const uint64_t* d_keys, size_t num_keys,
                                   void* d_temp, size_t temp_bytes, cudaStream_t stream) {
   L3_ASSIGN_OR_RETURN(const SortLayout l, SortLayoutFor(num_keys));
   if (l.total == 0 || d_temp == nullptr || temp_bytes < l.total || !Aligned(d_temp, 256)) {
-    return static_cast<const uint32_t*>(nullptr);
+    return KeyGroups{};
   }
   uint64_t lo = UINT64_MAX, hi = 0;
   for (size_t i = 0; i < num_chunks; ++i) {
-    if (!pgms[i].has_min_max) return static_cast<const uint32_t*>(nullptr);
+    if (!pgms[i].has_min_max) return KeyGroups{};
     lo = std::min(lo, pgms[i].min_key);
     hi = std::max(hi, pgms[i].max_key);
   }
-  if (hi < lo) return static_cast<const uint32_t*>(nullptr);
+  if (hi < lo) return KeyGroups{};
   const uint32_t range_bits = internal::BitLength(hi - lo);
   detail::BucketArgs args{};
   uint8_t* base = static_cast<uint8_t*>(d_temp);
@@ -144,12 +153,23 @@ Result<const uint32_t*> GroupKeys(const DeviceChunk* chunks, const DevicePgmChun
                                       static_cast<int64_t>(num_keys), 0, detail::kBucketBits + 1,
                                       stream),
       "cub::DeviceRadixSort::SortPairs"));
-  return static_cast<const uint32_t*>(values.Current());
+  KeyGroups groups;
+  groups.order = values.Current();
+  groups.last_keys = reinterpret_cast<uint64_t*>(base + l.last_keys_offset);
+  return groups;
 }
 
 template <typename U>
-void LaunchLowerBound(const detail::LowerBoundArgs& args, uint32_t blocks, cudaStream_t stream) {
-  detail::PgmLowerBoundKernel<U><<<blocks, kLookupBlockThreads, 0, stream>>>(args);
+void LaunchLowerBound(const detail::LowerBoundArgs& args, uint64_t* last_keys, uint32_t blocks,
+                      cudaStream_t stream) {
+  if (args.order == nullptr) {
+    detail::PgmLowerBoundKernel<U><<<blocks, kLookupBlockThreads, 0, stream>>>(args);
+    return;
+  }
+  detail::PgmLastKeysKernel<U><<<1, detail::kMaxLaunchChunks, 0, stream>>>(args.chunks,
+                                                                           args.is_signed, last_keys);
+  detail::PgmLowerBoundGroupedKernel<U>
+      <<<blocks, detail::kGroupedBlockThreads, 0, stream>>>(args, last_keys);
 }
 
 Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, size_t num_chunks,
@@ -162,7 +182,7 @@ Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, siz
   if (d_keys == nullptr || d_rows == nullptr || !Aligned(d_keys, 8) || !Aligned(d_rows, 8)) {
     return Status(StatusCode::kInvalidArgument, "keys or rows null or misaligned");
   }
-  L3_ASSIGN_OR_RETURN(const uint32_t* order, GroupKeys(chunks, pgms, num_chunks, d_keys, num_keys,
+  L3_ASSIGN_OR_RETURN(const KeyGroups groups, GroupKeys(chunks, pgms, num_chunks, d_keys, num_keys,
                                                        d_temp, temp_bytes, stream));
   const int value_bytes = PhysicalTypeBytes(chunks[0].type);
   const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
@@ -173,7 +193,7 @@ Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, siz
     detail::LowerBoundArgs args{};
     args.chunks = launch::MakeChunkSet(chunks, first, last);
     for (size_t i = first; i < last; ++i) args.pgms.pgm[i - first] = ToKernelPgm(pgms[i]);
-    args.order = order;
+    args.order = groups.order;
     args.keys = d_keys;
     args.rows = d_rows;
     args.num_keys = num_keys;
@@ -183,10 +203,10 @@ Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, siz
     args.last_group = last == num_chunks ? 1u : 0u;
     const uint32_t grid = static_cast<uint32_t>(blocks);
     switch (value_bytes) {
-      case 1: LaunchLowerBound<uint8_t>(args, grid, stream); break;
-      case 2: LaunchLowerBound<uint16_t>(args, grid, stream); break;
-      case 4: LaunchLowerBound<uint32_t>(args, grid, stream); break;
-      default: LaunchLowerBound<uint64_t>(args, grid, stream); break;
+      case 1: LaunchLowerBound<uint8_t>(args, groups.last_keys, grid, stream); break;
+      case 2: LaunchLowerBound<uint16_t>(args, groups.last_keys, grid, stream); break;
+      case 4: LaunchLowerBound<uint32_t>(args, groups.last_keys, grid, stream); break;
+      default: LaunchLowerBound<uint64_t>(args, groups.last_keys, grid, stream); break;
     }
     L3_CUDA_RETURN_NOT_OK(CheckLaunch("PgmLowerBoundKernel"));
   }

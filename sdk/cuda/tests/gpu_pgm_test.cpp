@@ -169,6 +169,62 @@ void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta,
   CHECK(wrong == 0);
 }
 
+/// Sorted keys as the PGM benchmark draws them: gaps of 1 + a geometric
+/// count and, one gap in `rare`, a gap of up to 2^30, so that DELTA
+/// partitions carry exceptions (spec §8.9).
+std::vector<uint64_t> KeysWithRareGaps(uint64_t n, uint64_t seed, uint64_t rare = 1000) {
+  std::mt19937_64 rng(seed);
+  std::geometric_distribution<uint64_t> gap(1.0 / 64);
+  std::vector<uint64_t> keys(n);
+  uint64_t key = 1000;
+  for (uint64_t i = 0; i < n; ++i) {
+    key += rng() % rare == 0 ? rng() % (uint64_t{1} << 30) : 1 + gap(rng);
+    keys[i] = key;
+  }
+  return keys;
+}
+
+/// Grouped lookups (keys at least kLowerBoundSortMinKeys, the temporary
+/// storage given) over a u64 column whose partitions are all DELTA with
+/// exceptions: each warp decodes its keys' windows together
+/// (WarpDecodeDeltaRows), across tiles and chunks.
+void CheckDeltaGrouped(uint64_t n, uint64_t chunk_rows, uint32_t values_per_lane, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(chunk_rows);
+  CAPTURE(values_per_lane);
+  const std::vector<uint64_t> canonical = KeysWithRareGaps(n, seed);
+  WriteOptions options;
+  options.chunk_rows = chunk_rows;
+  options.values_per_lane = values_per_lane;
+  const std::vector<uint8_t> file = WriteIndexedColumn(PhysicalType::kUInt64, canonical, options);
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
+  REQUIRE(column.ok());
+  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
+  REQUIRE(pgm.ok());
+  uint64_t delta_rows = 0;
+  for (const DeviceChunk& c : column->chunks()) delta_rows += c.delta_rows;
+  REQUIRE(delta_rows == n);  // the path under test is the DELTA one
+  // Keys uniform over the column's range (most fall in the rare gaps, many
+  // on one row), every value and its neighbours.
+  std::mt19937_64 rng(seed + 1);
+  std::vector<uint64_t> keys = Probes(canonical, seed + 2, 0);
+  const uint64_t lo = canonical.front() - 5, span = canonical.back() - canonical.front() + 10;
+  for (int i = 0; i < 100000; ++i) keys.push_back(lo + rng() % span);
+  std::shuffle(keys.begin(), keys.end(), rng);
+  REQUIRE(keys.size() >= kLowerBoundSortMinKeys);
+  const std::vector<uint64_t> grouped = GpuLowerBound(*column, *pgm, keys);
+  const std::vector<uint64_t> as_given = GpuLowerBound(column->chunks().data(), pgm->chunks().data(),
+                                                       column->chunks().size(), keys, false);
+  size_t wrong = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const uint64_t truth = TrueLowerBound(canonical, keys[i], false);
+    if (grouped[i] != truth || as_given[i] != truth) ++wrong;
+  }
+  CHECK(wrong == 0);
+}
+
 }  // namespace
 
 TEST_CASE("GPU PGM lookups equal the CPU reader and std::lower_bound (spec §11.3)") {
@@ -189,6 +245,12 @@ TEST_CASE("GPU PGM lookups equal the CPU reader and std::lower_bound (spec §11.
   // Short SLAP tiles (V = 1 and 4): DELTA windows cross tiles.
   CheckColumn(PhysicalType::kUInt64, 20000, 1 << 26, true, 106, 2000, 4);
   CheckColumn(PhysicalType::kInt32, 20000, 7000, true, 107, 80000, 1);
+}
+
+TEST_CASE("GPU PGM lookups: grouped keys over DELTA partitions with exceptions") {
+  CheckDeltaGrouped(200000, uint64_t{1} << 26, 64, 201);  // one chunk, tiles of 2048 rows
+  CheckDeltaGrouped(150000, 40000, 4, 202);               // 4 chunks, tiles of 128 rows
+  CheckDeltaGrouped(90000, 7001, 1, 203);                 // 13 chunks, tiles of 32 rows
 }
 
 TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row") {
@@ -218,9 +280,12 @@ TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row
       static_cast<const float*>(slopes_d.data()), static_cast<const uint64_t*>(intercepts_d.data()));
   REQUIRE(g.ok());
   const std::vector<uint64_t> keys = Probes(canonical, 8);
-  const std::vector<uint64_t> rows =
-      GpuLowerBound(column->chunks().data(), &*g, 1, keys, /*with_temp=*/false);
-  CHECK(WrongRows(rows, canonical, keys, false) == 0);
+  REQUIRE(keys.size() >= kLowerBoundSortMinKeys);
+  for (const bool grouped : {false, true}) {
+    CAPTURE(grouped);
+    const std::vector<uint64_t> rows = GpuLowerBound(column->chunks().data(), &*g, 1, keys, grouped);
+    CHECK(WrongRows(rows, canonical, keys, false) == 0);
+  }
 }
 
 TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {

@@ -362,6 +362,186 @@ __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant
   }
 }
 
+/// Grouped lookups (keys sorted by value bucket first, LowerBound with
+/// temporary storage): neighbouring keys search neighbouring rows, so a warp
+/// decodes the rows its 32 keys' windows cover once, into shared memory, and
+/// each lane bisects its own window there. The bisection, its midpoints, the
+/// neighbour checks and the fallback are ChunkLowerBound's, on the same
+/// values (random access and WarpDecodeDeltaRows agree), so both kernels
+/// return the same row for every key.
+inline constexpr uint32_t kGroupedBlockThreads = 256;
+/// Rows of one warp's shared-memory window: a round answers the lanes whose
+/// rows [lo - 1, hi] fit in kGroupedWindowRows rows from the lowest lo.
+inline constexpr uint32_t kGroupedWindowRows = 512;
+
+/// Ordered key of every chunk's last row (kPendingRow for an empty chunk),
+/// once per launch: the confirmation of a chunk maximum below the key (see
+/// PgmLowerBoundKernel) then costs one load per key.
+template <typename U>
+__global__ void PgmLastKeysKernel(const __grid_constant__ ChunkSet chunks, uint32_t is_signed,
+                                  uint64_t* last_keys) {
+  const uint32_t k = threadIdx.x;
+  if (k >= chunks.count) return;
+  const KernelChunk& c = chunks.chunk[k];
+  uint64_t key = kPendingRow;
+  if (c.num_rows > 0) {
+    ChunkKeys<U> keys(c, is_signed != 0);
+    key = keys(c.num_rows - 1);
+  }
+  last_keys[k] = key;
+}
+
+/// Chunk rows [a, b) (b <= num_rows) by the whole warp into out[0, b - a),
+/// as ChunkKeys reads them: DELTA partitions by WarpDecodeDeltaRows, other
+/// models row by row (lane L the rows a + L + 32 k), and rows of a partition
+/// that fails its checks as 0.
+template <typename U>
+__device__ __forceinline__ void WarpDecodeChunkRows(const KernelChunk& c, uint64_t a, uint64_t b,
+                                                    U* out, uint32_t lane) {
+  constexpr uint32_t kBits = 8 * sizeof(U);
+  uint64_t row = a;
+  while (row < b) {
+    const DevicePartition d =
+        LoadPartition<kBits>(c, FindPartition(c, static_cast<uint32_t>(row)));
+    if (!d.ok || row < d.first || row - d.first >= d.rows) {
+      if (lane == 0) out[row - a] = U{0};
+      ++row;
+      continue;
+    }
+    const uint64_t end = min(b, uint64_t{d.first} + d.rows);
+    if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) {
+      WarpDecodeDeltaRows<U>(c, d, row - d.first, end - d.first, out + (row - a), lane);
+    } else {
+      for (uint64_t r = row + lane; r < end; r += 32) out[r - a] = DecodeOne<U>(c, d, r - d.first);
+    }
+    row = end;
+  }
+}
+
+__device__ __forceinline__ uint64_t WarpMin64(uint64_t x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    x = min(x, static_cast<uint64_t>(__shfl_xor_sync(0xFFFFFFFFu, static_cast<unsigned long long>(x), offset)));
+  }
+  return x;
+}
+
+__device__ __forceinline__ uint64_t WarpMax64(uint64_t x) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    x = max(x, static_cast<uint64_t>(__shfl_xor_sync(0xFFFFFFFFu, static_cast<unsigned long long>(x), offset)));
+  }
+  return x;
+}
+
+/// From chunk *k on, the first chunk that may hold key x (the skip test of
+/// PgmLowerBoundKernel, with the last keys of PgmLastKeysKernel) and the
+/// window [lo, hi] of x there, clamped to the chunk; false past the last.
+__device__ __forceinline__ bool SeekChunk(const LowerBoundArgs& args, const uint64_t* last_keys,
+                                          uint64_t x, uint32_t* k, uint64_t* lo, uint64_t* hi) {
+  for (; *k < args.chunks.count; ++*k) {
+    const KernelPgm& g = args.pgms.pgm[*k];
+    const uint64_t n = args.chunks.chunk[*k].num_rows;
+    if (g.has_max && g.max_key < x && n > 0 && __ldg(last_keys + *k) < x) continue;
+    PgmWindow(g, x, lo, hi);
+    *lo = min(*lo, n);
+    *hi = min(max(*hi, *lo), n);
+    return true;
+  }
+  return false;
+}
+
+template <typename U>
+__global__ void __launch_bounds__(kGroupedBlockThreads)
+    PgmLowerBoundGroupedKernel(const __grid_constant__ LowerBoundArgs args, const uint64_t* last_keys) {
+  __shared__ U stage[kGroupedBlockThreads / 32][kGroupedWindowRows];
+  const uint32_t lane = threadIdx.x & 31;
+  U* const window = stage[threadIdx.x >> 5];
+  const bool is_signed = args.is_signed != 0;
+  const uint64_t warps = uint64_t{gridDim.x} * (kGroupedBlockThreads / 32);
+  for (uint64_t base = (uint64_t{blockIdx.x} * (kGroupedBlockThreads / 32) + (threadIdx.x >> 5)) * 32;
+       base < args.num_keys; base += warps * 32) {
+    const uint64_t slot = base + lane;
+    uint64_t i = 0;
+    bool mine = false;  // this lane answers key i
+    if (slot < args.num_keys) {
+      i = __ldg(args.order + slot);
+      mine = i < args.num_keys && (args.first_group || args.rows[i] == kPendingRow);
+    }
+    const uint64_t x = mine ? OrderedKey(__ldg(args.keys + i), is_signed) : 0;
+    uint32_t k = 0;
+    uint64_t lo = 0, hi = 0, row = kPendingRow;
+    bool need = mine && SeekChunk(args, last_keys, x, &k, &lo, &hi);
+    bool fallback = false;
+    while (true) {
+      // Rows [first, end) hold the window and both neighbours of the answer.
+      uint64_t first = lo > 0 ? lo - 1 : 0;
+      uint64_t end = min(hi + 1, uint64_t{args.chunks.chunk[need ? k : 0].num_rows});
+      if (need && end - first > kGroupedWindowRows) {  // only with a wide epsilon
+        need = false;
+        fallback = true;
+      }
+      const uint32_t pending = __ballot_sync(0xFFFFFFFFu, need);
+      if (pending == 0) break;
+      // One round: the leader's chunk, from the lowest window start of the
+      // lanes in that chunk; the lanes whose rows fit are answered.
+      const uint32_t k0 = __shfl_sync(0xFFFFFFFFu, k, __ffs(static_cast<int>(pending)) - 1);
+      const bool in_chunk = need && k == k0;
+      const uint64_t round_first = WarpMin64(in_chunk ? first : ~uint64_t{0});
+      const bool fits = in_chunk && end <= round_first + kGroupedWindowRows;
+      const uint64_t round_end = WarpMax64(fits ? end : 0);
+      const KernelChunk& c = args.chunks.chunk[k0];
+      if (round_end > round_first) WarpDecodeChunkRows<U>(c, round_first, round_end, window, lane);
+      __syncwarp();
+      if (fits) {
+        need = false;
+        const uint64_t n = c.num_rows;
+        auto key = [&](uint64_t r) {
+          return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(window[r - round_first]),
+                                                      8 * sizeof(U), is_signed),
+                            is_signed);
+        };
+        uint64_t a = lo, b = hi;
+        while (a < b) {
+          const uint64_t mid = a + (b - a) / 2;
+          if (key(mid) < x) {
+            a = mid + 1;
+          } else {
+            b = mid;
+          }
+        }
+        const bool left_ok = a == 0 || key(a - 1) < x;
+        const bool right_ok = a == n || key(a) >= x;
+        if (!left_ok || !right_ok) {
+          fallback = true;  // the window missed: ChunkLowerBound searches the chunk
+        } else if (a < n) {
+          row = c.first_row + a;
+        } else {
+          ++k;  // every row of the chunk is below x: the next chunks
+          need = SeekChunk(args, last_keys, x, &k, &lo, &hi);
+        }
+      }
+      __syncwarp();  // the window is refilled by the next round
+    }
+    if (fallback) {
+      // As PgmLowerBoundKernel, from chunk k on.
+      for (; k < args.chunks.count; ++k) {
+        const KernelPgm& g = args.pgms.pgm[k];
+        const KernelChunk& c = args.chunks.chunk[k];
+        if (g.has_max && g.max_key < x && c.num_rows > 0 && __ldg(last_keys + k) < x) continue;
+        const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
+        if (r < c.num_rows) {
+          row = c.first_row + r;
+          break;
+        }
+      }
+    }
+    if (!mine) continue;
+    if (row == kPendingRow && args.last_group) row = args.column_end;
+    args.rows[i] = row;
+  }
+}
+
 /// Groups keys by value: bucket[i] = (ordered key - min) >> shift, capped
 /// at 2^20, and index[i] = i, for a radix sort of the pairs.
 struct BucketArgs {

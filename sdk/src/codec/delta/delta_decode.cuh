@@ -367,6 +367,32 @@ __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const S
   }
 }
 
+/// The sum, modulo 2^64, of `count` consecutive fields of w bits (0 < w <=
+/// 64) from stream bit `bit`: one lane's contiguous run (spec §8.5), read
+/// word by word, each word loaded once.
+__device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t bit, uint64_t count,
+                                               uint32_t w) {
+  const uint64_t* p = stream + (bit >> 6);
+  uint32_t shift = static_cast<uint32_t>(bit & 63);
+  uint64_t current = __ldg(p);
+  uint64_t next = __ldg(p + 1);
+  const uint64_t mask = internal::LowMask(w);
+  uint64_t sum = 0;
+  for (uint64_t k = 0; k < count; ++k) {
+    sum += (shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask;
+    shift += w;
+    if (shift >= 64) {
+      // The next field starts in the next word; the word after it lies in
+      // the payload padding at worst (spec §8.6).
+      shift -= 64;
+      current = next;
+      ++p;
+      next = __ldg(p + 1);
+    }
+  }
+  return sum;
+}
+
 /// Local row x of a checked DELTA partition, by one thread: Seed[t] plus the
 /// Delta_Base and fields of the tile's rows up to x (spec §8.9), read lane
 /// by lane along each lane's contiguous run.
@@ -398,29 +424,89 @@ __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePa
                                                         : internal::kLanes;
   uint64_t sum = 0;  // modulo 2^64, so modulo 2^N once cast to U
   for (uint32_t lane = 0; lane < lanes; ++lane) {
-    // Steps k of this lane with lane + 32 k <= in_tile: a run of contiguous
-    // fields, read word by word (each word is loaded once).
+    // Steps k of this lane with lane + 32 k <= in_tile.
     const uint64_t count = (in_tile - lane) / internal::kLanes + 1;
-    const uint64_t bit = internal::SlapLaneBitOffset(d.rows, w, V, tile, lane);
-    const uint64_t* p = stream + (bit >> 6);
-    uint32_t shift = static_cast<uint32_t>(bit & 63);
-    uint64_t current = __ldg(p);
-    uint64_t next = __ldg(p + 1);
-    const uint64_t mask = internal::LowMask(w);
-    for (uint64_t k = 0; k < count; ++k) {
-      sum += (shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask;
-      shift += w;
-      if (shift >= 64) {
-        // The next field starts in the next word; the word after it lies in
-        // the payload padding at worst (spec §8.6).
-        shift -= 64;
-        current = next;
-        ++p;
-        next = __ldg(p + 1);
-      }
-    }
+    sum += SumLaneRun(stream, internal::SlapLaneBitOffset(d.rows, w, V, tile, lane), count, w);
   }
   return static_cast<U>(value + static_cast<U>(sum));
+}
+
+/// Local rows [a, b) of a checked DELTA partition (a < b <= n), by the whole
+/// warp, into out[0, b - a): the values random access gives (spec §8.9), at
+/// the cost of one tile's prefix per tile instead of one per row. Per tile
+/// touched: lane L sums its own run of the fields before row a (the rows
+/// 32 k + L of the tile below a), one warp sum adds them to Seed[t], and the
+/// rows from a on follow 32 at a time (one field per lane, a warp prefix sum,
+/// the last row carried into the next step). All lanes call it with the same
+/// arguments; `out` is the caller's (shared) memory.
+template <typename U>
+__device__ __forceinline__ void WarpDecodeDeltaRows(const KernelChunk& c, const DevicePartition& d,
+                                                    uint64_t a, uint64_t b, U* out,
+                                                    uint32_t lane) {
+  using S = DeltaStageWord<U>;  // sums modulo 2^32 or 2^64, both multiples of 2^N
+  const uint32_t V = c.values_per_lane;
+  const uint32_t w = d.width;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t* words = c.payload + d.word_offset;
+  const S delta_base = static_cast<S>(__ldg(c.params + d.param_offset));
+  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V);
+  const DeltaExceptionList exceptions(stream, d.rows, w, __ldg(c.params + d.param_offset + 1));
+  const bool has_exceptions = exceptions.count != 0 && w < 64;  // uniform
+  for (uint64_t tile = a / tile_rows; tile * tile_rows < b; ++tile) {
+    const uint64_t first = tile * tile_rows;
+    const uint64_t r0 = max(a, first);
+    const uint64_t r1 = min(b, first + tile_rows);
+    const uint64_t before = r0 - first;  // rows of the tile before r0
+    // 1. v(r0 - 1) = Seed[t] + the Delta_Base and offsets of rows first .. r0 - 1.
+    uint64_t sum = 0;
+    if (w > 0 && lane < before) {
+      const uint64_t count = (before - 1 - lane) / internal::kLanes + 1;
+      sum = SumLaneRun(stream, internal::SlapLaneBitOffset(d.rows, w, V, tile, lane), count, w);
+    }
+    uint32_t next_exception = 0;  // uniform: the first exception at or after the step's rows
+    if (has_exceptions) {
+      const uint32_t in_tile = exceptions.WarpLowerBound(first, lane);
+      next_exception = exceptions.WarpLowerBound(r0, lane);
+      for (uint32_t i = in_tile + lane; i < next_exception; i += internal::kLanes) {
+        sum += exceptions.High(i) << w;
+      }
+    }
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      sum += __shfl_xor_sync(0xFFFFFFFFu, static_cast<unsigned long long>(sum), offset);
+    }
+    S carry = static_cast<S>(__ldg(words + tile) + static_cast<uint64_t>(delta_base) * before + sum);
+    // 2. Rows r0 .. r1 - 1, a step of 32 consecutive rows at a time.
+    for (uint64_t step = r0; step < r1; step += internal::kLanes) {
+      const uint64_t row = step + lane;
+      const bool in = row < r1;
+      uint64_t u = 0;
+      if (in && w > 0) {
+        u = LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
+      }
+      if (has_exceptions) {
+        // The step's exceptions are a prefix of the next 32 (rows strictly
+        // increase, checked on the host): lane j holds exception
+        // next_exception + j and hands its high part to the lane of its row.
+        const uint32_t i = next_exception + lane;
+        const uint64_t exception_row = i < exceptions.count ? exceptions.Row(i) : ~uint64_t{0};
+        const bool hit = exception_row >= step && exception_row - step < internal::kLanes;
+        const uint64_t high = hit ? exceptions.High(i) << w : 0;
+        uint32_t hits = __ballot_sync(0xFFFFFFFFu, hit);
+        next_exception += static_cast<uint32_t>(__popc(hits));
+        while (hits != 0) {
+          const int j = __ffs(static_cast<int>(hits)) - 1;
+          hits &= hits - 1;
+          const uint32_t target = __shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(exception_row - step), j);
+          const uint64_t add = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(high), j);
+          if (lane == target) u += add;
+        }
+      }
+      const S inclusive = WarpInclusiveSum<S>(in ? static_cast<S>(delta_base + static_cast<S>(u)) : S{0});
+      if (in) out[row - a] = static_cast<U>(carry + inclusive);
+      carry = static_cast<S>(carry + ShuffleValue(inclusive, 31));
+    }
+  }
 }
 
 }  // namespace l3::cuda::detail

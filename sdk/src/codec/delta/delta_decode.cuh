@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "codec/delta/delta_layout.hpp"
+#include "common/warp_scan.cuh"
 
 namespace l3::cuda::detail {
 
@@ -86,42 +87,9 @@ struct DeltaExceptionList {
   }
 };
 
-/// x plus the x of the lane `offset` below, or x alone in the lowest
-/// `offset` lanes: one step of an inclusive warp scan. The shuffle's own
-/// in-range predicate guards the addition (two instructions, where the
-/// intrinsic and a lane test take four).
-__device__ __forceinline__ uint32_t ShuffleUpAdd(uint32_t x, uint32_t offset) {
-  uint32_t r;
-  asm("{\n\t.reg .u32 t;\n\t.reg .pred p;\n\t"
-      "shfl.sync.up.b32 t|p, %1, %2, 0x0, 0xffffffff;\n\t"
-      "@p add.u32 t, t, %1;\n\t"
-      "mov.u32 %0, t;\n\t}"
-      : "=r"(r)
-      : "r"(x), "r"(offset));
-  return r;
-}
-
-__device__ __forceinline__ unsigned long long ShuffleUpAdd(unsigned long long x, uint32_t offset) {
-  unsigned long long r;
-  asm("{\n\t.reg .u32 lo, hi;\n\t.reg .u64 t;\n\t.reg .pred p;\n\t"
-      "mov.b64 {lo, hi}, %1;\n\t"
-      "shfl.sync.up.b32 lo|p, lo, %2, 0x0, 0xffffffff;\n\t"
-      "shfl.sync.up.b32 hi|p, hi, %2, 0x0, 0xffffffff;\n\t"
-      "mov.b64 t, {lo, hi};\n\t"
-      "@p add.u64 t, t, %1;\n\t"
-      "mov.u64 %0, t;\n\t}"
-      : "=l"(r)
-      : "l"(x), "r"(offset));
-  return r;
-}
-
-/// Inclusive sum of x over lanes 0..L (Kogge-Stone, five steps).
-template <typename S>
-__device__ __forceinline__ S WarpInclusiveSum(S x) {
-#pragma unroll
-  for (uint32_t offset = 1; offset < 32; offset <<= 1) x = ShuffleUpAdd(x, offset);
-  return x;
-}
+// Warp scans shared with the other CUDA decoders (common/warp_scan.cuh).
+using internal::ShuffleUpAdd;
+using internal::WarpInclusiveSum;
 
 /// Minimum of `x` over the warp.
 __device__ __forceinline__ uint32_t WarpMin(uint32_t x) {

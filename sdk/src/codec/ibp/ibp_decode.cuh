@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "codec/ibp/ibp_format.hpp"
+#include "common/warp_scan.cuh"
 
 namespace l3::internal {
 
@@ -218,6 +219,83 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
   }
 }
 
+/// IbpDecodeRowGroup for a whole warp (g = 32, known here at compile time)
+/// on rows of fewer than 2^26 words: the same values and checks with 32-bit
+/// stream positions, a full-warp scan of two instructions a step (the group
+/// scan's runtime lane mask costs a convergence check per step) and the
+/// word stored whole, or as two halves for 4-byte values in 8-byte words.
+/// Measured with Nsight Compute on Cora (docs/results/gpu-notes.md, v19):
+/// the group loop issued 270 warp instructions per 32 words, a quarter of
+/// them in its scan and a fifth in its byte-wise stores.
+template <typename Word>
+__device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
+                                 uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint32_t m = c.words_per_row;
+  const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
+  if (!opened.ok) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+    return;
+  }
+  const bool raw = opened.raw;
+  const uint32_t stream_words = static_cast<uint32_t>(opened.stream_words);  // < m
+  // Stores: the whole word where its type fills it, two 4-byte halves for
+  // 4-byte values in 8-byte words; 2-byte values go through IbpStoreWord.
+  const bool whole = store_bytes == sizeof(Word);
+  const bool halves = sizeof(Word) == 8 && store_bytes == 4;
+  uint32_t base = 0;  // stream bits of the words before this step
+  for (uint32_t j0 = 0; j0 < m; j0 += 32) {
+    const uint32_t j = j0 + g.lane;
+    const bool in_row = j < m;
+    bool participates = false;
+    Word mask_j = 0;
+    uint32_t f = 0;
+    if (in_row) {
+      f = W;
+      if (!raw) {
+        participates = (IbpLoadWord(opened.words + j / W) >> (j % W)) & 1;
+        if (participates) {
+          mask_j = IbpLoadWord(opened.mask + j);
+          f = W - PopCount(mask_j);
+        }
+      }
+    }
+    const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
+    if (in_row) {
+      const uint32_t pos = base + inclusive - f;
+      Word x = 0;
+      if (f > 0) {
+        const uint32_t i = pos / W;
+        const uint32_t off = pos % W;
+        const Word hi = i < stream_words ? IbpLoadWord(opened.stream + i) : Word{0};
+        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
+                            ? IbpLoadWord(opened.stream + i + 1)
+                            : Word{0};
+        x = MsbField<Word>(hi, lo, off, f);
+      }
+      const Word value = participates ? static_cast<Word>(IbpLoadWord(opened.bitval + j) |
+                                                          DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                                      : x;
+      const uint32_t at = j * static_cast<uint32_t>(sizeof(Word));
+      if (whole && at + sizeof(Word) <= row_bytes) {
+        *reinterpret_cast<Word*>(out_row + at) = value;
+      } else if (halves) {
+        uint32_t* p = reinterpret_cast<uint32_t*>(out_row + at);
+        if (at < row_bytes) p[0] = static_cast<uint32_t>(value);
+        if (at + 4 < row_bytes) p[1] = static_cast<uint32_t>(static_cast<uint64_t>(value) >> 32);
+      } else {
+        IbpStoreWord<Word>(out_row, j, value, row_bytes, store_bytes);
+      }
+    }
+    base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  }
+  // Rule 5: the row's words are exactly its bitmap and its fields.
+  if (!raw && opened.bitmap_words + (uint64_t{base} + W - 1) / W != opened.length) {
+    __syncwarp();
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+  }
+}
+
 /// IbpDecodeRowGroup for a whole warp (g = 32) on a row of m > 32 words,
 /// kSteps steps of 32 words per pass: the bitmap, mask and bit-value loads
 /// of all steps are issued together (masks unconditionally), then their
@@ -324,14 +402,20 @@ __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint6
   const IbpKernelChunk& chunk = set.chunk[c];
   const uint64_t local = row - chunk.first_row;
   const bool wide = allow_wide && g.size == 32 && chunk.words_per_row > 32;
+  // A whole warp on rows of fewer than 2^26 words (32-bit stream positions).
+  const bool warp = g.size == 32 && chunk.words_per_row < (1u << 26);
   if (chunk.word_bytes == 8) {
     if (wide) {
       IbpDecodeWideRow<uint64_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
+    } else if (warp) {
+      IbpDecodeWarpRow<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
     } else {
       IbpDecodeRowGroup<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
     }
   } else if (wide) {
     IbpDecodeWideRow<uint32_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
+  } else if (warp) {
+    IbpDecodeWarpRow<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   } else {
     IbpDecodeRowGroup<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   }

@@ -87,6 +87,17 @@ __device__ __forceinline__ void IbpStoreWord(uint8_t* out_row, uint64_t j, Word 
   }
 }
 
+/// `v` of lane `src` of the warp, for 32- and 64-bit words.
+template <typename Word>
+__device__ __forceinline__ Word ShuffleWord(Word v, uint32_t src) {
+  if constexpr (sizeof(Word) == 8) {
+    return static_cast<Word>(
+        __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(v), static_cast<int>(src)));
+  } else {
+    return static_cast<Word>(__shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(v), static_cast<int>(src)));
+  }
+}
+
 /// A group of `g` lanes (a power of two, at most 32) decodes one row; the
 /// lanes of a group name themselves by `lane` (0..g-1) and synchronise with
 /// `members` only, so groups of one warp may take different paths.
@@ -220,13 +231,19 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
 }
 
 /// IbpDecodeRowGroup for a whole warp (g = 32, known here at compile time)
-/// on rows of fewer than 2^26 words: the same values and checks with 32-bit
-/// stream positions, a full-warp scan of two instructions a step (the group
-/// scan's runtime lane mask costs a convergence check per step) and the
-/// word stored whole, or as two halves for 4-byte values in 8-byte words.
-/// Measured with Nsight Compute on Cora (docs/results/gpu-notes.md, v19):
-/// the group loop issued 270 warp instructions per 32 words, a quarter of
-/// them in its scan and a fifth in its byte-wise stores.
+/// on rows of fewer than 2^26 words: the same values and checks, arranged so
+/// that no load waits for another. A step's 32 fields lie in the 33 stream
+/// words from floor(base / W) on, so lane L loads word L of them (and every
+/// lane the 33rd) before the width scan, and each lane then takes its field's
+/// two words from their lanes by shuffles; the bitmap, mask and bit-value
+/// words of the next step are loaded during this one (masks whether the word
+/// participates or not). Positions are 32-bit, the scan step is two
+/// instructions, and words are stored whole (or as two halves for 4-byte
+/// values in 8-byte words). Measured with Nsight Compute on Cora
+/// (docs/results/gpu-notes.md, v19): the group loop issued 270 warp
+/// instructions per 32 words, a quarter in its scan (a convergence check per
+/// step for its runtime lane mask) and a fifth in its byte-wise stores; with
+/// those gone the stalls were on the chain of dependent loads.
 template <typename Word>
 __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
                                  uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
@@ -239,43 +256,55 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
   }
   const bool raw = opened.raw;
   const uint32_t stream_words = static_cast<uint32_t>(opened.stream_words);  // < m
+  const uint32_t lane = g.lane;
   // Stores: the whole word where its type fills it, two 4-byte halves for
   // 4-byte values in 8-byte words; 2-byte values go through IbpStoreWord.
   const bool whole = store_bytes == sizeof(Word);
   const bool halves = sizeof(Word) == 8 && store_bytes == 4;
+  // The participation bitmap word, mask and bit value of word j (0 past the
+  // row, or for a raw row).
+  Word bitmap_j = 0, mask_j = 0, bitval_j = 0;
+  if (!raw && lane < m) {
+    bitmap_j = IbpLoadWord(opened.words + lane / W);
+    mask_j = IbpLoadWord(opened.mask + lane);
+    bitval_j = IbpLoadWord(opened.bitval + lane);
+  }
   uint32_t base = 0;  // stream bits of the words before this step
   for (uint32_t j0 = 0; j0 < m; j0 += 32) {
-    const uint32_t j = j0 + g.lane;
+    const uint32_t j = j0 + lane;
     const bool in_row = j < m;
-    bool participates = false;
-    Word mask_j = 0;
-    uint32_t f = 0;
-    if (in_row) {
-      f = W;
-      if (!raw) {
-        participates = (IbpLoadWord(opened.words + j / W) >> (j % W)) & 1;
-        if (participates) {
-          mask_j = IbpLoadWord(opened.mask + j);
-          f = W - PopCount(mask_j);
-        }
-      }
+    // This step's stream words, [first_word, first_word + 32].
+    const uint32_t first_word = base / W;
+    const Word my_word =
+        first_word + lane < stream_words ? IbpLoadWord(opened.stream + first_word + lane) : Word{0};
+    const Word last_word =
+        first_word + 32 < stream_words ? IbpLoadWord(opened.stream + first_word + 32) : Word{0};
+    // The next step's metadata.
+    Word next_bitmap = 0, next_mask = 0, next_bitval = 0;
+    const uint32_t next_j = j + 32;
+    if (!raw && next_j < m) {
+      next_bitmap = IbpLoadWord(opened.words + next_j / W);
+      next_mask = IbpLoadWord(opened.mask + next_j);
+      next_bitval = IbpLoadWord(opened.bitval + next_j);
     }
+    const bool participates = in_row && !raw && ((bitmap_j >> (j % W)) & 1) != 0;
+    const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
     const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
+    const uint32_t pos = base + inclusive - f;
+    const uint32_t k = pos / W - first_word;  // <= 32 for every field of f > 0
+    const uint32_t off = pos % W;
+    const Word hi_lane = ShuffleWord(my_word, min(k, 31u));
+    const Word lo_lane = ShuffleWord(my_word, min(k + 1, 31u));
     if (in_row) {
-      const uint32_t pos = base + inclusive - f;
       Word x = 0;
       if (f > 0) {
-        const uint32_t i = pos / W;
-        const uint32_t off = pos % W;
-        const Word hi = i < stream_words ? IbpLoadWord(opened.stream + i) : Word{0};
-        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
-                            ? IbpLoadWord(opened.stream + i + 1)
-                            : Word{0};
+        const Word hi = k < 32 ? hi_lane : last_word;
+        const Word lo = k + 1 < 32 ? lo_lane : last_word;  // read only when the field crosses
         x = MsbField<Word>(hi, lo, off, f);
       }
-      const Word value = participates ? static_cast<Word>(IbpLoadWord(opened.bitval + j) |
-                                                          DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                                      : x;
+      const Word value =
+          participates ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                       : x;
       const uint32_t at = j * static_cast<uint32_t>(sizeof(Word));
       if (whole && at + sizeof(Word) <= row_bytes) {
         *reinterpret_cast<Word*>(out_row + at) = value;
@@ -288,6 +317,9 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
       }
     }
     base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+    bitmap_j = next_bitmap;
+    mask_j = next_mask;
+    bitval_j = next_bitval;
   }
   // Rule 5: the row's words are exactly its bitmap and its fields.
   if (!raw && opened.bitmap_words + (uint64_t{base} + W - 1) / W != opened.length) {

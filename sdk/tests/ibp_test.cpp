@@ -170,6 +170,38 @@ TEST_CASE("deposit and extract are inverse, and the MSB-first field reader match
     const uint32_t x32 = static_cast<uint32_t>(x);
     CHECK(DepositBits<uint32_t>(ExtractBits<uint32_t>(x32, free32), free32) == (x32 & free32));
   }
+  // DepositBits against PDEP bit by bit: random masks, float-like masks
+  // (a run or two of free bits per 32-bit half) and the extremes.
+  auto pdep = [](uint64_t x, uint64_t free, int bits) {
+    uint64_t out = 0;
+    int next = 0;
+    for (int t = 0; t < bits; ++t) {
+      if ((free >> t) & 1) out |= ((x >> next++) & 1) << t;
+    }
+    return out;
+  };
+  for (int i = 0; i < 50000; ++i) {
+    uint64_t free = rng();
+    const int shape = i % 6;
+    if (shape == 0) free = 0;
+    if (shape == 1) free = ~uint64_t{0};
+    if (shape == 2) free &= rng() & rng();
+    if (shape >= 3) {  // each half: bit 31 or not, and one run of low or middle bits
+      uint64_t f = 0;
+      for (int half = 0; half < 2; ++half) {
+        const uint32_t lo = static_cast<uint32_t>(rng() % 32), len = static_cast<uint32_t>(rng() % (33 - lo));
+        uint32_t h = len == 32 ? 0xFFFFFFFFu : ((uint32_t{1} << len) - 1) << lo;
+        if (shape == 4) h |= 0x80000000u;
+        if (shape == 5) h |= static_cast<uint32_t>(rng()) & 0x00FF0000u;
+        f |= uint64_t{h} << (32 * half);
+      }
+      free = f;
+    }
+    const uint64_t x = rng();
+    CHECK(DepositBits<uint64_t>(x, free) == pdep(x, free, 64));
+    CHECK(DepositBits<uint32_t>(static_cast<uint32_t>(x), static_cast<uint32_t>(free)) ==
+          pdep(x & 0xFFFFFFFFu, free & 0xFFFFFFFFu, 32));
+  }
   // MsbField against a bit-by-bit reading of a two-word stream.
   for (int i = 0; i < 20000; ++i) {
     const uint32_t hi = static_cast<uint32_t>(rng()), lo = static_cast<uint32_t>(rng());

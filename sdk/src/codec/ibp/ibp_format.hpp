@@ -49,6 +49,14 @@ L3_HD uint32_t PopCount(Word w) {
 #endif
 }
 
+L3_HD uint32_t CountTrailingZeros32(uint32_t w) {  // w != 0
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__ffs(static_cast<int>(w)) - 1);
+#else
+  return static_cast<uint32_t>(__builtin_ctz(w));
+#endif
+}
+
 L3_HD uint32_t CountTrailingZeros64(uint64_t w) {  // w != 0
 #if defined(__CUDA_ARCH__)
   return static_cast<uint32_t>(__ffsll(static_cast<long long>(w)) - 1);
@@ -70,25 +78,43 @@ L3_HD Word MsbField(Word hi, Word lo, uint32_t off, uint32_t f) {
   return static_cast<Word>(v >> (W - f));
 }
 
+/// PDEP on 32 bits: the bits of `x`, least significant first, into the set
+/// bits of `free`, one step per run of consecutive set bits (float masks
+/// leave a run or two per 32-bit value).
+L3_HD uint32_t DepositBits32(uint32_t x, uint32_t free) {
+  if (free == 0xFFFFFFFFu) return x;
+  uint32_t out = 0;
+  while (free != 0) {
+    const uint32_t s = CountTrailingZeros32(free);
+    // The run's length: free >> s is not all ones (free is not), so its
+    // complement has a lowest set bit, and len < 32.
+    const uint32_t len = CountTrailingZeros32(~(free >> s));
+    const uint32_t run_mask = (uint32_t{1} << len) - 1;
+    out |= (x & run_mask) << s;
+    x >>= len;
+    free &= ~(run_mask << s);
+  }
+  return out;
+}
+
 /// x86 PDEP: the bits of `x`, least significant first, into the set bits of
 /// `free` (least significant first). spec §11.2.3 step 4 with free = ~Mask.
-/// Walks runs of consecutive set bits, so it costs one step per run.
+/// A 64-bit word (two 4-byte values, or one 8-byte value) goes as two
+/// 32-bit halves: the low half takes popcount(low half of free) bits of x,
+/// the high half the bits after them.
 template <typename Word>
 L3_HD Word DepositBits(Word x, Word free) {
-  constexpr uint32_t W = 8 * sizeof(Word);
-  uint64_t rest = static_cast<uint64_t>(free);
-  uint64_t src = static_cast<uint64_t>(x);
-  uint64_t out = 0;
-  while (rest != 0) {
-    const uint32_t s = CountTrailingZeros64(rest);
-    const uint64_t from_s = rest >> s;
-    const uint32_t len = ~from_s == 0 ? 64 - s : CountTrailingZeros64(~from_s);
-    out |= (src & LowMask(len)) << s;
-    src = len >= 64 ? 0 : src >> len;
-    rest &= (s + len >= 64) ? LowMask(s) : ~(LowMask(len) << s);
-    (void)W;
+  if constexpr (sizeof(Word) == 4) {
+    return DepositBits32(x, free);
+  } else {
+    const uint64_t f = static_cast<uint64_t>(free);
+    const uint32_t free_lo = static_cast<uint32_t>(f);
+    const uint32_t low_bits = PopCount<uint32_t>(free_lo);
+    const uint64_t rest = low_bits == 32 ? static_cast<uint64_t>(x) >> 32 : static_cast<uint64_t>(x) >> low_bits;
+    const uint64_t lo = DepositBits32(static_cast<uint32_t>(x), free_lo);
+    const uint64_t hi = DepositBits32(static_cast<uint32_t>(rest), static_cast<uint32_t>(f >> 32));
+    return static_cast<Word>(lo | (hi << 32));
   }
-  return static_cast<Word>(out);
 }
 
 /// x86 PEXT: the bits of `x` at the set bits of `free`, packed from the least

@@ -133,6 +133,24 @@ std::vector<uint8_t> WriteIndexedColumn(PhysicalType type, const std::vector<uin
   return WriteColumn("k", type, raw.data(), canonical.size(), options);
 }
 
+/// A written column "k" opened from `file` (which must outlive it), with
+/// the column and its PGM index uploaded to the device.
+struct IndexedOnDevice {
+  Reader reader;
+  DeviceColumnBuffer column;
+  DevicePgmBuffer pgm;
+};
+
+IndexedOnDevice OpenOnDevice(const std::vector<uint8_t>& file) {
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
+  REQUIRE(column.ok());
+  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
+  REQUIRE(pgm.ok());
+  return IndexedOnDevice{std::move(*reader), std::move(*column), std::move(*pgm)};
+}
+
 void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta, uint64_t seed,
                  int random_keys = 2000, uint32_t values_per_lane = 64) {
   CAPTURE(PhysicalTypeName(type));
@@ -146,12 +164,10 @@ void CheckColumn(PhysicalType type, uint64_t n, uint64_t chunk_rows, bool delta,
   options.partitioner.enable_delta = delta;
   options.values_per_lane = values_per_lane;
   const std::vector<uint8_t> file = WriteIndexedColumn(type, canonical, options);
-  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
-  REQUIRE(reader.ok());
-  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
-  REQUIRE(column.ok());
-  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
-  REQUIRE(pgm.ok());
+  IndexedOnDevice d = OpenOnDevice(file);
+  const DeviceColumnBuffer* column = &d.column;
+  const DevicePgmBuffer* pgm = &d.pgm;
+  const Reader* reader = &d.reader;
   CHECK(pgm->chunks().size() == column->chunks().size());
   const std::vector<uint64_t> keys = Probes(canonical, seed + 1, random_keys);
   const std::vector<uint64_t> gpu = GpuLowerBound(*column, *pgm, keys);
@@ -197,12 +213,9 @@ void CheckDeltaGrouped(uint64_t n, uint64_t chunk_rows, uint32_t values_per_lane
   options.chunk_rows = chunk_rows;
   options.values_per_lane = values_per_lane;
   const std::vector<uint8_t> file = WriteIndexedColumn(PhysicalType::kUInt64, canonical, options);
-  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
-  REQUIRE(reader.ok());
-  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
-  REQUIRE(column.ok());
-  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
-  REQUIRE(pgm.ok());
+  IndexedOnDevice d = OpenOnDevice(file);
+  const DeviceColumnBuffer* column = &d.column;
+  const DevicePgmBuffer* pgm = &d.pgm;
   uint64_t delta_rows = 0;
   for (const DeviceChunk& c : column->chunks()) delta_rows += c.delta_rows;
   REQUIRE(delta_rows >= n / 10 * 9);  // the path under test is mostly the DELTA one
@@ -297,13 +310,9 @@ TEST_CASE("GPU PGM lookups: chunk statistics that lie never give a wrong row") {
   WriteOptions options;
   options.chunk_rows = 4000;
   const std::vector<uint8_t> file = WriteIndexedColumn(type, canonical, options);
-  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
-  REQUIRE(reader.ok());
-  Result<DeviceColumnBuffer> column = UploadColumn(*reader, 0, nullptr);
-  REQUIRE(column.ok());
-  Result<DevicePgmBuffer> pgm = UploadPgmIndex(*reader, 0, nullptr);
-  REQUIRE(pgm.ok());
-  std::vector<DevicePgmChunk> lying = pgm->chunks();
+  IndexedOnDevice d = OpenOnDevice(file);
+  const DeviceColumnBuffer* column = &d.column;
+  std::vector<DevicePgmChunk> lying = d.pgm.chunks();
   REQUIRE(lying.size() > 3);
   for (DevicePgmChunk& g : lying) {
     REQUIRE(g.has_min_max);

@@ -503,15 +503,7 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
                                                       8 * sizeof(U), is_signed),
                             is_signed);
         };
-        uint64_t a = lo, b = hi;
-        while (a < b) {
-          const uint64_t mid = a + (b - a) / 2;
-          if (key(mid) < x) {
-            a = mid + 1;
-          } else {
-            b = mid;
-          }
-        }
+        const uint64_t a = FirstNotBelow(key, lo, hi, x);
         const bool left_ok = a == 0 || key(a - 1) < x;
         const bool right_ok = a == n || key(a) >= x;
         if (!left_ok || !right_ok) {

@@ -192,7 +192,15 @@ Status LowerBoundImpl(const DeviceChunk* chunks, const DevicePgmChunk* pgms, siz
     const size_t last = std::min(num_chunks, first + detail::kMaxLaunchChunks);
     detail::LowerBoundArgs args{};
     args.chunks = launch::MakeChunkSet(chunks, first, last);
-    for (size_t i = first; i < last; ++i) args.pgms.pgm[i - first] = ToKernelPgm(pgms[i]);
+    // The launch's segments, every level, go to each block's shared memory
+    // when they fit (the descriptors' level offsets were checked above).
+    uint64_t segments = 0;
+    for (size_t i = first; i < last; ++i) {
+      args.pgms.pgm[i - first] = ToKernelPgm(pgms[i]);
+      args.pgms.pgm[i - first].stage_offset = static_cast<uint32_t>(std::min<uint64_t>(segments, UINT32_MAX));
+      segments += pgms[i].level_offsets[pgms[i].num_levels];
+    }
+    args.pgms.staged = segments <= detail::kPgmStageSegments ? 1u : 0u;
     args.order = groups.order;
     args.keys = d_keys;
     args.rows = d_rows;

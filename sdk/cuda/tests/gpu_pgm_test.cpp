@@ -266,6 +266,34 @@ TEST_CASE("GPU PGM lookups: grouped keys over DELTA partitions with exceptions")
   CheckDeltaGrouped(90000, 7001, 1, 203);                 // 13 chunks, tiles of 32 rows
 }
 
+TEST_CASE("GPU PGM lookups: segments staged in shared memory or read from device memory") {
+  // The same keys written with two error bounds: one index small enough for
+  // each block to copy into shared memory, one too large; every key in both
+  // orders against std::lower_bound.
+  const std::vector<uint64_t> canonical = KeysWithRareGaps(150000, 301, 1000000);
+  size_t staged = 0, unstaged = 0;
+  for (const uint32_t epsilon : {128u, 8u}) {
+    CAPTURE(epsilon);
+    WriteOptions options;
+    options.pgm_epsilon = epsilon;
+    const std::vector<uint8_t> file = WriteIndexedColumn(PhysicalType::kUInt64, canonical, options);
+    IndexedOnDevice d = OpenOnDevice(file);
+    uint64_t segments = 0;
+    for (const DevicePgmChunk& g : d.pgm.chunks()) segments += g.level_offsets[g.num_levels];
+    (segments <= kPgmSharedSegments ? staged : unstaged) += 1;
+    const std::vector<uint64_t> keys = Probes(canonical, 302, 30000);
+    REQUIRE(keys.size() >= kLowerBoundSortMinKeys);
+    for (const bool grouped : {false, true}) {
+      CAPTURE(grouped);
+      const std::vector<uint64_t> rows = GpuLowerBound(d.column.chunks().data(), d.pgm.chunks().data(),
+                                                       d.column.chunks().size(), keys, grouped);
+      CHECK(WrongRows(rows, canonical, keys, false) == 0);
+    }
+  }
+  CHECK(staged == 1);  // both paths ran
+  CHECK(unstaged == 1);
+}
+
 TEST_CASE("GPU PGM lookups: an index that lies costs a search, never a wrong row") {
   const PhysicalType type = PhysicalType::kUInt32;
   const uint64_t n = 50000;

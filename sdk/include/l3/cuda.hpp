@@ -206,6 +206,12 @@ inline constexpr size_t kLowerBoundSortMinKeys = size_t{1} << 16;
 Result<size_t> LowerBoundTempBytes(const DeviceChunk* chunks, const DevicePgmChunk* pgms,
                                    size_t num_chunks, size_t num_keys);
 
+/// LowerBound copies the segments of every level of the chunks it searches
+/// into each block's shared memory when there are at most this many (with up
+/// to 32 chunks a launch); larger indexes are read through the read-only
+/// cache. Either way the rows are the same.
+inline constexpr uint32_t kPgmSharedSegments = 512;
+
 /// Batched lookups: d_rows[i] = the first row of the chunks whose value is
 /// >= d_keys[i], or the row after the last chunk when there is none; the
 /// answer Reader::LowerBound gives. Keys are 64-bit canonical values (cast

@@ -2,7 +2,9 @@
 // prediction of §11.3.3 computed exactly as pgm_lookup.cpp computes it on the
 // CPU, and the batched lower-bound kernels: one thread per key for keys in
 // the caller's order, one warp per 32 keys grouped by value (a shared window
-// of decoded rows, PgmLowerBoundGroupedKernel). Included by the
+// of decoded rows, PgmLowerBoundGroupedKernel). Both read the index's
+// segments from shared memory when all of a launch's fit (PgmStage), else
+// through the read-only cache. Included by the
 // CUDA backend's pgm_api.cu after kernels/decode_kernels.cuh, whose random
 // access (FindPartition, LoadPartition, DecodeOne) it uses.
 //
@@ -36,10 +38,39 @@ struct KernelPgm {
   uint32_t epsilon_recursive;  // "epsilon_recursive"
   uint32_t num_levels;         // levels on the device (1: the leaf only)
   uint32_t level_offsets[::l3::cuda::kMaxDevicePgmLevels + 1];  // "level_offsets"
+  uint32_t stage_offset;       // its first segment in the block's PgmStage, when staged
 };
 
 struct PgmSet {
   KernelPgm pgm[kMaxLaunchChunks];
+  uint32_t staged;  // 1: the segments of every level of every chunk fit in a PgmStage
+};
+
+/// Segments (all levels of all chunks of a launch) that a block copies to
+/// shared memory when they fit: 10 KiB.
+inline constexpr uint32_t kPgmStageSegments = ::l3::cuda::kPgmSharedSegments;
+
+struct PgmStage {
+  uint64_t keys[kPgmStageSegments];
+  uint64_t intercepts[kPgmStageSegments];
+  float slopes[kPgmStageSegments];
+};
+
+/// One chunk's segments as a lookup reads them: from the block's shared
+/// stage when the launch's segments fit there, else from device memory.
+struct PgmView {
+  const KernelPgm& g;
+  const PgmStage* stage;  // null: device memory
+
+  __device__ __forceinline__ uint64_t Key(uint32_t s) const {
+    return stage != nullptr ? stage->keys[g.stage_offset + s] : __ldg(g.keys + s);
+  }
+  __device__ __forceinline__ float Slope(uint32_t s) const {
+    return stage != nullptr ? stage->slopes[g.stage_offset + s] : __ldg(g.slopes + s);
+  }
+  __device__ __forceinline__ uint64_t Intercept(uint32_t s) const {
+    return stage != nullptr ? stage->intercepts[g.stage_offset + s] : __ldg(g.intercepts + s);
+  }
 };
 
 /// rows[i] of a launch over chunks [first, first + count) of the column.
@@ -75,29 +106,28 @@ __device__ __forceinline__ uint64_t OrderedKey(uint64_t canonical, bool is_signe
 /// spec §11.3.3 for segment s of a level of `n` positions whose segments are
 /// [level_begin, level_end): the predicted position p, clamped as the spec
 /// says, and the window [lo, hi] around it.
-__device__ __forceinline__ void PredictFrom(const KernelPgm& g, uint32_t s, uint32_t level_end,
+__device__ __forceinline__ void PredictFrom(const PgmView& g, uint32_t s, uint32_t level_end,
                                             uint64_t x, uint64_t n, uint64_t eps, uint64_t* lo,
                                             uint64_t* hi) {
-  const double t = __dmul_rn(static_cast<double>(__ldg(g.slopes + s)),
-                             __ull2double_rn(x - __ldg(g.keys + s)));
-  const uint64_t base = __ldg(g.intercepts + s);
+  const double t = __dmul_rn(static_cast<double>(g.Slope(s)), __ull2double_rn(x - g.Key(s)));
+  const uint64_t base = g.Intercept(s);
   uint64_t p = n;
   if (t < 18446744073709551616.0) {
     const uint64_t f = __double2ull_rz(t);
     if (base <= n && f < n - base) p = base + f;
   }
-  const uint64_t cap = s + 1 < level_end ? __ldg(g.intercepts + s + 1) : n;
+  const uint64_t cap = s + 1 < level_end ? g.Intercept(s + 1) : n;
   p = min(p, min(cap, n));
   *lo = p > eps ? p - eps : 0;
   *hi = n - p > eps + 2 ? p + eps + 2 : n;
 }
 
 /// The first of keys[begin, end) that is > x (upper bound), by bisection.
-__device__ __forceinline__ uint32_t UpperBound(const uint64_t* keys, uint32_t begin, uint32_t end,
+__device__ __forceinline__ uint32_t UpperBound(const PgmView& g, uint32_t begin, uint32_t end,
                                                uint64_t x) {
   while (begin < end) {
     const uint32_t mid = begin + (end - begin) / 2;
-    if (__ldg(keys + mid) <= x) {
+    if (g.Key(mid) <= x) {
       begin = mid + 1;
     } else {
       end = mid;
@@ -112,40 +142,40 @@ __device__ __forceinline__ uint32_t UpperBound(const uint64_t* keys, uint32_t be
 /// upper segment predicts a window of the level below (epsilon_recursive),
 /// searched by bisection and checked, so that upper levels that lie cost a
 /// bisection of that level, never a wrong segment.
-__device__ __forceinline__ uint32_t LeafSegment(const KernelPgm& g, uint64_t x) {
-  const uint32_t levels = g.num_levels;
-  if (levels < 2) return UpperBound(g.keys, 0, g.num_segments, x) - 1;
-  uint32_t s = g.level_offsets[levels - 1];  // the top level's one segment
+__device__ __forceinline__ uint32_t LeafSegment(const PgmView& g, uint64_t x) {
+  const uint32_t levels = g.g.num_levels;
+  const uint32_t* level_offsets = g.g.level_offsets;
+  if (levels < 2) return UpperBound(g, 0, g.g.num_segments, x) - 1;
+  uint32_t s = level_offsets[levels - 1];  // the top level's one segment
   for (uint32_t l = levels - 1; l >= 1; --l) {
-    const uint32_t below = g.level_offsets[l - 1];
-    const uint32_t below_end = g.level_offsets[l];
+    const uint32_t below = level_offsets[l - 1];
+    const uint32_t below_end = level_offsets[l];
     const uint64_t n = below_end - below;
     uint64_t lo = 0, hi = 0;
-    PredictFrom(g, s, g.level_offsets[l + 1], x, n, g.epsilon_recursive, &lo, &hi);
+    PredictFrom(g, s, level_offsets[l + 1], x, n, g.g.epsilon_recursive, &lo, &hi);
     // The window holds the lower bound of x among the keys below, so their
     // upper bound lies in [lo, hi + 1].
-    uint32_t u = UpperBound(g.keys, below + static_cast<uint32_t>(lo),
+    uint32_t u = UpperBound(g, below + static_cast<uint32_t>(lo),
                             below + static_cast<uint32_t>(min(hi + 1, n)), x);
-    const bool ok = u > below && __ldg(g.keys + u - 1) <= x &&
-                    (u == below_end || __ldg(g.keys + u) > x);
-    if (!ok) u = UpperBound(g.keys, below, below_end, x);
+    const bool ok = u > below && g.Key(u - 1) <= x && (u == below_end || g.Key(u) > x);
+    if (!ok) u = UpperBound(g, below, below_end, x);
     // Only an upper level that lies about its first key leaves u == below:
     // then the leaf, whose first key is <= x, is bisected.
-    if (u == below) return UpperBound(g.keys, 0, g.num_segments, x) - 1;
+    if (u == below) return UpperBound(g, 0, g.g.num_segments, x) - 1;
     s = u - 1;
   }
   return s;
 }
 
-__device__ __forceinline__ void PgmWindow(const KernelPgm& g, uint64_t x, uint64_t* lo,
+__device__ __forceinline__ void PgmWindow(const PgmView& g, uint64_t x, uint64_t* lo,
                                           uint64_t* hi) {
-  if (g.num_segments == 0 || x < __ldg(g.keys)) {
+  if (g.g.num_segments == 0 || x < g.Key(0)) {
     *lo = 0;
     *hi = 0;
     return;
   }
   const uint32_t s = LeafSegment(g, x);
-  PredictFrom(g, s, g.num_segments, x, g.num_keys, g.epsilon, lo, hi);
+  PredictFrom(g, s, g.g.num_segments, x, g.g.num_keys, g.g.epsilon, lo, hi);
 }
 
 /// Ordered keys of chunk rows by random access, keeping the partition of the
@@ -285,7 +315,7 @@ __device__ __forceinline__ uint64_t FirstNotBelow(Key& key, uint64_t a, uint64_t
 /// The first row of the chunk whose ordered key is >= x, or num_rows: the
 /// steps of pgm_reader.cpp's ChunkSearch::LowerBound.
 template <typename U>
-__device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const KernelPgm& g,
+__device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const PgmView& g,
                                                     uint64_t x, bool is_signed) {
   const uint64_t n = c.num_rows;
   ChunkKeys<U> key(c, is_signed);
@@ -331,8 +361,30 @@ __device__ __forceinline__ uint64_t ChunkLowerBound(const KernelChunk& c, const 
   return FirstNotBelow(key, 0, n, x);
 }
 
+/// Copies the segments of every level of every chunk of the launch into the
+/// block's shared stage when the host found that they fit (PgmSet::staged);
+/// every thread of the block calls it, before any lookup. Returns the stage,
+/// or null when the lookups read device memory.
+__device__ __forceinline__ const PgmStage* StagePgmSegments(const LowerBoundArgs& args,
+                                                           PgmStage* stage) {
+  if (!args.pgms.staged) return nullptr;
+  for (uint32_t k = 0; k < args.chunks.count; ++k) {
+    const KernelPgm& g = args.pgms.pgm[k];
+    const uint32_t count = g.level_offsets[g.num_levels];  // host-checked to fit
+    for (uint32_t i = threadIdx.x; i < count; i += blockDim.x) {
+      stage->keys[g.stage_offset + i] = __ldg(g.keys + i);
+      stage->intercepts[g.stage_offset + i] = __ldg(g.intercepts + i);
+      stage->slopes[g.stage_offset + i] = __ldg(g.slopes + i);
+    }
+  }
+  __syncthreads();
+  return stage;
+}
+
 template <typename U>
 __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant__ LowerBoundArgs args) {
+  __shared__ PgmStage stage_memory;
+  const PgmStage* stage = StagePgmSegments(args, &stage_memory);
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
   const bool is_signed = args.is_signed != 0;
   for (uint64_t slot = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; slot < args.num_keys;
@@ -344,6 +396,7 @@ __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant
     uint64_t row = kPendingRow;
     for (uint32_t k = 0; k < args.chunks.count; ++k) {
       const KernelPgm& g = args.pgms.pgm[k];
+      const PgmView view{g, stage};
       const KernelChunk& c = args.chunks.chunk[k];
       // Chunks are each sorted: skip one whose maximum is below the key.
       // Statistics are checked by deep validation only (spec §10.3), so, as
@@ -353,7 +406,7 @@ __global__ void __launch_bounds__(256) PgmLowerBoundKernel(const __grid_constant
         ChunkKeys<U> key(c, is_signed);
         if (key(c.num_rows - 1) < x) continue;
       }
-      const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
+      const uint64_t r = ChunkLowerBound<U>(c, view, x, is_signed);
       if (r < c.num_rows) {
         row = c.first_row + r;
         break;
@@ -439,13 +492,14 @@ __device__ __forceinline__ uint64_t WarpMax64(uint64_t x) {
 /// From chunk *k on, the first chunk that may hold key x (the skip test of
 /// PgmLowerBoundKernel, with the last keys of PgmLastKeysKernel) and the
 /// window [lo, hi] of x there, clamped to the chunk; false past the last.
-__device__ __forceinline__ bool SeekChunk(const LowerBoundArgs& args, const uint64_t* last_keys,
-                                          uint64_t x, uint32_t* k, uint64_t* lo, uint64_t* hi) {
+__device__ __forceinline__ bool SeekChunk(const LowerBoundArgs& args, const PgmStage* stage,
+                                          const uint64_t* last_keys, uint64_t x, uint32_t* k,
+                                          uint64_t* lo, uint64_t* hi) {
   for (; *k < args.chunks.count; ++*k) {
     const KernelPgm& g = args.pgms.pgm[*k];
     const uint64_t n = args.chunks.chunk[*k].num_rows;
     if (g.has_max && g.max_key < x && n > 0 && __ldg(last_keys + *k) < x) continue;
-    PgmWindow(g, x, lo, hi);
+    PgmWindow(PgmView{g, stage}, x, lo, hi);
     *lo = min(*lo, n);
     *hi = min(max(*hi, *lo), n);
     return true;
@@ -456,9 +510,11 @@ __device__ __forceinline__ bool SeekChunk(const LowerBoundArgs& args, const uint
 template <typename U>
 __global__ void __launch_bounds__(kGroupedBlockThreads)
     PgmLowerBoundGroupedKernel(const __grid_constant__ LowerBoundArgs args, const uint64_t* last_keys) {
-  __shared__ U stage[kGroupedBlockThreads / 32][kGroupedWindowRows];
+  __shared__ U windows[kGroupedBlockThreads / 32][kGroupedWindowRows];
+  __shared__ PgmStage stage_memory;
+  const PgmStage* stage = StagePgmSegments(args, &stage_memory);
   const uint32_t lane = threadIdx.x & 31;
-  U* const window = stage[threadIdx.x >> 5];
+  U* const window = windows[threadIdx.x >> 5];
   const bool is_signed = args.is_signed != 0;
   const uint64_t warps = uint64_t{gridDim.x} * (kGroupedBlockThreads / 32);
   for (uint64_t base = (uint64_t{blockIdx.x} * (kGroupedBlockThreads / 32) + (threadIdx.x >> 5)) * 32;
@@ -473,7 +529,7 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
     const uint64_t x = mine ? OrderedKey(__ldg(args.keys + i), is_signed) : 0;
     uint32_t k = 0;
     uint64_t lo = 0, hi = 0, row = kPendingRow;
-    bool need = mine && SeekChunk(args, last_keys, x, &k, &lo, &hi);
+    bool need = mine && SeekChunk(args, stage, last_keys, x, &k, &lo, &hi);
     bool fallback = false;
     while (true) {
       // Rows [first, end) hold the window and both neighbours of the answer.
@@ -512,7 +568,7 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
           row = c.first_row + a;
         } else {
           ++k;  // every row of the chunk is below x: the next chunks
-          need = SeekChunk(args, last_keys, x, &k, &lo, &hi);
+          need = SeekChunk(args, stage, last_keys, x, &k, &lo, &hi);
         }
       }
       __syncwarp();  // the window is refilled by the next round
@@ -523,7 +579,7 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
         const KernelPgm& g = args.pgms.pgm[k];
         const KernelChunk& c = args.chunks.chunk[k];
         if (g.has_max && g.max_key < x && c.num_rows > 0 && __ldg(last_keys + k) < x) continue;
-        const uint64_t r = ChunkLowerBound<U>(c, g, x, is_signed);
+        const uint64_t r = ChunkLowerBound<U>(c, PgmView{g, stage}, x, is_signed);
         if (r < c.num_rows) {
           row = c.first_row + r;
           break;

@@ -109,6 +109,20 @@ void SetBounds(const Summary<T>& s, uint32_t n, PartitionFit* fit) {
   fit->num_rows = n;
   fit->min_value = ValueTraits<T>::Canonical(s.min);
   fit->max_value = ValueTraits<T>::Canonical(s.max);
+  fit->value_runs = s.runs;
+}
+
+// The summary of the union of two neighbouring partitions, values[0, n)
+// with n = left.num_rows + right.num_rows, from their fits (whose bounds are
+// canonical extensions, so the low bits are the values).
+template <typename T>
+Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right) {
+  const T left_min = static_cast<T>(left.min_value), right_min = static_cast<T>(right.min_value);
+  const T left_max = static_cast<T>(left.max_value), right_max = static_cast<T>(right.max_value);
+  const uint32_t boundary = left.num_rows;
+  const uint64_t joined = v[boundary] == v[boundary - 1] ? 1 : 0;  // one run across the boundary
+  return {std::min(left_min, right_min), std::max(left_max, right_max),
+          left.value_runs + right.value_runs - joined};
 }
 
 template <typename T>
@@ -668,8 +682,8 @@ double PredictionSlack(const Summary<T>& s, const Candidate& c, uint32_t n,
 }  // namespace
 
 template <typename T>
-PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
-  const Summary<T> summary = Summarize(v, n);
+PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
+                                     const FitOptions& options) {
   PartitionFit best;
   if (summary.min == summary.max) {
     best = ConstantFit(summary);
@@ -723,6 +737,18 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
   }
   SetBounds(summary, n, &best);
   return best;
+}
+
+template <typename T>
+PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
+  return FitBestModelWithSummary(v, n, Summarize(v, n), options);
+}
+
+template <typename T>
+PartitionFit FitBestModelOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right,
+                                 const FitOptions& options) {
+  return FitBestModelWithSummary(v, left.num_rows + right.num_rows,
+                                 SummaryOfUnion(v, left, right), options);
 }
 
 template <typename T>
@@ -804,6 +830,8 @@ uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
 
 #define L3_INSTANTIATE_FIT(T)                                                                \
   template PartitionFit FitBestModel<T>(const T*, uint32_t, const FitOptions&);             \
+  template PartitionFit FitBestModelOfUnion<T>(const T*, const PartitionFit&,                \
+                                               const PartitionFit&, const FitOptions&);     \
   template Status FitGivenModel<T>(const T*, uint32_t, Model, const double*,                 \
                                    const FitOptions&, PartitionFit*);                       \
   template uint32_t AnalysisWidth<T>(const T*, uint32_t, bool);

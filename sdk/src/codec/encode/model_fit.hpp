@@ -48,6 +48,10 @@ struct PartitionFit {
   uint64_t max_value = 0;
   uint64_t payload_words = 0;
   uint64_t cost_bytes = 0;  ///< PartitionCost() of this choice
+  /// 1 + the rows x >= 1 with v[x] != v[x - 1], whatever the model (not
+  /// written; lets FitBestModelOfUnion summarise two neighbours' union
+  /// without a pass over the values).
+  uint64_t value_runs = 0;
 
   bool is_single_value() const {
     return model_type == static_cast<uint8_t>(Model::kConstant) && bit_width == 0;
@@ -66,6 +70,14 @@ inline uint64_t PartitionCost(uint8_t model_type, uint32_t bit_width, uint64_t p
 /// POLY2/POLY3 must also beat every simpler model by poly_min_gain).
 template <typename T>
 PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options);
+
+/// FitBestModel(values, left.num_rows + right.num_rows, options), where
+/// `left` and `right` are FitBestModel's (or this function's) fits of the
+/// two halves values[0, left.num_rows) and the rows after it: the minimum,
+/// maximum and run count of the union come from theirs.
+template <typename T>
+PartitionFit FitBestModelOfUnion(const T* values, const PartitionFit& left,
+                                 const PartitionFit& right, const FitOptions& options);
 
 /// Fits one given model. CONSTANT becomes runs when the values are not all
 /// equal. With `theta` (LINEAR/POLY2/POLY3 only) the parameters are used as

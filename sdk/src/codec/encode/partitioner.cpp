@@ -172,7 +172,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
           return;
         }
         if (rows > p.max_partition_rows) return;
-        PartitionFit fit = FitBestModel(v + a.first_row, static_cast<uint32_t>(rows), fit_options);
+        PartitionFit fit = FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options);
         if (static_cast<double>(fit.cost_bytes) <
             static_cast<double>(a.fit.cost_bytes + b.fit.cost_bytes) * keep) {
           merged[j] = fit;

@@ -126,10 +126,14 @@ inline constexpr uint32_t kExactRankBits = 11;
 /// With the counts, only the smallest deltas take part: those below
 /// min_delta + 2^b, with b the least exponent for which they outnumber the
 /// largest rank; every other delta is larger than all of them, so the
-/// ranks are the same among them as among all. When 2^b is at most
-/// 2^kExactRankBits, a histogram of d - min_delta gives every rank in one
-/// pass; when they are at most half of the deltas, they are copied out and
-/// selected there; otherwise, and without the counts, all deltas are.
+/// ranks are the same among them as among all. Without the counts b = 64.
+/// When 2^b is at most 2^kExactRankBits, a histogram of d - min_delta gives
+/// every rank in one pass. Otherwise a histogram of the top kExactRankBits
+/// bits of d - min_delta (below 2^b) tells the bucket of each rank and its
+/// rank within that bucket; a second pass copies out the deltas of those (at
+/// most three) buckets, and each rank is selected among them. The k-th
+/// smallest delta is one value however it is found, so this equals a
+/// selection among all deltas.
 inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
                        const uint64_t* rows_of_length, const uint32_t (&divisors)[3],
                        int64_t (&at_rank)[3]) {
@@ -162,30 +166,61 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     }
     return;
   }
-  std::vector<int64_t>* pool = &deltas;
-  if (kept <= m / 2) {
-    thread_local std::vector<int64_t> smallest;
-    smallest.resize(m);
-    uint64_t k = 0;
-    for (const int64_t d : deltas) {  // keep d - min_delta < 2^b
-      smallest[k] = d;
-      k += BitLength(static_cast<uint64_t>(d) - floor) <= b;
-    }
-    pool = &smallest;
-  } else {
-    kept = m;  // all deltas, in place
+  // Buckets of d - min_delta by its top kExactRankBits bits below 2^b.
+  constexpr uint32_t kBuckets = uint32_t{1} << kExactRankBits;
+  const uint32_t shift = b - kExactRankBits;
+  const uint64_t below_limit = b >= 64 ? ~uint64_t{0} : (uint64_t{1} << b) - 1;  // largest u kept
+  thread_local std::vector<uint32_t> rows_in_bucket;
+  rows_in_bucket.assign(kBuckets, 0);
+  for (const int64_t d : deltas) {
+    const uint64_t u = static_cast<uint64_t>(d) - floor;
+    if (u <= below_limit) ++rows_in_bucket[u >> shift];
   }
-  // The largest rank first: after it, the smaller ranks lie in the prefix
-  // before it, so each later selection searches only that prefix (about
-  // 1.3 k element visits instead of 3 k).
-  auto prefix_end = pool->begin() + static_cast<std::ptrdiff_t>(kept);
-  for (int i = 2; i >= 0; --i) {
-    const uint64_t rank = m / divisors[i];
-    if (rank == 0) continue;
-    const auto at = pool->begin() + static_cast<std::ptrdiff_t>(rank);
-    std::nth_element(pool->begin(), at, prefix_end);
-    at_rank[i] = *at;
-    prefix_end = at + 1;
+  uint32_t bucket_of[3] = {0, 0, 0};
+  uint64_t rank_in_bucket[3] = {0, 0, 0};
+  {
+    uint32_t bucket = 0;
+    uint64_t below = 0;
+    for (int i = 0; i < 3; ++i) {  // ranks ascend with i
+      const uint64_t rank = m / divisors[i];
+      if (rank == 0) continue;
+      while (below + rows_in_bucket[bucket] <= rank) below += rows_in_bucket[bucket++];
+      bucket_of[i] = bucket;
+      rank_in_bucket[i] = rank - below;
+    }
+  }
+  // The deltas of each wanted bucket (equal buckets share one list).
+  thread_local std::vector<uint64_t> bucket_rows[3];
+  int list_of[3] = {-1, -1, -1};
+  uint32_t list_bucket[3] = {0, 0, 0};
+  int num_lists = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (m / divisors[i] == 0) continue;
+    for (int j = 0; j < num_lists; ++j) {
+      if (list_bucket[j] == bucket_of[i]) list_of[i] = j;
+    }
+    if (list_of[i] < 0) {
+      list_of[i] = num_lists;
+      list_bucket[num_lists] = bucket_of[i];
+      bucket_rows[num_lists].clear();
+      bucket_rows[num_lists].reserve(rows_in_bucket[bucket_of[i]]);
+      ++num_lists;
+    }
+  }
+  for (const int64_t d : deltas) {
+    const uint64_t u = static_cast<uint64_t>(d) - floor;
+    if (u > below_limit) continue;
+    const uint32_t bucket = static_cast<uint32_t>(u >> shift);
+    for (int j = 0; j < num_lists; ++j) {
+      if (bucket == list_bucket[j]) bucket_rows[j].push_back(u);
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (list_of[i] < 0) continue;
+    std::vector<uint64_t>& rows = bucket_rows[list_of[i]];
+    const auto at = rows.begin() + static_cast<std::ptrdiff_t>(rank_in_bucket[i]);
+    std::nth_element(rows.begin(), at, rows.end());
+    at_rank[i] = static_cast<int64_t>(floor + *at);
   }
 }
 

@@ -1,0 +1,149 @@
+// Tests of the encoder's fast paths: each must give exactly what the plain
+// computation gives (the writer's bytes may not depend on which ran).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <random>
+#include <vector>
+
+#include "codec/delta/delta_encode.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "common/bits.hpp"
+
+using namespace l3::internal;
+
+namespace {
+
+// The deltas at ranks m / divisors[i] of the sorted deltas (0 where the rank is 0).
+void RanksBySorting(std::vector<int64_t> deltas, const uint32_t (&divisors)[3], int64_t (&at_rank)[3]) {
+  std::sort(deltas.begin(), deltas.end());
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t rank = deltas.size() / divisors[i];
+    at_rank[i] = rank == 0 ? 0 : deltas[rank];
+  }
+}
+
+// Deltas of several shapes: narrow, wide, skewed by a few outliers, all equal.
+std::vector<int64_t> MakeDeltas(std::mt19937_64& rng, int shape, size_t m) {
+  std::vector<int64_t> d(m);
+  for (size_t i = 0; i < m; ++i) {
+    const uint64_t r = rng();
+    switch (shape) {
+      case 0: d[i] = static_cast<int64_t>(r % 100) - 7; break;                        // narrow
+      case 1: d[i] = static_cast<int64_t>(r >> 23) - (int64_t{1} << 40); break;      // 41 bits
+      case 2: d[i] = (r % 64 == 0) ? -static_cast<int64_t>(r >> 20) : int64_t(r % 5000); break;
+      case 3: d[i] = 12345; break;                                                    // all equal
+      case 4: d[i] = (r % 3 == 0) ? int64_t(r % 7) << 30 : int64_t(r % 9); break;    // clustered
+      default: d[i] = static_cast<int64_t>(r); break;                                 // full 64 bits
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("DeltaRanks equals selection by sorting, with and without width counts") {
+  std::mt19937_64 rng(14);
+  const uint32_t divisors[3] = {64u, 16u, 4u};
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{64}, size_t{255},
+                     size_t{1000}, size_t{8191}, size_t{40000}}) {
+      const std::vector<int64_t> deltas = MakeDeltas(rng, shape, m);
+      int64_t expected[3];
+      RanksBySorting(deltas, divisors, expected);
+      const int64_t min_delta = *std::min_element(deltas.begin(), deltas.end());
+      // rows_of_length[k]: deltas whose d - min_delta is k bits long.
+      uint64_t rows_of_length[65] = {};
+      for (int64_t d : deltas) ++rows_of_length[BitLength(static_cast<uint64_t>(d) - static_cast<uint64_t>(min_delta))];
+      for (bool with_counts : {true, false}) {
+        CAPTURE(shape);
+        CAPTURE(m);
+        CAPTURE(with_counts);
+        std::vector<int64_t> work = deltas;
+        int64_t got[3] = {0, 0, 0};
+        DeltaRanks(work, min_delta, with_counts ? rows_of_length : nullptr, divisors, got);
+        for (int i = 0; i < 3; ++i) {
+          if (m / divisors[i] == 0) continue;
+          CHECK(got[i] == expected[i]);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+bool SameFit(const PartitionFit& a, const PartitionFit& b) {
+  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
+         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
+         std::memcmp(a.theta.data(), b.theta.data(), sizeof a.theta) == 0 &&
+         a.min_value == b.min_value && a.max_value == b.max_value &&
+         a.payload_words == b.payload_words && a.cost_bytes == b.cost_bytes &&
+         a.value_runs == b.value_runs;
+}
+
+// Values of several shapes: a noisy line, runs, a quadratic, uniform noise,
+// steps of a constant with noise, wide random values.
+template <typename T>
+std::vector<T> MakeValues(std::mt19937_64& rng, int shape, size_t n) {
+  using Wide = std::conditional_t<std::is_signed<T>::value, int64_t, uint64_t>;
+  std::vector<T> v(n);
+  Wide run_value = 0;
+  for (size_t x = 0; x < n; ++x) {
+    const uint64_t r = rng();
+    Wide value = 0;
+    switch (shape) {
+      case 0: value = static_cast<Wide>(3 * x + r % 9); break;
+      case 1:
+        if (r % 13 == 0) run_value = static_cast<Wide>(r >> 40);
+        value = run_value;
+        break;
+      case 2: value = static_cast<Wide>(x * x / 7 + r % 3); break;
+      case 3: value = static_cast<Wide>(r % 1000); break;
+      case 4: value = static_cast<Wide>(5 * (x / 300) + r % 7); break;
+      default: value = static_cast<Wide>(r); break;
+    }
+    v[x] = static_cast<T>(value);
+  }
+  return v;
+}
+
+template <typename T>
+void CheckUnionFits() {
+  std::mt19937_64 rng(1400 + sizeof(T));
+  FitOptions options;
+  for (bool minimax : {false, true}) {
+    options.minimax_lines = minimax;
+    for (int shape = 0; shape <= 5; ++shape) {
+      for (uint32_t left_rows : {1u, 31u, 256u, 1000u}) {
+        for (uint32_t right_rows : {1u, 64u, 777u}) {
+          const std::vector<T> v = MakeValues<T>(rng, shape, left_rows + right_rows);
+          const PartitionFit left = FitBestModel(v.data(), left_rows, options);
+          const PartitionFit right = FitBestModel(v.data() + left_rows, right_rows, options);
+          const PartitionFit whole = FitBestModel(v.data(), left_rows + right_rows, options);
+          CAPTURE(shape);
+          CAPTURE(left_rows);
+          CAPTURE(right_rows);
+          CAPTURE(minimax);
+          CHECK(SameFit(FitBestModelOfUnion(v.data(), left, right, options), whole));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("FitBestModelOfUnion equals FitBestModel of the union, for every type") {
+  CheckUnionFits<int8_t>();
+  CheckUnionFits<int16_t>();
+  CheckUnionFits<int32_t>();
+  CheckUnionFits<int64_t>();
+  CheckUnionFits<uint8_t>();
+  CheckUnionFits<uint16_t>();
+  CheckUnionFits<uint32_t>();
+  CheckUnionFits<uint64_t>();
+}

@@ -114,8 +114,41 @@ void CountDeltaWidths(const std::vector<int64_t>& deltas, U base, uint64_t (&row
   for (int k = 0; k < 65; ++k) rows_of_width[k] += uint64_t{tally[0][k]} + tally[1][k] + tally[2][k] + tally[3][k];
 }
 
-/// DeltaFit selects its Delta_Base ranks by a histogram when they all lie
-/// within 2^kExactRankBits of the smallest delta.
+/// CountDeltaWidths for `num_bases` (1 to 3) bases in one pass over the
+/// deltas: rows_of_width[j] for bases[j].
+template <typename U>
+void CountDeltaWidthsOfBases(const std::vector<int64_t>& deltas, const U* bases, int num_bases,
+                             uint64_t (*rows_of_width)[65]) {
+  if (num_bases == 1) {
+    CountDeltaWidths<U>(deltas, bases[0], rows_of_width[0]);
+    return;
+  }
+  // Two interleaved tallies per base, as in CountDeltaWidths.
+  uint32_t tally[3][2][65] = {};
+  const U b0 = bases[0], b1 = bases[1], b2 = num_bases > 2 ? bases[2] : bases[1];
+  const size_t m = deltas.size();
+  size_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const U d0 = static_cast<U>(deltas[i]), d1 = static_cast<U>(deltas[i + 1]);
+    ++tally[0][0][BitLength(static_cast<U>(d0 - b0))];
+    ++tally[0][1][BitLength(static_cast<U>(d1 - b0))];
+    ++tally[1][0][BitLength(static_cast<U>(d0 - b1))];
+    ++tally[1][1][BitLength(static_cast<U>(d1 - b1))];
+    ++tally[2][0][BitLength(static_cast<U>(d0 - b2))];
+    ++tally[2][1][BitLength(static_cast<U>(d1 - b2))];
+  }
+  for (; i < m; ++i) {
+    const U d = static_cast<U>(deltas[i]);
+    ++tally[0][0][BitLength(static_cast<U>(d - b0))];
+    ++tally[1][0][BitLength(static_cast<U>(d - b1))];
+    ++tally[2][0][BitLength(static_cast<U>(d - b2))];
+  }
+  for (int j = 0; j < num_bases; ++j) {
+    for (int k = 0; k < 65; ++k) rows_of_width[j][k] += uint64_t{tally[j][0][k]} + tally[j][1][k];
+  }
+}
+
+/// DeltaRanks' histograms have at most 2^(kExactRankBits + 2) entries.
 inline constexpr uint32_t kExactRankBits = 11;
 
 /// The deltas at ranks m / divisors[i] (0-based, ascending order; m =
@@ -127,9 +160,11 @@ inline constexpr uint32_t kExactRankBits = 11;
 /// min_delta + 2^b, with b the least exponent for which they outnumber the
 /// largest rank; every other delta is larger than all of them, so the
 /// ranks are the same among them as among all. Without the counts b = 64.
-/// When 2^b is at most 2^kExactRankBits, a histogram of d - min_delta gives
-/// every rank in one pass. Otherwise a histogram of the top kExactRankBits
-/// bits of d - min_delta (below 2^b) tells the bucket of each rank and its
+/// When b <= min(kExactRankBits + 2, bitlen(m)), a histogram of
+/// d - min_delta gives every rank in one pass. Otherwise a histogram of the
+/// top h = min(kExactRankBits, max(bitlen(m), 6) - 3) bits of d - min_delta
+/// (below 2^b)
+/// tells the bucket of each rank and its
 /// rank within that bucket; a second pass copies out the deltas of those (at
 /// most three) buckets, and each rank is selected among them. The k-th
 /// smallest delta is one value however it is found, so this equals a
@@ -148,14 +183,33 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     for (kept = rows_of_length[0]; kept <= top_rank; kept += rows_of_length[++b]) {
     }
   }
-  if (b <= kExactRankBits) {
+  // An exact histogram of at most about 2m entries costs no more to clear
+  // and walk than the deltas cost to count; buckets, about m / 8 of them,
+  // leave a few deltas each to select among.
+  const uint32_t exact_bits = std::min<uint32_t>(kExactRankBits + 2, BitLength(m));
+  const uint32_t histogram_bits =
+      std::min<uint32_t>(kExactRankBits, std::max<uint32_t>(BitLength(m), 6) - 3);
+  if (b <= exact_bits) {
     const uint32_t limit = uint32_t{1} << b;
-    thread_local std::vector<uint32_t> rows_at;
-    rows_at.assign(limit + 1, 0);
-    for (const int64_t d : deltas) {
-      const uint64_t u = static_cast<uint64_t>(d) - floor;
+    // Two interleaved tallies, so that runs of equal deltas do not wait on
+    // each other's increments; then summed into the first.
+    thread_local std::vector<uint32_t> tallies;
+    tallies.assign(2 * size_t{limit + 1}, 0);
+    uint32_t* rows_at = tallies.data();
+    uint32_t* rows_at_odd = rows_at + limit + 1;
+    const int64_t* all = deltas.data();
+    uint64_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+      const uint64_t u0 = static_cast<uint64_t>(all[i]) - floor;
+      const uint64_t u1 = static_cast<uint64_t>(all[i + 1]) - floor;
+      ++rows_at[u0 < limit ? u0 : limit];
+      ++rows_at_odd[u1 < limit ? u1 : limit];
+    }
+    for (; i < m; ++i) {
+      const uint64_t u = static_cast<uint64_t>(all[i]) - floor;
       ++rows_at[u < limit ? u : limit];
     }
+    for (uint32_t k = 0; k <= limit; ++k) rows_at[k] += rows_at_odd[k];
     uint32_t value = 0;
     uint64_t below = 0;
     for (int i = 0; i < 3; ++i) {
@@ -166,12 +220,12 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     }
     return;
   }
-  // Buckets of d - min_delta by its top kExactRankBits bits below 2^b.
-  constexpr uint32_t kBuckets = uint32_t{1} << kExactRankBits;
-  const uint32_t shift = b - kExactRankBits;
+  // Buckets of d - min_delta by its top histogram_bits bits below 2^b.
+  const uint32_t num_buckets = uint32_t{1} << histogram_bits;
+  const uint32_t shift = b - histogram_bits;
   const uint64_t below_limit = b >= 64 ? ~uint64_t{0} : (uint64_t{1} << b) - 1;  // largest u kept
   thread_local std::vector<uint32_t> rows_in_bucket;
-  rows_in_bucket.assign(kBuckets, 0);
+  rows_in_bucket.assign(num_buckets, 0);
   for (const int64_t d : deltas) {
     const uint64_t u = static_cast<uint64_t>(d) - floor;
     if (u <= below_limit) ++rows_in_bucket[u >> shift];
@@ -273,7 +327,9 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     // candidate 0, counted above).
     U bases[4] = {};
     for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
-    for (int j = 1; j < num_distinct; ++j) CountDeltaWidths<U>(deltas, bases[j], rows_of_width[j]);
+    if (num_distinct > 1) {
+      CountDeltaWidthsOfBases<U>(deltas, bases + 1, num_distinct - 1, rows_of_width + 1);
+    }
     for (int j = 0; j < num_distinct; ++j) {
       const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
       if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {

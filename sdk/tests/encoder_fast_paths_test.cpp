@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec/delta/delta_encode.hpp"
+#include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "common/bits.hpp"
 
@@ -146,4 +147,95 @@ TEST_CASE("FitBestModelOfUnion equals FitBestModel of the union, for every type"
   CheckUnionFits<uint16_t>();
   CheckUnionFits<uint32_t>();
   CheckUnionFits<uint64_t>();
+}
+
+namespace {
+
+// The minimax line by the monotone chain over every point (what
+// FitMinimaxLine computed before it skipped the points that cannot be hull
+// vertices), with the same breakpoint walk and exact 128-bit arithmetic.
+template <typename T>
+MinimaxLine MinimaxOverAllPoints(const T* v, uint32_t n) {
+  using Wide = __int128;
+  MinimaxLine line;
+  if (n < 2) {
+    line.intercept = static_cast<long double>(v[0]);
+    return line;
+  }
+  const auto cross = [&](uint32_t o, uint32_t a, uint32_t b) {
+    return static_cast<Wide>(static_cast<int64_t>(a) - o) * (static_cast<Wide>(v[b]) - v[o]) -
+           (static_cast<Wide>(v[a]) - v[o]) * static_cast<Wide>(static_cast<int64_t>(b) - o);
+  };
+  std::vector<uint32_t> upper, lower;
+  for (uint32_t x = 0; x < n; ++x) {
+    while (upper.size() >= 2 && cross(upper[upper.size() - 2], upper.back(), x) >= 0) upper.pop_back();
+    upper.push_back(x);
+    while (lower.size() >= 2 && cross(lower[lower.size() - 2], lower.back(), x) <= 0) lower.pop_back();
+    lower.push_back(x);
+  }
+  struct Slope {
+    Wide dy, dx;
+  };
+  const auto edge = [&](uint32_t a, uint32_t b) {
+    return Slope{static_cast<Wide>(v[b]) - static_cast<Wide>(v[a]), static_cast<Wide>(b) - a};
+  };
+  const auto less = [](const Slope& p, const Slope& q) { return p.dy * q.dx < q.dy * p.dx; };
+  size_t iu = upper.size() - 1, il = 0;
+  Slope best = edge(0, n - 1);
+  while (true) {
+    const bool has_upper = iu > 0, has_lower = il + 1 < lower.size();
+    if (!has_upper && !has_lower) break;
+    const Slope su = has_upper ? edge(upper[iu - 1], upper[iu]) : Slope{0, 0};
+    const Slope sl = has_lower ? edge(lower[il], lower[il + 1]) : Slope{0, 0};
+    bool move_upper = has_upper, move_lower = has_lower;
+    if (has_upper && has_lower) {
+      move_upper = !less(sl, su);
+      move_lower = !less(su, sl);
+    }
+    best = move_upper ? su : sl;
+    if (move_upper) --iu;
+    if (move_lower) ++il;
+    if (lower[il] >= upper[iu]) break;
+  }
+  const Wide top = best.dx * static_cast<Wide>(v[upper[iu]]) - best.dy * upper[iu];
+  const Wide bottom = best.dx * static_cast<Wide>(v[lower[il]]) - best.dy * lower[il];
+  const long double dx = static_cast<long double>(best.dx);
+  line.slope = static_cast<double>(static_cast<long double>(best.dy) / dx);
+  line.spread = static_cast<long double>(top - bottom) / dx;
+  line.intercept = (static_cast<long double>(top) + static_cast<long double>(bottom)) / (2 * dx);
+  return line;
+}
+
+template <typename T>
+void CheckMinimaxLines() {
+  std::mt19937_64 rng(77 + sizeof(T));
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {1u, 2u, 3u, 5u, 64u, 300u, 2049u}) {
+      std::vector<T> v = MakeValues<T>(rng, shape, n);
+      if (sizeof(T) == 8) {
+        for (T& value : v) value = static_cast<T>(value / 4);  // FitMinimaxLine needs |v| <= 2^62
+      }
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      const MinimaxLine got = FitMinimaxLine(v.data(), n, static_cast<int64_t>(*lo), static_cast<int64_t>(*hi));
+      const MinimaxLine expected = MinimaxOverAllPoints(v.data(), n);
+      CAPTURE(shape);
+      CAPTURE(n);
+      CHECK(std::memcmp(&got.slope, &expected.slope, sizeof got.slope) == 0);
+      CHECK(got.spread == expected.spread);
+      CHECK(got.intercept == expected.intercept);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("FitMinimaxLine equals the monotone chain over every point, for every type") {
+  CheckMinimaxLines<int8_t>();
+  CheckMinimaxLines<int16_t>();
+  CheckMinimaxLines<int32_t>();
+  CheckMinimaxLines<int64_t>();
+  CheckMinimaxLines<uint8_t>();
+  CheckMinimaxLines<uint16_t>();
+  CheckMinimaxLines<uint32_t>();
+  CheckMinimaxLines<uint64_t>();
 }

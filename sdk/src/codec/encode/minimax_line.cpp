@@ -12,7 +12,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
+#include <vector>
 
 #include "common/bits.hpp"
 
@@ -48,16 +48,41 @@ bool Less(const Slope<Wide>& p, const Slope<Wide>& q) {
 template <typename Wide, typename T>
 MinimaxLine FitWith(const T* v, uint32_t n) {
   MinimaxLine line;
-  // Monotone chains; x is already sorted.
-  std::unique_ptr<uint32_t[]> buffer(new uint32_t[2 * size_t{n}]);
-  uint32_t* upper = buffer.get();
+  // The hulls keep only strict vertices (collinear points are dropped), and
+  // an inner point on or below the chord of its two neighbours is no strict
+  // vertex of the upper hull (on or above: of the lower one). So the
+  // candidates are the end points and the inner points strictly above
+  // (below) that chord; the monotone chain over them yields the same hull as
+  // over all points, with fewer mispredicted hull tests.
+  thread_local std::vector<uint32_t> buffer;
+  buffer.resize(2 * size_t{n});
+  uint32_t* upper = buffer.data();
   uint32_t* lower = upper + n;
+  size_t upper_candidates = 0, lower_candidates = 0;
+  upper[upper_candidates++] = 0;
+  lower[lower_candidates++] = 0;
+  for (uint32_t x = 1; x + 1 < n; ++x) {
+    const Wide rise_in = static_cast<Wide>(v[x]) - static_cast<Wide>(v[x - 1]);
+    const Wide rise_out = static_cast<Wide>(v[x + 1]) - static_cast<Wide>(v[x]);
+    upper[upper_candidates] = x;
+    upper_candidates += rise_in > rise_out ? 1 : 0;
+    lower[lower_candidates] = x;
+    lower_candidates += rise_in < rise_out ? 1 : 0;
+  }
+  upper[upper_candidates++] = n - 1;
+  lower[lower_candidates++] = n - 1;
+  // Monotone chains; x is already sorted. Each hull is built in place over
+  // its candidates: its size never exceeds the index of the next candidate.
   size_t upper_size = 0, lower_size = 0;
-  for (uint32_t x = 0; x < n; ++x) {
+  for (size_t i = 0; i < upper_candidates; ++i) {
+    const uint32_t x = upper[i];
     while (upper_size >= 2 && Cross<Wide>(v, upper[upper_size - 2], upper[upper_size - 1], x) >= 0) {
       --upper_size;
     }
     upper[upper_size++] = x;
+  }
+  for (size_t i = 0; i < lower_candidates; ++i) {
+    const uint32_t x = lower[i];
     while (lower_size >= 2 && Cross<Wide>(v, lower[lower_size - 2], lower[lower_size - 1], x) <= 0) {
       --lower_size;
     }

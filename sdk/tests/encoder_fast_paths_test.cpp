@@ -122,14 +122,39 @@ void CheckUnionFits() {
       for (uint32_t left_rows : {1u, 31u, 256u, 1000u}) {
         for (uint32_t right_rows : {1u, 64u, 777u}) {
           const std::vector<T> v = MakeValues<T>(rng, shape, left_rows + right_rows);
-          const PartitionFit left = FitBestModel(v.data(), left_rows, options);
-          const PartitionFit right = FitBestModel(v.data() + left_rows, right_rows, options);
-          const PartitionFit whole = FitBestModel(v.data(), left_rows + right_rows, options);
+          const uint32_t n = left_rows + right_rows;
+          PartitionHulls left_hulls, right_hulls, whole_hulls, union_hulls;
+          const PartitionFit left = FitBestModel(v.data(), left_rows, options, &left_hulls);
+          const PartitionFit right =
+              FitBestModel(v.data() + left_rows, right_rows, options, &right_hulls);
+          const PartitionFit whole = FitBestModel(v.data(), n, options, &whole_hulls);
           CAPTURE(shape);
           CAPTURE(left_rows);
           CAPTURE(right_rows);
           CAPTURE(minimax);
           CHECK(SameFit(FitBestModelOfUnion(v.data(), left, right, options), whole));
+          // With the parts' hulls (joined where both are known).
+          CHECK(SameFit(FitBestModelOfUnion(v.data(), left, right, options, &left_hulls,
+                                            &right_hulls, &union_hulls),
+                        whole));
+          CHECK(union_hulls.valid == whole_hulls.valid);
+          if (union_hulls.valid) {
+            CHECK(union_hulls.hulls.upper == whole_hulls.hulls.upper);
+            CHECK(union_hulls.hulls.lower == whole_hulls.hulls.lower);
+          }
+          // The hulls of the parts always join to the union's.
+          if (sizeof(T) < 8 || shape != 5) {
+            const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+            const auto [left_lo, left_hi] = std::minmax_element(v.begin(), v.begin() + left_rows);
+            const auto [right_lo, right_hi] = std::minmax_element(v.begin() + left_rows, v.end());
+            LineHulls a, b, joined, built;
+            BuildLineHulls(v.data(), left_rows, int64_t(*left_lo), int64_t(*left_hi), &a);
+            BuildLineHulls(v.data() + left_rows, right_rows, int64_t(*right_lo), int64_t(*right_hi), &b);
+            JoinLineHulls(v.data(), a, left_rows, b, right_rows, int64_t(*lo), int64_t(*hi), &joined);
+            BuildLineHulls(v.data(), n, int64_t(*lo), int64_t(*hi), &built);
+            CHECK(joined.upper == built.upper);
+            CHECK(joined.lower == built.lower);
+          }
         }
       }
     }

@@ -160,15 +160,15 @@ inline constexpr uint32_t kExactRankBits = 11;
 /// min_delta + 2^b, with b the least exponent for which they outnumber the
 /// largest rank; every other delta is larger than all of them, so the
 /// ranks are the same among them as among all. Without the counts b = 64.
-/// When b <= min(kExactRankBits + 2, bitlen(m)), a histogram of
+/// When b <= max(kExactRankBits, min(kExactRankBits + 2, bitlen(m))), a histogram of
 /// d - min_delta gives every rank in one pass. Otherwise a histogram of the
 /// top h = min(kExactRankBits, max(bitlen(m), 6) - 3) bits of d - min_delta
 /// (below 2^b)
-/// tells the bucket of each rank and its
-/// rank within that bucket; a second pass copies out the deltas of those (at
-/// most three) buckets, and each rank is selected among them. The k-th
-/// smallest delta is one value however it is found, so this equals a
-/// selection among all deltas.
+/// tells the bucket of each rank and its rank within that bucket; a second
+/// pass copies out the deltas of those (at most three) buckets, and each
+/// rank is found among them by narrower histograms of the next bits while
+/// many remain (and each at least halves them), then by selection. The k-th smallest delta is one value
+/// however it is found, so this equals a selection among all deltas.
 inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
                        const uint64_t* rows_of_length, const uint32_t (&divisors)[3],
                        int64_t (&at_rank)[3]) {
@@ -183,10 +183,11 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     for (kept = rows_of_length[0]; kept <= top_rank; kept += rows_of_length[++b]) {
     }
   }
-  // An exact histogram of at most about 2m entries costs no more to clear
-  // and walk than the deltas cost to count; buckets, about m / 8 of them,
-  // leave a few deltas each to select among.
-  const uint32_t exact_bits = std::min<uint32_t>(kExactRankBits + 2, BitLength(m));
+  // An exact histogram of up to 2^kExactRankBits entries, or about 2m,
+  // costs no more to clear and walk than the deltas cost to count; buckets,
+  // about m / 8 of them, leave a few deltas each to select among.
+  const uint32_t exact_bits = std::max<uint32_t>(
+      kExactRankBits, std::min<uint32_t>(kExactRankBits + 2, BitLength(m)));
   const uint32_t histogram_bits =
       std::min<uint32_t>(kExactRankBits, std::max<uint32_t>(BitLength(m), 6) - 3);
   if (b <= exact_bits) {
@@ -243,37 +244,65 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
       rank_in_bucket[i] = rank - below;
     }
   }
-  // The deltas of each wanted bucket (equal buckets share one list).
+  // The deltas of each rank's bucket, one list per rank.
   thread_local std::vector<uint64_t> bucket_rows[3];
-  int list_of[3] = {-1, -1, -1};
-  uint32_t list_bucket[3] = {0, 0, 0};
-  int num_lists = 0;
+  bool wanted[3] = {false, false, false};
+  uint64_t filled[3] = {0, 0, 0};
   for (int i = 0; i < 3; ++i) {
-    if (m / divisors[i] == 0) continue;
-    for (int j = 0; j < num_lists; ++j) {
-      if (list_bucket[j] == bucket_of[i]) list_of[i] = j;
-    }
-    if (list_of[i] < 0) {
-      list_of[i] = num_lists;
-      list_bucket[num_lists] = bucket_of[i];
-      bucket_rows[num_lists].clear();
-      bucket_rows[num_lists].reserve(rows_in_bucket[bucket_of[i]]);
-      ++num_lists;
+    wanted[i] = m / divisors[i] != 0;
+    if (wanted[i]) bucket_rows[i].resize(rows_in_bucket[bucket_of[i]]);
+  }
+  {
+    // Unwanted ranks look for a bucket number no delta has.
+    const uint64_t none = ~uint64_t{0};
+    const uint64_t b0 = wanted[0] ? bucket_of[0] : none;
+    const uint64_t b1 = wanted[1] ? bucket_of[1] : none;
+    const uint64_t b2 = bucket_of[2];
+    uint64_t* rows0 = bucket_rows[0].data();
+    uint64_t* rows1 = bucket_rows[1].data();
+    uint64_t* rows2 = bucket_rows[2].data();
+    for (const int64_t d : deltas) {
+      const uint64_t u = static_cast<uint64_t>(d) - floor;
+      if (u > below_limit) continue;
+      const uint64_t bucket = u >> shift;
+      if (bucket == b0) rows0[filled[0]++] = u;
+      if (bucket == b1) rows1[filled[1]++] = u;
+      if (bucket == b2) rows2[filled[2]++] = u;
     }
   }
-  for (const int64_t d : deltas) {
-    const uint64_t u = static_cast<uint64_t>(d) - floor;
-    if (u > below_limit) continue;
-    const uint32_t bucket = static_cast<uint32_t>(u >> shift);
-    for (int j = 0; j < num_lists; ++j) {
-      if (bucket == list_bucket[j]) bucket_rows[j].push_back(u);
-    }
-  }
+  // Within a bucket of width 2^s, narrower histograms while many deltas
+  // remain and each halves them at least, then a selection among the rest.
+  thread_local std::vector<uint32_t> rows_in_part;
   for (int i = 0; i < 3; ++i) {
-    if (list_of[i] < 0) continue;
-    std::vector<uint64_t>& rows = bucket_rows[list_of[i]];
-    const auto at = rows.begin() + static_cast<std::ptrdiff_t>(rank_in_bucket[i]);
-    std::nth_element(rows.begin(), at, rows.end());
+    if (!wanted[i]) continue;
+    std::vector<uint64_t>& rows = bucket_rows[i];
+    uint64_t size = rows.size();
+    uint64_t rank = rank_in_bucket[i];
+    uint32_t width_bits = shift;
+    while (size > 64 && width_bits > 0) {
+      const uint32_t part_bits = std::min<uint32_t>(
+          width_bits, std::min<uint32_t>(kExactRankBits, std::max<uint32_t>(BitLength(size), 6) - 3));
+      const uint32_t part_shift = width_bits - part_bits;
+      const uint64_t part_mask = (uint64_t{1} << part_bits) - 1;
+      rows_in_part.assign(size_t{1} << part_bits, 0);
+      for (uint64_t k = 0; k < size; ++k) ++rows_in_part[(rows[k] >> part_shift) & part_mask];
+      uint64_t part = 0, below = 0;
+      while (below + rows_in_part[part] <= rank) below += rows_in_part[part++];
+      uint64_t kept_rows = 0;
+      for (uint64_t k = 0; k < size; ++k) {
+        const uint64_t u = rows[k];
+        rows[kept_rows] = u;
+        kept_rows += ((u >> part_shift) & part_mask) == part ? 1 : 0;
+      }
+      const bool narrowed = 2 * kept_rows <= size;
+      size = kept_rows;
+      rank -= below;
+      width_bits = part_shift;
+      if (!narrowed) break;  // mostly equal deltas: selection does better
+    }
+    const auto first = rows.begin();
+    const auto at = first + static_cast<std::ptrdiff_t>(rank);
+    std::nth_element(first, at, first + static_cast<std::ptrdiff_t>(size));
     at_rank[i] = static_cast<int64_t>(floor + *at);
   }
 }

@@ -264,3 +264,81 @@ TEST_CASE("FitMinimaxLine equals the monotone chain over every point, for every 
   CheckMinimaxLines<uint32_t>();
   CheckMinimaxLines<uint64_t>();
 }
+
+namespace {
+
+// The cost of a DELTA partition of v with Delta_Base `base` and Bit_Width w
+// (spec §8.9), computed row by row.
+template <typename T>
+uint64_t DeltaCost(const std::vector<T>& v, uint64_t base, uint32_t w, uint32_t values_per_lane) {
+  using U = std::make_unsigned_t<T>;
+  const uint32_t n = static_cast<uint32_t>(v.size());
+  uint32_t count = 0, max_width = 0;
+  for (uint32_t x = 1; x < n; ++x) {
+    const U u = static_cast<U>(static_cast<U>(static_cast<U>(v[x]) - static_cast<U>(v[x - 1])) - static_cast<U>(base));
+    const uint32_t width = BitLength(u);
+    max_width = std::max(max_width, width);
+    count += width > w ? 1 : 0;
+  }
+  const DeltaExceptions e{count, count == 0 ? 0u : max_width - w};
+  return PartitionCost(static_cast<uint8_t>(Model::kDelta), w, DeltaPayloadWords(n, w, values_per_lane, e));
+}
+
+template <typename T>
+uint64_t LowerBoundOf(const std::vector<T>& v, uint32_t values_per_lane) {
+  std::vector<int64_t> deltas;
+  for (size_t x = 1; x < v.size(); ++x) deltas.push_back(SignedDelta(v[x], v[x - 1]));
+  const auto [lo, hi] = std::minmax_element(deltas.begin(), deltas.end());
+  return DeltaCostLowerBound(deltas, *lo, *hi, static_cast<uint32_t>(v.size()), values_per_lane);
+}
+
+}  // namespace
+
+TEST_CASE("DeltaCostLowerBound is below the cost of every Delta_Base and Bit_Width") {
+  std::mt19937_64 rng(8);
+  // 8-bit values: every base and width, exhaustively.
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {2u, 3u, 40u, 300u, 2500u}) {
+      for (uint32_t values_per_lane : {1u, 64u}) {
+        const std::vector<int8_t> v = MakeValues<int8_t>(rng, shape, n);
+        const uint64_t bound = LowerBoundOf(v, values_per_lane);
+        uint64_t cheapest = ~uint64_t{0};
+        for (uint32_t base = 0; base < 256; ++base) {
+          for (uint32_t w = 0; w <= 8; ++w) cheapest = std::min(cheapest, DeltaCost(v, base, w, values_per_lane));
+        }
+        CAPTURE(shape);
+        CAPTURE(n);
+        CHECK(bound <= cheapest);
+      }
+    }
+  }
+  // Wider values: below DeltaFit's choice, which DeltaFit with that bound as
+  // its limit still returns, and DeltaFit with a limit at or under the bound
+  // reports as hopeless.
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {2u, 100u, 256u, 5000u}) {
+      const std::vector<uint64_t> v = MakeValues<uint64_t>(rng, shape, n);
+      const uint64_t bound = LowerBoundOf(v, 64);
+      const PartitionFit fit = DeltaFit(v.data(), n, 64);
+      CAPTURE(shape);
+      CAPTURE(n);
+      CHECK(bound <= fit.cost_bytes);
+      CHECK(DeltaFit(v.data(), n, 64, bound).cost_bytes == ~uint64_t{0});
+      CHECK(SameFit(DeltaFit(v.data(), n, 64, fit.cost_bytes + 1), fit));
+    }
+  }
+}
+
+TEST_CASE("DeltaCostLowerBound rules DELTA out for uniform values and keeps it for steady steps") {
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> uniform(4096), steps(4096);
+  uint64_t t = 1000;
+  for (size_t x = 0; x < uniform.size(); ++x) {
+    uniform[x] = rng() >> 24;  // 40 bits: FOR costs 40 bits a row
+    steps[x] = t += 1000 + rng() % 4;
+  }
+  // FOR of 40 bits: 4096 * 40 / 64 words and its 24 bytes of record and Base.
+  const uint64_t for_cost = 24 + 8 * (4096 * 40 / 64);
+  CHECK(LowerBoundOf(uniform, 64) >= for_cost);
+  CHECK(LowerBoundOf(steps, 64) < 24 + 8 * (4096 * 20 / 64));
+}

@@ -720,7 +720,8 @@ PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& s
     if (runs.cost_bytes < best.cost_bytes) best = runs;
   }
   if (options.enable_delta) {
-    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane);
+    // Skipped where no DELTA fit can be strictly cheaper (DeltaCostLowerBound).
+    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane, best.cost_bytes);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
   }
   const bool predictable = ValueTraits<T>::Predictable(summary.min) &&

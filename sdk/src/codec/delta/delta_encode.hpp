@@ -346,7 +346,15 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
       min_delta = std::min(min_delta, d);
       max_delta = std::max(max_delta, d);
     }
-    if (cost_limit != kNoDeltaCostLimit &&
+    // With Delta_Base the smallest delta, Bit_Width bitlen(R) holds every
+    // row: when that already costs less than the limit, the bound cannot
+    // rule DELTA out and is not worth its pass.
+    const uint32_t whole_width =
+        BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
+    const uint64_t whole_cost = PartitionCost(
+        static_cast<uint8_t>(Model::kDelta), whole_width,
+        DeltaPayloadWords(n, whole_width, values_per_lane, DeltaExceptions{0, 0}));
+    if (cost_limit != kNoDeltaCostLimit && whole_cost >= cost_limit &&
         DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane) >= cost_limit) {
       PartitionFit hopeless;
       hopeless.cost_bytes = ~uint64_t{0};

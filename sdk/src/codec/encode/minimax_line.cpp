@@ -50,7 +50,8 @@ bool Less(const Slope<Wide>& p, const Slope<Wide>& q) {
 // candidate. upper/lower hold the candidates on entry and the strict hull
 // vertices on exit.
 template <typename Wide, typename T>
-void ChainHulls(const T* v, std::vector<uint32_t>* upper_chain, std::vector<uint32_t>* lower_chain) {
+void ChainHulls(const T* v, std::vector<uint32_t>* upper_chain,
+                std::vector<uint32_t>* lower_chain) {
   uint32_t* upper = upper_chain->data();
   size_t upper_size = 0;
   for (size_t i = 0; i < upper_chain->size(); ++i) {
@@ -207,7 +208,8 @@ MinimaxLine FitMinimaxLineOfHulls(const T* v, uint32_t n, int64_t min, int64_t m
     line.intercept = static_cast<long double>(v[0]);
     return line;
   }
-  return FitsInt64(n, min, max) ? WalkHulls<int64_t>(v, n, hulls) : WalkHulls<__int128>(v, n, hulls);
+  return FitsInt64(n, min, max) ? WalkHulls<int64_t>(v, n, hulls)
+                                : WalkHulls<__int128>(v, n, hulls);
 }
 
 template <typename T>

@@ -420,7 +420,8 @@ struct HullSources {
 
 // The minimax line as a LINEAR Candidate, its strip centred on 0.
 template <typename T>
-Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s, const HullSources& sources) {
+Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s,
+                           const HullSources& sources) {
   const auto min = static_cast<int64_t>(s.min);
   const auto max = static_cast<int64_t>(s.max);
   thread_local LineHulls scratch;

@@ -137,7 +137,8 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   ParallelFor(starts.size(), threads, 16, [&](uint64_t i) {
     const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : n;
     const auto rows = static_cast<uint32_t>(end - starts[i]);
-    PlannedPartition whole{starts[i], FitBestModel(v + starts[i], rows, fit_options, &whole_hulls[i])};
+    PlannedPartition whole{starts[i],
+                           FitBestModel(v + starts[i], rows, fit_options, &whole_hulls[i])};
     SplitWhileCheaper(v, whole, options.split_min_rows, fit_options, &pieces[i]);
   });
   size_t count = 0;

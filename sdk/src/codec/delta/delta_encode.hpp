@@ -114,8 +114,43 @@ void CountDeltaWidths(const std::vector<int64_t>& deltas, U base, uint64_t (&row
   for (int k = 0; k < 65; ++k) rows_of_width[k] += uint64_t{tally[0][k]} + tally[1][k] + tally[2][k] + tally[3][k];
 }
 
-/// DeltaFit selects its Delta_Base ranks by a histogram when they all lie
-/// within 2^kExactRankBits of the smallest delta.
+/// CountDeltaWidths for `num_bases` (1 to 3) bases in one pass over the
+/// deltas: rows_of_width[j] for bases[j].
+template <typename U>
+void CountDeltaWidthsOfBases(const std::vector<int64_t>& deltas, const U* bases, int num_bases,
+                             uint64_t (*rows_of_width)[65]) {
+  if (num_bases == 1) {
+    CountDeltaWidths<U>(deltas, bases[0], rows_of_width[0]);
+    return;
+  }
+  // Two interleaved tallies per base, as in CountDeltaWidths.
+  uint32_t tally[3][2][65] = {};
+  const U b0 = bases[0], b1 = bases[1], b2 = num_bases > 2 ? bases[2] : bases[1];
+  const size_t m = deltas.size();
+  size_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    const U d0 = static_cast<U>(deltas[i]), d1 = static_cast<U>(deltas[i + 1]);
+    ++tally[0][0][BitLength(static_cast<U>(d0 - b0))];
+    ++tally[0][1][BitLength(static_cast<U>(d1 - b0))];
+    ++tally[1][0][BitLength(static_cast<U>(d0 - b1))];
+    ++tally[1][1][BitLength(static_cast<U>(d1 - b1))];
+    ++tally[2][0][BitLength(static_cast<U>(d0 - b2))];
+    ++tally[2][1][BitLength(static_cast<U>(d1 - b2))];
+  }
+  for (; i < m; ++i) {
+    const U d = static_cast<U>(deltas[i]);
+    ++tally[0][0][BitLength(static_cast<U>(d - b0))];
+    ++tally[1][0][BitLength(static_cast<U>(d - b1))];
+    ++tally[2][0][BitLength(static_cast<U>(d - b2))];
+  }
+  for (int j = 0; j < num_bases; ++j) {
+    for (int k = 0; k < 65; ++k) rows_of_width[j][k] += uint64_t{tally[j][0][k]} + tally[j][1][k];
+  }
+}
+
+/// DeltaRanks selects its Delta_Base ranks by a histogram when they all lie
+/// within 2^kExactRankBits (or about twice the number of deltas, up to
+/// 2^(kExactRankBits + 2)) of the smallest delta.
 inline constexpr uint32_t kExactRankBits = 11;
 
 /// The deltas at ranks m / divisors[i] (0-based, ascending order; m =
@@ -126,10 +161,12 @@ inline constexpr uint32_t kExactRankBits = 11;
 /// With the counts, only the smallest deltas take part: those below
 /// min_delta + 2^b, with b the least exponent for which they outnumber the
 /// largest rank; every other delta is larger than all of them, so the
-/// ranks are the same among them as among all. When 2^b is at most
-/// 2^kExactRankBits, a histogram of d - min_delta gives every rank in one
-/// pass; when they are at most half of the deltas, they are copied out and
-/// selected there; otherwise, and without the counts, all deltas are.
+/// ranks are the same among them as among all. When b <= max(kExactRankBits,
+/// min(kExactRankBits + 2, bitlen(m))), a histogram of d - min_delta (at most
+/// 2^kExactRankBits entries, or about 2m: no more to clear and walk than the
+/// deltas cost to count) gives every rank in one pass; when they are at most
+/// half of the deltas, they are copied out and selected there; otherwise,
+/// and without the counts, all deltas are.
 inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
                        const uint64_t* rows_of_length, const uint32_t (&divisors)[3],
                        int64_t (&at_rank)[3]) {
@@ -144,14 +181,29 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     for (kept = rows_of_length[0]; kept <= top_rank; kept += rows_of_length[++b]) {
     }
   }
-  if (b <= kExactRankBits) {
+  const uint32_t exact_bits = std::max<uint32_t>(
+      kExactRankBits, std::min<uint32_t>(kExactRankBits + 2, BitLength(m)));
+  if (b <= exact_bits) {
     const uint32_t limit = uint32_t{1} << b;
-    thread_local std::vector<uint32_t> rows_at;
-    rows_at.assign(limit + 1, 0);
-    for (const int64_t d : deltas) {
-      const uint64_t u = static_cast<uint64_t>(d) - floor;
+    // Two interleaved tallies, so that runs of equal deltas do not wait on
+    // each other's increments; then summed into the first.
+    thread_local std::vector<uint32_t> tallies;
+    tallies.assign(2 * size_t{limit + 1}, 0);
+    uint32_t* rows_at = tallies.data();
+    uint32_t* rows_at_odd = rows_at + limit + 1;
+    const int64_t* all = deltas.data();
+    uint64_t i = 0;
+    for (; i + 2 <= m; i += 2) {
+      const uint64_t u0 = static_cast<uint64_t>(all[i]) - floor;
+      const uint64_t u1 = static_cast<uint64_t>(all[i + 1]) - floor;
+      ++rows_at[u0 < limit ? u0 : limit];
+      ++rows_at_odd[u1 < limit ? u1 : limit];
+    }
+    for (; i < m; ++i) {
+      const uint64_t u = static_cast<uint64_t>(all[i]) - floor;
       ++rows_at[u < limit ? u : limit];
     }
+    for (uint32_t k = 0; k <= limit; ++k) rows_at[k] += rows_at_odd[k];
     uint32_t value = 0;
     uint64_t below = 0;
     for (int i = 0; i < 3; ++i) {
@@ -189,8 +241,93 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
   }
 }
 
+/// A lower bound on the cost of every DELTA partition of n rows whose m =
+/// n - 1 deltas d(x) lie in [min_delta, max_delta], whatever its Delta_Base
+/// c and Bit_Width w (spec §8.9: cost 16 + 8 * (2 + Seed words +
+/// ceil((n w + E (bitlen(n - 1) + hw)) / 64)), E the rows whose
+/// u(x) = (d(x) - c) mod 2^N has more than w bits, hw >= 1 when E > 0).
+///
+/// The rows that fit w bits have d(x) in one window of 2^w values, cyclic
+/// modulo 2^N. The deltas are counted in K <= 64 buckets of 2^s values from
+/// min_delta; a window of 2^w values, in one piece or wrapped into two,
+/// touches at most t = (2^w >> s) + 4 buckets that are consecutive when
+/// bucket K - 1 is taken to precede bucket 0, so at most the largest sum
+/// W(t) of t cyclically consecutive buckets fit, and E >= m - W(t).
+/// Every base leaves some u(x) >= 2^N - G, G the largest cyclic gap between
+/// neighbouring deltas: the wrap-around gap 2^N - R (R = max_delta -
+/// min_delta) or a gap inside, shorter than (z + 2) 2^s with z the longest
+/// run of empty buckets. So the largest u(x) is at least
+/// L = R - (z + 2) 2^s (0 when that is negative), and hw >= bitlen(L >> w).
+/// The bound is the least cost over w of
+/// n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >> w))) bits.
+inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
+                                    int64_t max_delta, uint32_t n, uint32_t values_per_lane) {
+  const uint64_t m = deltas.size();
+  const uint64_t floor = static_cast<uint64_t>(min_delta);
+  const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
+  const uint32_t range_bits = BitLength(range);
+  const uint32_t s = range_bits > 6 ? range_bits - 6 : 0;
+  const uint32_t num_buckets = static_cast<uint32_t>(range >> s) + 1;  // <= 64
+  uint32_t counts[2][64] = {};
+  const int64_t* all = deltas.data();
+  uint64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
+    ++counts[1][(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
+  }
+  for (; i < m; ++i) ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
+  uint64_t bucket_rows[128];  // two rounds, for cyclic windows
+  uint64_t empty_run = 0, longest_empty_run = 0;
+  for (uint32_t k = 0; k < num_buckets; ++k) {
+    bucket_rows[k] = bucket_rows[k + num_buckets] = uint64_t{counts[0][k]} + counts[1][k];
+    empty_run = bucket_rows[k] == 0 ? empty_run + 1 : 0;
+    longest_empty_run = std::max(longest_empty_run, empty_run);
+  }
+  const uint64_t widest_gap = (longest_empty_run + 2) << s;  // > every gap inside
+  const uint64_t largest_offset = range > widest_gap ? range - widest_gap : 0;
+  // W(t): the most rows in t cyclically consecutive buckets.
+  const auto most_in_window = [&](uint32_t t) -> uint64_t {
+    if (t >= num_buckets) return m;
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < t; ++k) sum += bucket_rows[k];
+    uint64_t most = sum;
+    for (uint32_t k = 0; k + 1 < num_buckets; ++k) {
+      sum += bucket_rows[k + t];
+      sum -= bucket_rows[k];
+      most = std::max(most, sum);
+    }
+    return most;
+  };
+  const uint64_t row_bits = RunStartBits(n);
+  const uint64_t seeds = DeltaSeedWords(n, values_per_lane);
+  const auto cost_of_bits = [&](uint64_t bits) {
+    return PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
+  };
+  uint64_t lowest = ~uint64_t{0};
+  // Every w < s gives t = 4; of those, w = 0 costs least.
+  for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
+    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
+    const uint64_t fitting = most_in_window(t);
+    const uint64_t exceptions = m > fitting ? m - fitting : 0;
+    const uint32_t width = w < s ? 0 : w;
+    const uint32_t high_bits =
+        std::max<uint32_t>(1, width >= 64 ? 0 : BitLength(largest_offset >> width));
+    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
+    lowest = std::min(lowest, cost_of_bits(bits));
+    if (exceptions == 0) break;  // wider w only cost more
+  }
+  return lowest;
+}
+
+/// No cost limit for DeltaFit.
+inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
+
+/// DeltaFit, or, when DeltaCostLowerBound shows that no DELTA fit can cost
+/// less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing else
+/// set).
 template <typename T>
-PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
+PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
+                      uint64_t cost_limit = kNoDeltaCostLimit) {
   using U = typename ValueTraits<T>::Unsigned;
   int64_t candidates[4] = {0, 0, 0, 0};
   int num_candidates = 1;
@@ -208,6 +345,20 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
       deltas[x - 1] = d;
       min_delta = std::min(min_delta, d);
       max_delta = std::max(max_delta, d);
+    }
+    // With Delta_Base the smallest delta, Bit_Width bitlen(R) holds every
+    // row: when that already costs less than the limit, the bound cannot
+    // rule DELTA out and is not worth its pass.
+    const uint32_t whole_width =
+        BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
+    const uint64_t whole_cost = PartitionCost(
+        static_cast<uint8_t>(Model::kDelta), whole_width,
+        DeltaPayloadWords(n, whole_width, values_per_lane, DeltaExceptions{0, 0}));
+    if (cost_limit != kNoDeltaCostLimit && whole_cost >= cost_limit &&
+        DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane) >= cost_limit) {
+      PartitionFit hopeless;
+      hopeless.cost_bytes = ~uint64_t{0};
+      return hopeless;
     }
     const uint32_t m = n - 1;
     candidates[0] = min_delta;
@@ -238,7 +389,9 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane) {
     // candidate 0, counted above).
     U bases[4] = {};
     for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
-    for (int j = 1; j < num_distinct; ++j) CountDeltaWidths<U>(deltas, bases[j], rows_of_width[j]);
+    if (num_distinct > 1) {
+      CountDeltaWidthsOfBases<U>(deltas, bases + 1, num_distinct - 1, rows_of_width + 1);
+    }
     for (int j = 0; j < num_distinct; ++j) {
       const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
       if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {

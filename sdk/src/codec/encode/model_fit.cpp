@@ -109,6 +109,20 @@ void SetBounds(const Summary<T>& s, uint32_t n, PartitionFit* fit) {
   fit->num_rows = n;
   fit->min_value = ValueTraits<T>::Canonical(s.min);
   fit->max_value = ValueTraits<T>::Canonical(s.max);
+  fit->value_runs = s.runs;
+}
+
+// The summary of the union of two neighbouring partitions, values[0, n)
+// with n = left.num_rows + right.num_rows, from their fits (whose bounds are
+// canonical extensions, so the low bits are the values).
+template <typename T>
+Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right) {
+  const T left_min = static_cast<T>(left.min_value), right_min = static_cast<T>(right.min_value);
+  const T left_max = static_cast<T>(left.max_value), right_max = static_cast<T>(right.max_value);
+  const uint32_t boundary = left.num_rows;
+  const uint64_t joined = v[boundary] == v[boundary - 1] ? 1 : 0;  // one run across the boundary
+  return {std::min(left_min, right_min), std::max(left_max, right_max),
+          left.value_runs + right.value_runs - joined};
 }
 
 template <typename T>
@@ -394,11 +408,33 @@ Candidate LeastSquaresCandidate(const GramBasis& b, const GramFit& f, uint8_t mo
   return c;
 }
 
+// Where the minimax line's hulls come from and go to: the hulls of the
+// rows [0, left_rows) and [left_rows, n) when both are known, and where to
+// keep the partition's (each may be null).
+struct HullSources {
+  const PartitionHulls* left = nullptr;
+  const PartitionHulls* right = nullptr;
+  uint32_t left_rows = 0;
+  PartitionHulls* out = nullptr;
+};
+
 // The minimax line as a LINEAR Candidate, its strip centred on 0.
 template <typename T>
-Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s) {
-  const MinimaxLine line =
-      FitMinimaxLine(v, n, static_cast<int64_t>(s.min), static_cast<int64_t>(s.max));
+Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s,
+                           const HullSources& sources) {
+  const auto min = static_cast<int64_t>(s.min);
+  const auto max = static_cast<int64_t>(s.max);
+  thread_local LineHulls scratch;
+  LineHulls* hulls = sources.out != nullptr ? &sources.out->hulls : &scratch;
+  if (sources.left != nullptr && sources.right != nullptr && sources.left->valid &&
+      sources.right->valid) {
+    JoinLineHulls(v, sources.left->hulls, sources.left_rows, sources.right->hulls,
+                  n - sources.left_rows, min, max, hulls);
+  } else {
+    BuildLineHulls(v, n, min, max, hulls);
+  }
+  if (sources.out != nullptr) sources.out->valid = true;
+  const MinimaxLine line = FitMinimaxLineOfHulls(v, n, min, max, *hulls);
   Candidate c;
   c.model_type = kLinearType;
   c.theta[0] = line.intercept;
@@ -413,8 +449,9 @@ Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s) {
 // at any length), and its convex hulls cost as much as the rest of the fit.
 template <typename T>
 Candidate LineCandidate(const T* v, uint32_t n, const Summary<T>& s, const GramBasis& basis,
-                        const GramFit& gram, const ErrorRange& error, bool minimax) {
-  if (minimax && error.hi - error.lo < kMinimaxSpread) return MinimaxCandidate(v, n, s);
+                        const GramFit& gram, const ErrorRange& error, bool minimax,
+                        const HullSources& hulls = HullSources{}) {
+  if (minimax && error.hi - error.lo < kMinimaxSpread) return MinimaxCandidate(v, n, s, hulls);
   return LeastSquaresCandidate(basis, gram, kLinearType, error);
 }
 
@@ -668,8 +705,9 @@ double PredictionSlack(const Summary<T>& s, const Candidate& c, uint32_t n,
 }  // namespace
 
 template <typename T>
-PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
-  const Summary<T> summary = Summarize(v, n);
+PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
+                                     const FitOptions& options, const HullSources& hulls) {
+  if (hulls.out != nullptr) hulls.out->valid = false;
   PartitionFit best;
   if (summary.min == summary.max) {
     best = ConstantFit(summary);
@@ -683,7 +721,8 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
     if (runs.cost_bytes < best.cost_bytes) best = runs;
   }
   if (options.enable_delta) {
-    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane);
+    // Skipped where no DELTA fit can be strictly cheaper (DeltaCostLowerBound).
+    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane, best.cost_bytes);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
   }
   const bool predictable = ValueTraits<T>::Predictable(summary.min) &&
@@ -706,7 +745,7 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
   PartitionFit candidate_fit;
   if (options.enable_linear) {
     const Candidate line =
-        LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines);
+        LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines, hulls);
     if (TryPredicted(v, n, lanes, line, PredictionSlack(summary, line, n, lanes),
                      static_cast<double>(best.cost_bytes), &candidate_fit)) {
       best = candidate_fit;
@@ -723,6 +762,23 @@ PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options) {
   }
   SetBounds(summary, n, &best);
   return best;
+}
+
+template <typename T>
+PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options,
+                          PartitionHulls* hulls) {
+  HullSources sources;
+  sources.out = hulls;
+  return FitBestModelWithSummary(v, n, Summarize(v, n), options, sources);
+}
+
+template <typename T>
+PartitionFit FitBestModelOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right,
+                                 const FitOptions& options, const PartitionHulls* left_hulls,
+                                 const PartitionHulls* right_hulls, PartitionHulls* hulls) {
+  const HullSources sources{left_hulls, right_hulls, left.num_rows, hulls};
+  return FitBestModelWithSummary(v, left.num_rows + right.num_rows,
+                                 SummaryOfUnion(v, left, right), options, sources);
 }
 
 template <typename T>
@@ -803,7 +859,12 @@ uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
 }
 
 #define L3_INSTANTIATE_FIT(T)                                                                \
-  template PartitionFit FitBestModel<T>(const T*, uint32_t, const FitOptions&);             \
+  template PartitionFit FitBestModel<T>(const T*, uint32_t, const FitOptions&,              \
+                                        PartitionHulls*);                                   \
+  template PartitionFit FitBestModelOfUnion<T>(const T*, const PartitionFit&,                \
+                                               const PartitionFit&, const FitOptions&,      \
+                                               const PartitionHulls*, const PartitionHulls*, \
+                                               PartitionHulls*);                            \
   template Status FitGivenModel<T>(const T*, uint32_t, Model, const double*,                 \
                                    const FitOptions&, PartitionFit*);                       \
   template uint32_t AnalysisWidth<T>(const T*, uint32_t, bool);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "codec/encode/minimax_line.hpp"
 #include "codec/predictor.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
@@ -48,6 +49,10 @@ struct PartitionFit {
   uint64_t max_value = 0;
   uint64_t payload_words = 0;
   uint64_t cost_bytes = 0;  ///< PartitionCost() of this choice
+  /// 1 + the rows x >= 1 with v[x] != v[x - 1], whatever the model (not
+  /// written; lets FitBestModelOfUnion summarise two neighbours' union
+  /// without a pass over the values).
+  uint64_t value_runs = 0;
 
   bool is_single_value() const {
     return model_type == static_cast<uint8_t>(Model::kConstant) && bit_width == 0;
@@ -61,11 +66,35 @@ inline uint64_t PartitionCost(uint8_t model_type, uint32_t bit_width, uint64_t p
          8 * payload_words;
 }
 
+/// The convex hulls of a partition's points where its fit computed them for
+/// the minimax line (FitOptions::minimax_lines); `valid` is false where it
+/// did not. The partitioner keeps them so that the minimax line of two
+/// partitions' union starts from their hulls instead of every row.
+struct PartitionHulls {
+  LineHulls hulls;
+  bool valid = false;
+};
+
 /// Fits every enabled model to values[0, n) (n >= 1) and returns the cheapest
 /// (ties go to the model with fewer parameters, then the lower Model_Type;
-/// POLY2/POLY3 must also beat every simpler model by poly_min_gain).
+/// POLY2/POLY3 must also beat every simpler model by poly_min_gain). With
+/// `hulls`, stores there the hulls the fit computed, if any.
 template <typename T>
-PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options);
+PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options,
+                          PartitionHulls* hulls = nullptr);
+
+/// FitBestModel(values, left.num_rows + right.num_rows, options), where
+/// `left` and `right` are FitBestModel's (or this function's) fits of the
+/// two halves values[0, left.num_rows) and the rows after it: the minimum,
+/// maximum and run count of the union come from theirs, and its hulls, when
+/// the minimax line needs them, from `left_hulls` and `right_hulls` where
+/// both are valid. With `hulls`, stores there the hulls the fit computed.
+template <typename T>
+PartitionFit FitBestModelOfUnion(const T* values, const PartitionFit& left,
+                                 const PartitionFit& right, const FitOptions& options,
+                                 const PartitionHulls* left_hulls = nullptr,
+                                 const PartitionHulls* right_hulls = nullptr,
+                                 PartitionHulls* hulls = nullptr);
 
 /// Fits one given model. CONSTANT becomes runs when the values are not all
 /// equal. With `theta` (LINEAR/POLY2/POLY3 only) the parameters are used as

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "codec/encode/parallel.hpp"
 
@@ -34,6 +35,9 @@ struct Node {
   // rejected; neither side has changed while this still matches, so the pair
   // need not be refitted.
   uint64_t rejected_right;
+  // The hulls of the minimax line where the fit computed them; a merge
+  // joins its parts' hulls instead of rebuilding them from every row.
+  PartitionHulls hulls;
 };
 
 enum class Verdict : uint8_t { kSkipped, kRejected, kMerged };
@@ -129,27 +133,33 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   // cheaper (an addition to the paper's partitioner: pairwise merging alone
   // cannot isolate a jump or a bend inside an initial partition).
   std::vector<std::vector<PlannedPartition>> pieces(starts.size());
+  std::vector<PartitionHulls> whole_hulls(starts.size());
   ParallelFor(starts.size(), threads, 16, [&](uint64_t i) {
     const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : n;
     const auto rows = static_cast<uint32_t>(end - starts[i]);
-    PlannedPartition whole{starts[i], FitBestModel(v + starts[i], rows, fit_options)};
+    PlannedPartition whole{starts[i],
+                           FitBestModel(v + starts[i], rows, fit_options, &whole_hulls[i])};
     SplitWhileCheaper(v, whole, options.split_min_rows, fit_options, &pieces[i]);
   });
   size_t count = 0;
   for (const auto& list : pieces) count += list.size();
   std::vector<Node> nodes;
   nodes.reserve(count);
-  for (const auto& list : pieces) {
-    for (const PlannedPartition& piece : list) {
-      nodes.push_back(Node{piece.first_row, piece.fit, nodes.size(), kNoId});
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    for (const PlannedPartition& piece : pieces[i]) {
+      nodes.push_back(Node{piece.first_row, piece.fit, nodes.size(), kNoId, PartitionHulls{}});
     }
+    // An initial partition that was not split keeps its hulls.
+    if (pieces[i].size() == 1) nodes.back().hulls = std::move(whole_hulls[i]);
   }
   pieces.clear();
+  whole_hulls.clear();
   uint64_t next_id = nodes.size();
 
   // 5. Odd-even merge rounds.
   const double keep = 1.0 - p.min_merge_benefit;
   std::vector<PartitionFit> merged;
+  std::vector<PartitionHulls> merged_hulls;
   std::vector<Verdict> verdicts;
   for (uint32_t round = 0; round < p.max_merge_rounds; ++round) {
     bool any_merged = false;
@@ -158,6 +168,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
       if (count < parity + 2) continue;
       const size_t pairs = (count - parity) / 2;
       merged.assign(pairs, PartitionFit{});
+      if (merged_hulls.size() < pairs) merged_hulls.resize(pairs);
       verdicts.assign(pairs, Verdict::kSkipped);
       ParallelFor(pairs, threads, 4, [&](uint64_t j) {
         const Node& a = nodes[parity + 2 * j];
@@ -166,13 +177,15 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
         const uint64_t rows = uint64_t{a.fit.num_rows} + b.fit.num_rows;
         // A single value stays one CONSTANT partition however long it runs.
         if (a.fit.is_single_value() && b.fit.is_single_value() && a.fit.base == b.fit.base) {
+          merged_hulls[j].valid = false;
           merged[j] = a.fit;
           merged[j].num_rows = static_cast<uint32_t>(rows);
           verdicts[j] = Verdict::kMerged;
           return;
         }
         if (rows > p.max_partition_rows) return;
-        PartitionFit fit = FitBestModel(v + a.first_row, static_cast<uint32_t>(rows), fit_options);
+        PartitionFit fit = FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options,
+                                               &a.hulls, &b.hulls, &merged_hulls[j]);
         if (static_cast<double>(fit.cost_bytes) <
             static_cast<double>(a.fit.cost_bytes + b.fit.cost_bytes) * keep) {
           merged[j] = fit;
@@ -184,19 +197,19 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
       std::vector<Node> next;
       next.reserve(count);
       size_t i = 0;
-      if (parity == 1) next.push_back(nodes[i++]);
+      if (parity == 1) next.push_back(std::move(nodes[i++]));
       for (size_t j = 0; j < pairs; ++j, i += 2) {
         if (verdicts[j] == Verdict::kMerged) {
-          next.push_back(Node{nodes[i].first_row, merged[j], next_id++, kNoId});
+          next.push_back(Node{nodes[i].first_row, merged[j], next_id++, kNoId, PartitionHulls{}});
+          std::swap(next.back().hulls, merged_hulls[j]);
           any_merged = true;
           continue;
         }
-        Node a = nodes[i];
-        if (verdicts[j] == Verdict::kRejected) a.rejected_right = nodes[i + 1].id;
-        next.push_back(a);
-        next.push_back(nodes[i + 1]);
+        if (verdicts[j] == Verdict::kRejected) nodes[i].rejected_right = nodes[i + 1].id;
+        next.push_back(std::move(nodes[i]));
+        next.push_back(std::move(nodes[i + 1]));
       }
-      for (; i < count; ++i) next.push_back(nodes[i]);
+      for (; i < count; ++i) next.push_back(std::move(nodes[i]));
       nodes.swap(next);
     }
     if (!any_merged) break;

@@ -1,0 +1,344 @@
+// Tests of the encoder's fast paths: each must give exactly what the plain
+// computation gives (the writer's bytes may not depend on which ran).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <random>
+#include <vector>
+
+#include "codec/delta/delta_encode.hpp"
+#include "codec/encode/minimax_line.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "common/bits.hpp"
+
+using namespace l3::internal;
+
+namespace {
+
+// The deltas at ranks m / divisors[i] of the sorted deltas (0 where the rank is 0).
+void RanksBySorting(std::vector<int64_t> deltas, const uint32_t (&divisors)[3], int64_t (&at_rank)[3]) {
+  std::sort(deltas.begin(), deltas.end());
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t rank = deltas.size() / divisors[i];
+    at_rank[i] = rank == 0 ? 0 : deltas[rank];
+  }
+}
+
+// Deltas of several shapes: narrow, wide, skewed by a few outliers, all equal.
+std::vector<int64_t> MakeDeltas(std::mt19937_64& rng, int shape, size_t m) {
+  std::vector<int64_t> d(m);
+  for (size_t i = 0; i < m; ++i) {
+    const uint64_t r = rng();
+    switch (shape) {
+      case 0: d[i] = static_cast<int64_t>(r % 100) - 7; break;                        // narrow
+      case 1: d[i] = static_cast<int64_t>(r >> 23) - (int64_t{1} << 40); break;      // 41 bits
+      case 2: d[i] = (r % 64 == 0) ? -static_cast<int64_t>(r >> 20) : int64_t(r % 5000); break;
+      case 3: d[i] = 12345; break;                                                    // all equal
+      case 4: d[i] = (r % 3 == 0) ? int64_t(r % 7) << 30 : int64_t(r % 9); break;    // clustered
+      default: d[i] = static_cast<int64_t>(r); break;                                 // full 64 bits
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("DeltaRanks equals selection by sorting, with and without width counts") {
+  std::mt19937_64 rng(14);
+  const uint32_t divisors[3] = {64u, 16u, 4u};
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{64}, size_t{255},
+                     size_t{1000}, size_t{8191}, size_t{40000}}) {
+      const std::vector<int64_t> deltas = MakeDeltas(rng, shape, m);
+      int64_t expected[3];
+      RanksBySorting(deltas, divisors, expected);
+      const int64_t min_delta = *std::min_element(deltas.begin(), deltas.end());
+      // rows_of_length[k]: deltas whose d - min_delta is k bits long.
+      uint64_t rows_of_length[65] = {};
+      for (int64_t d : deltas) ++rows_of_length[BitLength(static_cast<uint64_t>(d) - static_cast<uint64_t>(min_delta))];
+      for (bool with_counts : {true, false}) {
+        CAPTURE(shape);
+        CAPTURE(m);
+        CAPTURE(with_counts);
+        std::vector<int64_t> work = deltas;
+        int64_t got[3] = {0, 0, 0};
+        DeltaRanks(work, min_delta, with_counts ? rows_of_length : nullptr, divisors, got);
+        for (int i = 0; i < 3; ++i) {
+          if (m / divisors[i] == 0) continue;
+          CHECK(got[i] == expected[i]);
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+bool SameFit(const PartitionFit& a, const PartitionFit& b) {
+  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
+         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
+         std::memcmp(a.theta.data(), b.theta.data(), sizeof a.theta) == 0 &&
+         a.min_value == b.min_value && a.max_value == b.max_value &&
+         a.payload_words == b.payload_words && a.cost_bytes == b.cost_bytes &&
+         a.value_runs == b.value_runs;
+}
+
+// Values of several shapes: a noisy line, runs, a quadratic, uniform noise,
+// steps of a constant with noise, wide random values.
+template <typename T>
+std::vector<T> MakeValues(std::mt19937_64& rng, int shape, size_t n) {
+  using Wide = std::conditional_t<std::is_signed<T>::value, int64_t, uint64_t>;
+  std::vector<T> v(n);
+  Wide run_value = 0;
+  for (size_t x = 0; x < n; ++x) {
+    const uint64_t r = rng();
+    Wide value = 0;
+    switch (shape) {
+      case 0: value = static_cast<Wide>(3 * x + r % 9); break;
+      case 1:
+        if (r % 13 == 0) run_value = static_cast<Wide>(r >> 40);
+        value = run_value;
+        break;
+      case 2: value = static_cast<Wide>(x * x / 7 + r % 3); break;
+      case 3: value = static_cast<Wide>(r % 1000); break;
+      case 4: value = static_cast<Wide>(5 * (x / 300) + r % 7); break;
+      default: value = static_cast<Wide>(r); break;
+    }
+    v[x] = static_cast<T>(value);
+  }
+  return v;
+}
+
+template <typename T>
+void CheckUnionFits() {
+  std::mt19937_64 rng(1400 + sizeof(T));
+  FitOptions options;
+  for (bool minimax : {false, true}) {
+    options.minimax_lines = minimax;
+    for (int shape = 0; shape <= 5; ++shape) {
+      for (uint32_t left_rows : {1u, 31u, 256u, 1000u}) {
+        for (uint32_t right_rows : {1u, 64u, 777u}) {
+          const std::vector<T> v = MakeValues<T>(rng, shape, left_rows + right_rows);
+          const uint32_t n = left_rows + right_rows;
+          PartitionHulls left_hulls, right_hulls, whole_hulls, union_hulls;
+          const PartitionFit left = FitBestModel(v.data(), left_rows, options, &left_hulls);
+          const PartitionFit right =
+              FitBestModel(v.data() + left_rows, right_rows, options, &right_hulls);
+          const PartitionFit whole = FitBestModel(v.data(), n, options, &whole_hulls);
+          CAPTURE(shape);
+          CAPTURE(left_rows);
+          CAPTURE(right_rows);
+          CAPTURE(minimax);
+          CHECK(SameFit(FitBestModelOfUnion(v.data(), left, right, options), whole));
+          // With the parts' hulls (joined where both are known).
+          CHECK(SameFit(FitBestModelOfUnion(v.data(), left, right, options, &left_hulls,
+                                            &right_hulls, &union_hulls),
+                        whole));
+          CHECK(union_hulls.valid == whole_hulls.valid);
+          if (union_hulls.valid) {
+            CHECK(union_hulls.hulls.upper == whole_hulls.hulls.upper);
+            CHECK(union_hulls.hulls.lower == whole_hulls.hulls.lower);
+          }
+          // The hulls of the parts always join to the union's.
+          if (sizeof(T) < 8 || shape != 5) {
+            const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+            const auto [left_lo, left_hi] = std::minmax_element(v.begin(), v.begin() + left_rows);
+            const auto [right_lo, right_hi] = std::minmax_element(v.begin() + left_rows, v.end());
+            LineHulls a, b, joined, built;
+            BuildLineHulls(v.data(), left_rows, int64_t(*left_lo), int64_t(*left_hi), &a);
+            BuildLineHulls(v.data() + left_rows, right_rows, int64_t(*right_lo), int64_t(*right_hi), &b);
+            JoinLineHulls(v.data(), a, left_rows, b, right_rows, int64_t(*lo), int64_t(*hi), &joined);
+            BuildLineHulls(v.data(), n, int64_t(*lo), int64_t(*hi), &built);
+            CHECK(joined.upper == built.upper);
+            CHECK(joined.lower == built.lower);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("FitBestModelOfUnion equals FitBestModel of the union, for every type") {
+  CheckUnionFits<int8_t>();
+  CheckUnionFits<int16_t>();
+  CheckUnionFits<int32_t>();
+  CheckUnionFits<int64_t>();
+  CheckUnionFits<uint8_t>();
+  CheckUnionFits<uint16_t>();
+  CheckUnionFits<uint32_t>();
+  CheckUnionFits<uint64_t>();
+}
+
+namespace {
+
+// The minimax line by the monotone chain over every point (what
+// FitMinimaxLine computed before it skipped the points that cannot be hull
+// vertices), with the same breakpoint walk and exact 128-bit arithmetic.
+template <typename T>
+MinimaxLine MinimaxOverAllPoints(const T* v, uint32_t n) {
+  using Wide = __int128;
+  MinimaxLine line;
+  if (n < 2) {
+    line.intercept = static_cast<long double>(v[0]);
+    return line;
+  }
+  const auto cross = [&](uint32_t o, uint32_t a, uint32_t b) {
+    return static_cast<Wide>(static_cast<int64_t>(a) - o) * (static_cast<Wide>(v[b]) - v[o]) -
+           (static_cast<Wide>(v[a]) - v[o]) * static_cast<Wide>(static_cast<int64_t>(b) - o);
+  };
+  std::vector<uint32_t> upper, lower;
+  for (uint32_t x = 0; x < n; ++x) {
+    while (upper.size() >= 2 && cross(upper[upper.size() - 2], upper.back(), x) >= 0) upper.pop_back();
+    upper.push_back(x);
+    while (lower.size() >= 2 && cross(lower[lower.size() - 2], lower.back(), x) <= 0) lower.pop_back();
+    lower.push_back(x);
+  }
+  struct Slope {
+    Wide dy, dx;
+  };
+  const auto edge = [&](uint32_t a, uint32_t b) {
+    return Slope{static_cast<Wide>(v[b]) - static_cast<Wide>(v[a]), static_cast<Wide>(b) - a};
+  };
+  const auto less = [](const Slope& p, const Slope& q) { return p.dy * q.dx < q.dy * p.dx; };
+  size_t iu = upper.size() - 1, il = 0;
+  Slope best = edge(0, n - 1);
+  while (true) {
+    const bool has_upper = iu > 0, has_lower = il + 1 < lower.size();
+    if (!has_upper && !has_lower) break;
+    const Slope su = has_upper ? edge(upper[iu - 1], upper[iu]) : Slope{0, 0};
+    const Slope sl = has_lower ? edge(lower[il], lower[il + 1]) : Slope{0, 0};
+    bool move_upper = has_upper, move_lower = has_lower;
+    if (has_upper && has_lower) {
+      move_upper = !less(sl, su);
+      move_lower = !less(su, sl);
+    }
+    best = move_upper ? su : sl;
+    if (move_upper) --iu;
+    if (move_lower) ++il;
+    if (lower[il] >= upper[iu]) break;
+  }
+  const Wide top = best.dx * static_cast<Wide>(v[upper[iu]]) - best.dy * upper[iu];
+  const Wide bottom = best.dx * static_cast<Wide>(v[lower[il]]) - best.dy * lower[il];
+  const long double dx = static_cast<long double>(best.dx);
+  line.slope = static_cast<double>(static_cast<long double>(best.dy) / dx);
+  line.spread = static_cast<long double>(top - bottom) / dx;
+  line.intercept = (static_cast<long double>(top) + static_cast<long double>(bottom)) / (2 * dx);
+  return line;
+}
+
+template <typename T>
+void CheckMinimaxLines() {
+  std::mt19937_64 rng(77 + sizeof(T));
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {1u, 2u, 3u, 5u, 64u, 300u, 2049u}) {
+      std::vector<T> v = MakeValues<T>(rng, shape, n);
+      if (sizeof(T) == 8) {
+        for (T& value : v) value = static_cast<T>(value / 4);  // FitMinimaxLine needs |v| <= 2^62
+      }
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      const MinimaxLine got = FitMinimaxLine(v.data(), n, static_cast<int64_t>(*lo), static_cast<int64_t>(*hi));
+      const MinimaxLine expected = MinimaxOverAllPoints(v.data(), n);
+      CAPTURE(shape);
+      CAPTURE(n);
+      CHECK(std::memcmp(&got.slope, &expected.slope, sizeof got.slope) == 0);
+      CHECK(got.spread == expected.spread);
+      CHECK(got.intercept == expected.intercept);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("FitMinimaxLine equals the monotone chain over every point, for every type") {
+  CheckMinimaxLines<int8_t>();
+  CheckMinimaxLines<int16_t>();
+  CheckMinimaxLines<int32_t>();
+  CheckMinimaxLines<int64_t>();
+  CheckMinimaxLines<uint8_t>();
+  CheckMinimaxLines<uint16_t>();
+  CheckMinimaxLines<uint32_t>();
+  CheckMinimaxLines<uint64_t>();
+}
+
+namespace {
+
+// The cost of a DELTA partition of v with Delta_Base `base` and Bit_Width w
+// (spec §8.9), computed row by row.
+template <typename T>
+uint64_t DeltaCost(const std::vector<T>& v, uint64_t base, uint32_t w, uint32_t values_per_lane) {
+  using U = std::make_unsigned_t<T>;
+  const uint32_t n = static_cast<uint32_t>(v.size());
+  uint32_t count = 0, max_width = 0;
+  for (uint32_t x = 1; x < n; ++x) {
+    const U u = static_cast<U>(static_cast<U>(static_cast<U>(v[x]) - static_cast<U>(v[x - 1])) - static_cast<U>(base));
+    const uint32_t width = BitLength(u);
+    max_width = std::max(max_width, width);
+    count += width > w ? 1 : 0;
+  }
+  const DeltaExceptions e{count, count == 0 ? 0u : max_width - w};
+  return PartitionCost(static_cast<uint8_t>(Model::kDelta), w, DeltaPayloadWords(n, w, values_per_lane, e));
+}
+
+template <typename T>
+uint64_t LowerBoundOf(const std::vector<T>& v, uint32_t values_per_lane) {
+  std::vector<int64_t> deltas;
+  for (size_t x = 1; x < v.size(); ++x) deltas.push_back(SignedDelta(v[x], v[x - 1]));
+  const auto [lo, hi] = std::minmax_element(deltas.begin(), deltas.end());
+  return DeltaCostLowerBound(deltas, *lo, *hi, static_cast<uint32_t>(v.size()), values_per_lane);
+}
+
+}  // namespace
+
+TEST_CASE("DeltaCostLowerBound is below the cost of every Delta_Base and Bit_Width") {
+  std::mt19937_64 rng(8);
+  // 8-bit values: every base and width, exhaustively.
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {2u, 3u, 40u, 300u, 2500u}) {
+      for (uint32_t values_per_lane : {1u, 64u}) {
+        const std::vector<int8_t> v = MakeValues<int8_t>(rng, shape, n);
+        const uint64_t bound = LowerBoundOf(v, values_per_lane);
+        uint64_t cheapest = ~uint64_t{0};
+        for (uint32_t base = 0; base < 256; ++base) {
+          for (uint32_t w = 0; w <= 8; ++w) cheapest = std::min(cheapest, DeltaCost(v, base, w, values_per_lane));
+        }
+        CAPTURE(shape);
+        CAPTURE(n);
+        CHECK(bound <= cheapest);
+      }
+    }
+  }
+  // Wider values: below DeltaFit's choice, which DeltaFit with that bound as
+  // its limit still returns, and DeltaFit with a limit at or under the bound
+  // reports as hopeless.
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {2u, 100u, 256u, 5000u}) {
+      const std::vector<uint64_t> v = MakeValues<uint64_t>(rng, shape, n);
+      const uint64_t bound = LowerBoundOf(v, 64);
+      const PartitionFit fit = DeltaFit(v.data(), n, 64);
+      CAPTURE(shape);
+      CAPTURE(n);
+      CHECK(bound <= fit.cost_bytes);
+      CHECK(DeltaFit(v.data(), n, 64, bound).cost_bytes == ~uint64_t{0});
+      CHECK(SameFit(DeltaFit(v.data(), n, 64, fit.cost_bytes + 1), fit));
+    }
+  }
+}
+
+TEST_CASE("DeltaCostLowerBound rules DELTA out for uniform values and keeps it for steady steps") {
+  std::mt19937_64 rng(9);
+  std::vector<uint64_t> uniform(4096), steps(4096);
+  uint64_t t = 1000;
+  for (size_t x = 0; x < uniform.size(); ++x) {
+    uniform[x] = rng() >> 24;  // 40 bits: FOR costs 40 bits a row
+    steps[x] = t += 1000 + rng() % 4;
+  }
+  // FOR of 40 bits: 4096 * 40 / 64 words and its 24 bytes of record and Base.
+  const uint64_t for_cost = 24 + 8 * (4096 * 40 / 64);
+  CHECK(LowerBoundOf(uniform, 64) >= for_cost);
+  CHECK(LowerBoundOf(steps, 64) < 24 + 8 * (4096 * 20 / 64));
+}

@@ -18,7 +18,6 @@ shift
 rows=2000000
 threads=1
 data=$(cd "$(dirname "$0")/.." && pwd)/../shared/data/real
-[ -d "$data" ] || data=/work/shared/data/real
 work=/tmp/l3-identity
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -65,51 +65,72 @@ class DeltaExceptionReader {
   uint64_t highs_bit_;
 };
 
+/// A tile of a DELTA partition as its stream holds it (spec §8.5): the
+/// fields lane after lane, lane L's run at fields[lane_start[L]], so that row
+/// first + 32 k + L is fields[lane_start[L] + k]. Lanes below extra_lanes
+/// hold steps + 1 rows, the others steps.
+struct DeltaTileRuns {
+  uint64_t lane_start[kLanes];
+  uint64_t steps;
+  uint32_t extra_lanes;
+};
+
 /// The full fields u(j) = low field + (high part << Bit_Width) of tile
-/// `tile` of a DELTA partition, in row order, for the tile's rows [0, rows)
-/// (`fields` holds 32 V values; rows past `rows` may be written too).
+/// `tile`, lane-major (DeltaTileRuns), when Bit_Width > 0 and the tile's
+/// fields start on a word (32 V Bit_Width a multiple of 64): whole 64-field
+/// blocks through the per-width kernels of slap_unpack.hpp, the last
+/// fields mod 64 one by one (a kernel would read past the partition there).
+/// False, with nothing written, otherwise (Bit_Width 0 is cheaper in row
+/// order: UnpackDeltaTile). `fields` holds 32 V values;
 /// `stream` is the partition's bit stream, after its Seed words.
+inline bool UnpackDeltaTileRuns(const Partition& part, const uint8_t* stream,
+                                uint32_t values_per_lane, uint64_t tile, uint64_t* fields,
+                                DeltaTileRuns* runs) {
+  const uint32_t w = part.bit_width;
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t first = tile * tile_rows;
+  const uint64_t tile_fields =
+      part.num_rows - first < tile_rows ? part.num_rows - first : tile_rows;
+  if (w == 0 || tile_rows * w % 64 != 0) return false;
+  // Lane L's run starts at field L q + min(L, r), q = fields / 32,
+  // r = fields mod 32.
+  runs->steps = tile_fields / kLanes;
+  runs->extra_lanes = static_cast<uint32_t>(tile_fields % kLanes);
+  for (uint32_t lane = 0; lane < kLanes; ++lane) {
+    runs->lane_start[lane] =
+        lane * runs->steps + (lane < runs->extra_lanes ? lane : runs->extra_lanes);
+  }
+  const uint8_t* words = stream + 8 * (first * w / 64);
+  const auto kernel = UnpackKernelFor<FieldMode::kAddBase, uint64_t, 1>(w);
+  const uint64_t blocks = tile_fields / kSlapBlockFields;
+  for (uint64_t b = 0; b < blocks; ++b) {
+    kernel(words + 8 * b * w, 0, fields + kSlapBlockFields * b);
+  }
+  const uint64_t mask = LowMask(w);
+  for (uint64_t f = blocks * kSlapBlockFields; f < tile_fields; ++f) {
+    fields[f] = LoadField(words, f * w, mask);
+  }
+  const DeltaExceptionReader exceptions(part, stream);
+  if (exceptions.count() == 0 || w >= 64) return true;
+  for (uint64_t i = exceptions.LowerBound(first); i < exceptions.count(); ++i) {
+    const uint64_t row = exceptions.Row(i);
+    if (row < first || row >= first + tile_fields) break;
+    const uint64_t in_tile = row - first;
+    fields[runs->lane_start[in_tile % kLanes] + in_tile / kLanes] += exceptions.High(i) << w;
+  }
+  return true;
+}
+
+/// The full fields of tile `tile` in row order, for the tile's rows [0,
+/// rows): zeros plus the exceptions for Bit_Width 0, else field by field (for
+/// tiles whose fields do not start on a word; UnpackDeltaTileRuns takes the
+/// others).
 inline void UnpackDeltaTile(const Partition& part, const uint8_t* stream, uint32_t values_per_lane,
                             uint64_t tile, uint64_t rows, uint64_t* fields) {
   const uint32_t w = part.bit_width;
   const uint64_t first = tile * kLanes * uint64_t{values_per_lane};
-  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  const uint64_t tile_fields =
-      part.num_rows - first < tile_rows ? part.num_rows - first : tile_rows;
   if (w == 0) {
     for (uint64_t i = 0; i < rows; ++i) fields[i] = 0;
-  } else if (tile_rows * w % 64 == 0) {
-    // The tile's fields, lane after lane, are one stream that starts on a
-    // word (spec §8.5): the per-width kernels of slap_unpack.hpp unpack its
-    // whole 64-field blocks, the last tile_fields mod 64 are read one by one
-    // (a kernel would read past the partition there), then the lanes' runs
-    // are put in row order.
-    thread_local std::vector<uint64_t> staged;
-    if (staged.size() < tile_rows) staged.resize(tile_rows);
-    const uint8_t* words = stream + 8 * (first * w / 64);
-    const auto kernel = UnpackKernelFor<FieldMode::kAddBase, uint64_t, 1>(w);
-    const uint64_t blocks = tile_fields / kSlapBlockFields;
-    for (uint64_t b = 0; b < blocks; ++b) {
-      kernel(words + 8 * b * w, 0, staged.data() + kSlapBlockFields * b);
-    }
-    const uint64_t mask = LowMask(w);
-    for (uint64_t f = blocks * kSlapBlockFields; f < tile_fields; ++f) {
-      staged[f] = LoadField(words, f * w, mask);
-    }
-    // Lane L's run starts at field L q + min(L, r), q = fields / 32,
-    // r = fields mod 32; lanes below r hold one more row.
-    const uint64_t steps = tile_fields / kLanes;
-    const uint32_t extra_lanes = static_cast<uint32_t>(tile_fields % kLanes);
-    const uint64_t* lane_run[kLanes];
-    for (uint32_t lane = 0; lane < kLanes; ++lane) {
-      lane_run[lane] = staged.data() + lane * steps + (lane < extra_lanes ? lane : extra_lanes);
-    }
-    for (uint64_t k = 0; k < steps; ++k) {
-      uint64_t* row = fields + uint64_t{kLanes} * k;
-      for (uint32_t lane = 0; lane < kLanes; ++lane) row[lane] = lane_run[lane][k];
-    }
-    uint64_t* row = fields + uint64_t{kLanes} * steps;
-    for (uint32_t lane = 0; lane < extra_lanes; ++lane) row[lane] = lane_run[lane][steps];
   } else {
     const uint64_t mask = LowMask(w);
     for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
@@ -143,9 +164,32 @@ void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t 
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
     const uint64_t first = t * tile_rows;
     const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
-    UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
     uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
     const uint64_t* f = fields.data();
+    DeltaTileRuns runs;
+    if (UnpackDeltaTileRuns(part, stream, values_per_lane, t, fields.data(), &runs)) {
+      // Summed in row order straight from the lanes' runs: a step of 32
+      // rows reads one field of each run (no pass that puts the fields in
+      // row order first). Step `runs.steps` holds the extra lanes' last rows.
+      uint64_t x = first;
+      for (uint64_t k = 0; k <= runs.steps && x < stop; ++k, x += kLanes) {
+        const uint32_t lanes = k < runs.steps ? kLanes : runs.extra_lanes;
+        if (lanes == kLanes && x >= lb && x + kLanes <= stop) {
+          T* o = out + (x - lb);
+          for (uint32_t lane = 0; lane < kLanes; ++lane) {
+            acc += delta_base + f[runs.lane_start[lane] + k];  // mod 2^64, reduced to N bits by FromBits
+            o[lane] = FromBits<T>(acc);
+          }
+          continue;
+        }
+        for (uint32_t lane = 0; lane < lanes && x + lane < stop; ++lane) {
+          acc += delta_base + f[runs.lane_start[lane] + k];
+          if (x + lane >= lb) out[x + lane - lb] = FromBits<T>(acc);
+        }
+      }
+      continue;
+    }
+    UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
     uint64_t x = first;
     // Rows of the tile before the range only feed the sum.
     for (; x < lb && x < stop; ++x) acc += delta_base + f[x - first];  // mod 2^64

@@ -231,7 +231,17 @@ bool DecodeRunsRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
     }
     const T value = FromBits<T>(runs.Value(i));
     const uint64_t stop = end < le ? end : le;
-    for (; x < stop; ++x) out[x - lb] = value;
+    if (stop + 8 <= le) {
+      // Runs are often a few rows: eight values at a time, the last group
+      // reaching past the run into rows that the following runs overwrite
+      // (all inside [lb, le)).
+      for (; x < stop; x += 8) {
+        for (uint32_t j = 0; j < 8; ++j) out[x - lb + j] = value;
+      }
+      x = stop;
+    } else {
+      for (; x < stop; ++x) out[x - lb] = value;
+    }
     start = end;
     ++i;
   }

@@ -178,6 +178,13 @@ __device__ __forceinline__ void PgmWindow(const PgmView& g, uint64_t x, uint64_t
   PredictFrom(g, s, g.g.num_segments, x, g.g.num_keys, g.g.epsilon, lo, hi);
 }
 
+/// The ordered key of a decoded value of the column's type.
+template <typename U>
+__device__ __forceinline__ uint64_t OrderedKeyOf(U value, bool is_signed) {
+  return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(value), 8 * sizeof(U), is_signed),
+                    is_signed);
+}
+
 /// Ordered keys of chunk rows by random access, keeping the partition of the
 /// last row asked for.
 template <typename U>
@@ -207,8 +214,7 @@ class ChunkKeys {
   }
 
   __device__ __forceinline__ uint64_t Ordered(U value) const {
-    return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(value), 8 * sizeof(U), is_signed_),
-                      is_signed_);
+    return OrderedKeyOf(value, is_signed_);
   }
 
  private:
@@ -489,17 +495,23 @@ __device__ __forceinline__ uint64_t WarpMax64(uint64_t x) {
   return x;
 }
 
-/// From chunk *k on, the first chunk that may hold key x (the skip test of
-/// PgmLowerBoundKernel, with the last keys of PgmLastKeysKernel) and the
-/// window [lo, hi] of x there, clamped to the chunk; false past the last.
+/// Chunk k holds no row >= x: the skip test of PgmLowerBoundKernel, its
+/// maximum confirmed by the last key of PgmLastKeysKernel.
+__device__ __forceinline__ bool ChunkBelowKey(const LowerBoundArgs& args, const uint64_t* last_keys,
+                                              uint32_t k, uint64_t x) {
+  const KernelPgm& g = args.pgms.pgm[k];
+  return g.has_max && g.max_key < x && args.chunks.chunk[k].num_rows > 0 && __ldg(last_keys + k) < x;
+}
+
+/// From chunk *k on, the first chunk that may hold key x (ChunkBelowKey) and
+/// the window [lo, hi] of x there, clamped to the chunk; false past the last.
 __device__ __forceinline__ bool SeekChunk(const LowerBoundArgs& args, const PgmStage* stage,
                                           const uint64_t* last_keys, uint64_t x, uint32_t* k,
                                           uint64_t* lo, uint64_t* hi) {
   for (; *k < args.chunks.count; ++*k) {
-    const KernelPgm& g = args.pgms.pgm[*k];
+    if (ChunkBelowKey(args, last_keys, *k, x)) continue;
     const uint64_t n = args.chunks.chunk[*k].num_rows;
-    if (g.has_max && g.max_key < x && n > 0 && __ldg(last_keys + *k) < x) continue;
-    PgmWindow(PgmView{g, stage}, x, lo, hi);
+    PgmWindow(PgmView{args.pgms.pgm[*k], stage}, x, lo, hi);
     *lo = min(*lo, n);
     *hi = min(max(*hi, *lo), n);
     return true;
@@ -554,11 +566,7 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
       if (fits) {
         need = false;
         const uint64_t n = c.num_rows;
-        auto key = [&](uint64_t r) {
-          return OrderedKey(internal::CanonicalExtend(static_cast<uint64_t>(window[r - round_first]),
-                                                      8 * sizeof(U), is_signed),
-                            is_signed);
-        };
+        auto key = [&](uint64_t r) { return OrderedKeyOf(window[r - round_first], is_signed); };
         const uint64_t a = FirstNotBelow(key, lo, hi, x);
         const bool left_ok = a == 0 || key(a - 1) < x;
         const bool right_ok = a == n || key(a) >= x;
@@ -576,10 +584,9 @@ __global__ void __launch_bounds__(kGroupedBlockThreads)
     if (fallback) {
       // As PgmLowerBoundKernel, from chunk k on.
       for (; k < args.chunks.count; ++k) {
-        const KernelPgm& g = args.pgms.pgm[k];
+        if (ChunkBelowKey(args, last_keys, k, x)) continue;
         const KernelChunk& c = args.chunks.chunk[k];
-        if (g.has_max && g.max_key < x && c.num_rows > 0 && __ldg(last_keys + k) < x) continue;
-        const uint64_t r = ChunkLowerBound<U>(c, PgmView{g, stage}, x, is_signed);
+        const uint64_t r = ChunkLowerBound<U>(c, PgmView{args.pgms.pgm[k], stage}, x, is_signed);
         if (r < c.num_rows) {
           row = c.first_row + r;
           break;

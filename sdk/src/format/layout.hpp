@@ -37,14 +37,17 @@ inline constexpr int kPsChecksummedBytes = 52;
 inline constexpr uint64_t kRequiredDeltaModelBit = 1ull << 3;  // DELTA_MODEL (format 1.1)
 inline constexpr uint64_t kRequiredFieldPlanesBit = 1ull << 4;  // FIELD_PLANES (format 1.1)
 inline constexpr uint64_t kRequiredDictionaryBit = 1ull << 5;   // DICTIONARY (format 1.1)
+inline constexpr uint64_t kRequiredRunsEfModelBit = 1ull << 6;  // RUNS_EF_MODEL (format 1.1)
 inline constexpr uint64_t kRequiredIbpFloatBit = 1ull << 2;     // IBP_FLOAT (float columns, 1.1)
 inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredIbpFloatBit |
                                                    kRequiredDeltaModelBit |
-                                                   kRequiredFieldPlanesBit | kRequiredDictionaryBit;
+                                                   kRequiredFieldPlanesBit | kRequiredDictionaryBit |
+                                                   kRequiredRunsEfModelBit;
 inline constexpr uint64_t kDefinedRequiredFeatures = (1ull << 0) | (1ull << 1) | (1ull << 2) |
                                                      kRequiredDeltaModelBit |
                                                      kRequiredFieldPlanesBit |
-                                                     kRequiredDictionaryBit;
+                                                     kRequiredDictionaryBit |
+                                                     kRequiredRunsEfModelBit;
 
 inline constexpr uint64_t AlignUp64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 
@@ -61,9 +64,10 @@ enum class Model : uint8_t {
   kLinear = 2,
   kPoly2 = 3,
   kPoly3 = 4,
-  kDelta = 5,  // format 1.1, spec §8.9; requires DELTA_MODEL
+  kDelta = 5,   // format 1.1, spec §8.9; requires DELTA_MODEL
+  kRunsEf = 6,  // format 1.1, spec §8.11; requires RUNS_EF_MODEL
 };
-inline constexpr uint8_t kNumModels = 6;
+inline constexpr uint8_t kNumModels = 7;
 
 struct PartitionRecord {
   uint32_t first_row;       // spec First_Row
@@ -105,6 +109,7 @@ L3_HD uint32_t ParamCount(uint8_t model_type, uint32_t bit_width) {
     case 3: return 3u;                        // POLY2
     case 4: return 4u;                        // POLY3
     case 5: return 2u;                        // DELTA: Delta_Base, Exceptions
+    case 6: return 2u;                        // RUNS_EF: Base, Num_Runs
     default: return 0u;
   }
 }

@@ -947,7 +947,10 @@ Result<std::vector<PartitionInfo>> Reader::Partitions(int column, int chunk) con
       }
       info.payload_offset_bytes = 8 * uint64_t{internal::LoadPartitionRecord(view->partition_table, p).payload_offset};
       info.payload_bytes = 8 * part.payload_words;
-      if (internal::IsRunPartition(part)) info.num_runs = info.params[1];
+      if (internal::IsRunPartition(part) ||
+          part.model == static_cast<uint8_t>(internal::Model::kRunsEf)) {
+        info.num_runs = info.params[1];
+      }
       if (view->bounds != nullptr) {
         // spec §7.5: P minima, then P maxima, N / 8 bytes each.
         uint64_t lo = 0, hi = 0;
@@ -1201,6 +1204,7 @@ Status Reader::Validate(ValidationLevel level) const {
     }
     L3_RETURN_NOT_OK(impl_->ValidatePadding());
     bool uses_delta = false;  // spec §4.4: DELTA_MODEL set iff a partition is DELTA
+    bool uses_runs_ef = false;  // and RUNS_EF_MODEL iff a partition is RUNS_EF
     for (int c = 0; c < num_columns(); ++c) {
       for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
         const std::string where = ChunkName(c, k);
@@ -1212,15 +1216,20 @@ Status Reader::Validate(ValidationLevel level) const {
                                         : internal::DeepValidateChunk(*view);
         if (!st.ok()) return Status(st.code(), where + ": " + st.message());
         L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
-        for (uint32_t p = 0; p < view->num_partitions && !uses_delta; ++p) {
-          uses_delta = internal::LoadPartitionRecord(view->partition_table, p).model_type ==
-                       static_cast<uint8_t>(internal::Model::kDelta);
+        for (uint32_t p = 0; p < view->num_partitions; ++p) {
+          const uint8_t model = internal::LoadPartitionRecord(view->partition_table, p).model_type;
+          uses_delta = uses_delta || model == static_cast<uint8_t>(internal::Model::kDelta);
+          uses_runs_ef = uses_runs_ef || model == static_cast<uint8_t>(internal::Model::kRunsEf);
         }
       }
     }
     if (!uses_delta && (impl_->ps.required_features & kRequiredDeltaModel) != 0) {
       return Status(StatusCode::kCorruptMetadata,
                     "Required_Features sets DELTA_MODEL but no partition uses DELTA");
+    }
+    if (!uses_runs_ef && (impl_->ps.required_features & kRequiredRunsEfModel) != 0) {
+      return Status(StatusCode::kCorruptMetadata,
+                    "Required_Features sets RUNS_EF_MODEL but no partition uses RUNS_EF");
     }
     return Status::OK();
   } catch (const std::bad_alloc&) {

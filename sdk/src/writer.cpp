@@ -140,6 +140,7 @@ struct ReadyChunk {
   uint32_t num_partitions = 0;
   uint32_t values_per_lane = 0;
   bool uses_delta = false;
+  bool uses_runs_ef = false;
   uint64_t dictionary_entries = 0;  // spec §8.10
   // In file order (spec §4.3 keeps write order): partition_table,
   // parameters, payload, bounds.
@@ -294,6 +295,7 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   ready.num_partitions = encoded.num_partitions;
   ready.values_per_lane = encoded.values_per_lane;
   ready.uses_delta = encoded.uses_delta;
+  ready.uses_runs_ef = encoded.uses_runs_ef;
   ready.dictionary_entries = encoded.dictionary_entries;
   if (options.write_statistics) {
     ready.statistics.present = true;
@@ -400,8 +402,11 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.type = type;
     config.values_per_lane = options.values_per_lane;
     config.partitioner = options.partitioner;
-    // Format 1.0 has no DELTA model (spec §8.9 is new in 1.1).
-    if (options.format_minor < 1) config.partitioner.enable_delta = false;
+    // Format 1.0 has no DELTA or RUNS_EF model (spec §8.9, §8.11 are new in 1.1).
+    if (options.format_minor < 1) {
+      config.partitioner.enable_delta = false;
+      config.partitioner.enable_runs_ef = false;
+    }
     if (!config.partitioner.split_min_rows) {
       // The profile's choice (PartitionerOptions::split_min_rows): the hot
       // profile keeps partitions large for the GPU, the archive profile
@@ -647,6 +652,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   chunk.values_per_lane = ready.values_per_lane;
   chunk.num_partitions = ready.num_partitions;
   chunk.uses_delta = ready.uses_delta;
+  chunk.uses_runs_ef = ready.uses_runs_ef;
   chunk.dictionary_entries = ready.dictionary_entries;
   SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                           &chunk.bounds};

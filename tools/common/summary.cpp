@@ -115,7 +115,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredIbpFloat, "IBP_FLOAT"},
                                   {kRequiredDeltaModel, "DELTA_MODEL"},
                                   {kRequiredFieldPlanes, "FIELD_PLANES"},
-                                  {kRequiredDictionary, "DICTIONARY"}};
+                                  {kRequiredDictionary, "DICTIONARY"},
+                                  {kRequiredRunsEfModel, "RUNS_EF_MODEL"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"},
                                   {kOptionalDistinctSketch, "DISTINCT_SKETCH"}};

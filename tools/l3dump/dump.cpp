@@ -106,7 +106,9 @@ Json PartitionJson(const PartitionInfo& p, size_t index, const ColumnInfo& colum
   }
   j["payload_offset"] = p.payload_offset_bytes;
   j["payload_bytes"] = p.payload_bytes;
-  if (p.model == ModelType::kConstant && p.bit_width > 0) j["num_runs"] = p.num_runs;
+  if ((p.model == ModelType::kConstant && p.bit_width > 0) || p.model == ModelType::kRunsEf) {
+    j["num_runs"] = p.num_runs;
+  }
   j["min"] = p.has_bounds ? ValueJson(p.min_value, column) : Json(nullptr);
   j["max"] = p.has_bounds ? ValueJson(p.max_value, column) : Json(nullptr);
   return j;

@@ -36,7 +36,7 @@ std::string ParamsText(const Json& p) {
   const std::string model = p["model"];
   const Json& params = p["params"];
   std::string out;
-  if (model == "CONSTANT" || model == "FOR_BITPACK") {
+  if (model == "CONSTANT" || model == "FOR_BITPACK" || model == "RUNS_EF") {
     if (!params.empty()) out = "base=" + Num(params[0]);
     if (params.size() > 1) out += " runs=" + Num(params[1]);
     return out;

@@ -83,8 +83,10 @@ enum class ModelType : uint8_t {
   kPoly2 = 3,
   kPoly3 = 4,
   kDelta = 5,  ///< format 1.1: per-row deltas, frame of reference, per-tile seeds (spec §8.9)
+  kRunsEf = 6,  ///< format 1.1: runs whose starts are Elias-Fano coded (spec §8.11)
 };
-/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", or "UNKNOWN".
+/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", "RUNS_EF" or
+/// "UNKNOWN".
 const char* ModelTypeName(ModelType model) noexcept;
 
 /// spec §7.1, §9. kZstdFieldPlanes and kZstdFieldBytes (format 1.1, spec
@@ -98,6 +100,7 @@ inline constexpr uint64_t kRequiredIbpFloat = 1ull << 2;
 inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spec §8.9
 inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2, §9.3
 inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
+inline constexpr uint64_t kRequiredRunsEfModel = 1ull << 6;  ///< format 1.1, spec §8.11
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 inline constexpr uint64_t kOptionalDistinctSketch = 1ull << 2;  ///< format 1.1, spec §7.6.1
@@ -161,6 +164,11 @@ struct PartitionerOptions {
   /// rows, for sorted keys, ids and timestamps. Files that use them set
   /// DELTA_MODEL, which readers of format 1.0 reject.
   bool enable_delta = true;
+  /// RUNS_EF partitions (spec §8.11, format 1.1): runs whose starts cost
+  /// 2 + log2(rows per run) bits or fewer instead of bitlen(n_p - 1), for
+  /// columns of short runs (repeated values, runs of dictionary codes). Files
+  /// that use them set RUNS_EF_MODEL, which readers of format 1.0 reject.
+  bool enable_runs_ef = true;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;
@@ -433,6 +441,8 @@ struct ChunkInfo {
   /// Some partition uses DELTA (spec §8.9). Known to the writer; a reader
   /// learns it from the partition table.
   bool uses_delta = false;
+  /// Some partition uses RUNS_EF (spec §8.11), likewise.
+  bool uses_runs_ef = false;
   /// spec §8.10 (format 1.1): dictionary entries D; 0 = not a dictionary chunk.
   uint64_t dictionary_entries = 0;
   /// Sum of the stored bytes of all of this chunk's segments.
@@ -463,7 +473,7 @@ struct PartitionInfo {
   std::array<uint64_t, 4> params{};
   uint64_t payload_offset_bytes = 0;  ///< within the decoded payload segment
   uint64_t payload_bytes = 0;
-  uint64_t num_runs = 0;  ///< CONSTANT with bit_width > 0
+  uint64_t num_runs = 0;  ///< CONSTANT with bit_width > 0, and RUNS_EF
   bool has_bounds = false;
   uint64_t min_value = 0;  ///< canonical extension, when has_bounds
   uint64_t max_value = 0;
@@ -518,8 +528,9 @@ struct ChunkView {
   uint64_t dictionary_entries = 0;
   const uint8_t* dictionary = nullptr;
   /// The file's Required_Features (spec §4.4): a DELTA partition in a file
-  /// without DELTA_MODEL is CORRUPT_METADATA.
-  uint64_t required_features = kRequiredDeltaModel;
+  /// without DELTA_MODEL, or a RUNS_EF partition without RUNS_EF_MODEL, is
+  /// CORRUPT_METADATA.
+  uint64_t required_features = kRequiredDeltaModel | kRequiredRunsEfModel;
   /// Keeps decompressed segments alive; null when every pointer is into the
   /// file itself.
   std::shared_ptr<const void> owner;

@@ -94,6 +94,7 @@ const char* ModelTypeName(ModelType model) noexcept {
     case ModelType::kPoly2: return "POLY2";
     case ModelType::kPoly3: return "POLY3";
     case ModelType::kDelta: return "DELTA";
+    case ModelType::kRunsEf: return "RUNS_EF";
   }
   return "UNKNOWN";
 }

@@ -50,6 +50,20 @@ Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
                        "Bit_Width + Exception_Width > N");
       }
       return Status::OK();
+    case static_cast<uint8_t>(Model::kRunsEf): {
+      if (!IsCanonicalWord(w0, bits, is_signed)) {
+        return Corrupt(At(part.index) + "Base is not the canonical extension of a " +
+                       std::to_string(bits) + "-bit value");
+      }
+      const uint64_t runs = LoadLE64(part.params + 8);
+      if (!RunsEfParamsValid(part.num_rows, runs, part.bit_width)) {
+        return Corrupt(At(part.index) + "RUNS_EF needs 2 <= Num_Runs <= n_p <= " +
+                       std::to_string(kRunsEfMaxRows) + " and Bit_Width >= 1 (Num_Runs " +
+                       std::to_string(runs) + ", n_p " + std::to_string(part.num_rows) +
+                       ", Bit_Width " + std::to_string(part.bit_width) + ")");
+      }
+      return Status::OK();
+    }
     case static_cast<uint8_t>(Model::kConstant):
     case static_cast<uint8_t>(Model::kFor):
       if (!IsCanonicalWord(w0, bits, is_signed)) {
@@ -87,6 +101,9 @@ uint64_t RequiredPayloadWords(const Partition& part, uint32_t values_per_lane) {
   if (part.model == static_cast<uint8_t>(Model::kDelta)) {
     return DeltaPayloadWords(part.num_rows, part.bit_width, values_per_lane,
                              UnpackDeltaExceptions(LoadLE64(part.params + 8)));
+  }
+  if (part.model == static_cast<uint8_t>(Model::kRunsEf)) {
+    return RunsEfPayloadWords(part.num_rows, LoadLE64(part.params + 8), part.bit_width);
   }
   return SlapPayloadWords(part.num_rows, part.bit_width);
 }
@@ -137,6 +154,10 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
         (required_features & kRequiredDeltaModel) == 0) {
       return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
     }
+    if (rec.model_type == static_cast<uint8_t>(Model::kRunsEf) &&
+        (required_features & kRequiredRunsEfModel) == 0) {
+      return Corrupt(At(p) + "Model_Type RUNS_EF in a file without the RUNS_EF_MODEL feature bit");
+    }
     if (rec.bit_width > bits) {
       return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
                      std::to_string(bits));
@@ -155,6 +176,10 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
     uint64_t most = SlapPayloadWords(n, rec.bit_width);
     if (rec.model_type == static_cast<uint8_t>(Model::kConstant)) {
       most = rec.bit_width == 0 ? 0 : RunPayloadWords(n, rec.bit_width, n);
+    } else if (rec.model_type == static_cast<uint8_t>(Model::kRunsEf)) {
+      // The most bits any valid Num_Runs gives: R * w + m * l + H_n with
+      // m * (l + 1) + (n - 1) / 2^l <= 2n (n <= 65536).
+      most = n <= kRunsEfMaxRows ? (n * rec.bit_width + 2 * n + 63) / 64 : 0;
     } else if (rec.model_type == static_cast<uint8_t>(Model::kDelta)) {
       DeltaExceptions e;
       e.count = static_cast<uint32_t>(n);
@@ -231,6 +256,10 @@ Status ValidateElements(const ChunkView& view) {
         (view.required_features & kRequiredDeltaModel) == 0) {
       return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
     }
+    if (rec.model_type == static_cast<uint8_t>(Model::kRunsEf) &&
+        (view.required_features & kRequiredRunsEfModel) == 0) {
+      return Corrupt(At(p) + "Model_Type RUNS_EF in a file without the RUNS_EF_MODEL feature bit");
+    }
     if (rec.bit_width > bits) {
       return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
                      std::to_string(bits));
@@ -303,6 +332,11 @@ Status ValidateRunStarts(const ChunkView& view) {
         !DeltaExceptionRowsValid(part, view.values_per_lane)) {
       return Status(StatusCode::kCorruptPayload,
                     At(p) + "DELTA exception rows are not strictly increasing in [0, n_p - 1]");
+    }
+    if (part.model == static_cast<uint8_t>(Model::kRunsEf) && !RunsEfReader(part).StartsValid()) {
+      return Status(StatusCode::kCorruptPayload,
+                    At(p) + "RUNS_EF: the high part does not hold Num_Runs - 1 one bits, or the "
+                            "run starts are not strictly increasing in [1, n_p - 1]");
     }
     if (!IsRunPartition(part)) continue;
     const RunReader runs(part);
@@ -417,6 +451,12 @@ Status DecodePartitionValue(const ChunkView& view, const Partition& part, uint64
     }
     case static_cast<uint8_t>(Model::kDelta):
       raw = DecodeDeltaValue(part, view.values_per_lane, x);
+      break;
+    case static_cast<uint8_t>(Model::kRunsEf):
+      if (!DecodeRunsEfValue(part, x, &raw)) {
+        return Status(StatusCode::kCorruptPayload,
+                      At(part.index) + "run starts are not strictly increasing in [1, n_p - 1]");
+      }
       break;
     case static_cast<uint8_t>(Model::kFor):
       raw = LoadLE64(part.params) +

@@ -23,6 +23,9 @@ uint64_t UsedBits(const Partition& part, uint32_t values_per_lane) {
   if (part.model == static_cast<uint8_t>(Model::kConstant)) {
     return part.bit_width == 0 ? 0 : RunReader(part).used_bits();
   }
+  if (part.model == static_cast<uint8_t>(Model::kRunsEf)) {
+    return RunsEfReader(part).layout().used_bits();  // spec §8.11
+  }
   // DELTA (spec §8.9): whole Seed words, then the fields.
   if (part.model == static_cast<uint8_t>(Model::kDelta)) {
     // spec §8.9: whole Seed words, the fields, then the exception lists.
@@ -94,7 +97,8 @@ Status DeepValidateTyped(const ChunkView& view) {
     // width that holds max - min. Runs cover every row, so the run values'
     // extremes are the partition's.
     const bool is_for = part.model == static_cast<uint8_t>(Model::kFor);
-    if (is_for || IsRunPartition(part)) {
+    const bool is_runs_ef = part.model == static_cast<uint8_t>(Model::kRunsEf);  // spec §8.11
+    if (is_for || IsRunPartition(part) || is_runs_ef) {
       const uint64_t base = LoadLE64(part.params);
       const uint64_t min_word = CanonicalExtend(static_cast<uint64_t>(static_cast<U>(lo)), kBits,
                                                 std::is_signed<T>::value);

@@ -296,6 +296,11 @@ template <typename T>
 void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
                       T* out);
 
+// RUNS_EF (spec §8.11) lives in codec/runs/runs_ef_decode.hpp, also included
+// at the end of this header.
+template <typename T>
+bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out);
+
 /// Decodes local rows [lb, le) of one partition; out[0] is local row lb.
 /// Returns false on bad run starts.
 template <typename T>
@@ -324,6 +329,8 @@ bool DecodePartitionRange(const Partition& part, uint32_t values_per_lane, uint6
     case static_cast<uint8_t>(Model::kDelta):
       DecodeDeltaRange(part, values_per_lane, lb, le, out);
       return true;
+    case static_cast<uint8_t>(Model::kRunsEf):
+      return DecodeRunsEfRange(part, lb, le, out);
     default:
       return false;  // unreachable after ValidateChunkMetadata
   }
@@ -348,3 +355,4 @@ bool DispatchIntegerType(PhysicalType type, void* out, Fn&& fn) {
 }  // namespace l3::internal
 
 #include "codec/delta/delta_decode.hpp"  // IWYU pragma: keep (DecodeDeltaRange)
+#include "codec/runs/runs_ef_decode.hpp"  // IWYU pragma: keep (DecodeRunsEfRange)

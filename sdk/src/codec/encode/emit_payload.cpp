@@ -8,6 +8,7 @@
 
 #include "codec/delta/delta_encode.hpp"
 #include "codec/encode/value_traits.hpp"
+#include "codec/runs/runs_ef_layout.hpp"
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
 #include "format/layout.hpp"
@@ -31,6 +32,11 @@ class BitWriter {
       // The high bits of `value` that did not fit (none when fill_ is 0).
       acc_ = fill_ == 0 ? 0 : value >> (w - fill_);
     }
+  }
+
+  void PutZeros(uint64_t count) {
+    for (; count >= 64; count -= 64) Put(0, 64);
+    Put(0, static_cast<uint32_t>(count));
   }
 
   /// Stores the last partial word; returns the number of words written.
@@ -113,6 +119,37 @@ bool EmitPartitionPayload(const T* v, const PartitionFit& fit, uint32_t values_p
       for (uint32_t x = 1; x < n; ++x) {
         if (v[x] != v[x - 1]) writer.Put(x, start_bits);
       }
+      break;
+    }
+    case static_cast<uint8_t>(Model::kRunsEf): {
+      // spec §8.11: R run values of w bits, the low parts of the R - 1 run
+      // starts (l bits), then H, whose bit (start_i >> l) + (i - 1) is 1.
+      const T base = static_cast<T>(fit.base);
+      const RunsEfLayout g = MakeRunsEfLayout(n, fit.num_runs, w);
+      uint64_t runs = 1;
+      writer.Put(Traits::Offset(v[0], base), w);
+      for (uint32_t x = 1; x < n; ++x) {
+        if (v[x] != v[x - 1]) {
+          ok &= BitLength(Traits::Offset(v[x], base)) <= w;
+          writer.Put(Traits::Offset(v[x], base), w);
+          ++runs;
+        }
+      }
+      ok &= runs == fit.num_runs;
+      for (uint32_t x = 1; x < n; ++x) {
+        if (v[x] != v[x - 1]) writer.Put(x, g.low_bits);
+      }
+      uint64_t next_bit = 0;  // the H position after the last 1 bit written
+      uint64_t i = 0;
+      for (uint32_t x = 1; x < n; ++x) {
+        if (v[x] == v[x - 1]) continue;
+        const uint64_t one = (uint64_t{x} >> g.low_bits) + i++;
+        writer.PutZeros(one - next_bit);
+        writer.Put(1, 1);
+        next_bit = one + 1;
+      }
+      ok &= next_bit <= g.high_bits;
+      writer.PutZeros(g.high_bits - std::min(next_bit, g.high_bits));
       break;
     }
     case static_cast<uint8_t>(Model::kFor): {

@@ -73,6 +73,7 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
     record.param_offset = static_cast<uint32_t>(param_offset[p]);
     if (p < num_partitions) {
       chunk.uses_delta |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kDelta);
+      chunk.uses_runs_ef |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kRunsEf);
       record.model_type = plan[p].fit.model_type;
       record.bit_width = plan[p].fit.bit_width;
     }
@@ -92,7 +93,8 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
       }
     } else {
       StoreLE64(words, fit.base);
-      if (fit.model_type == static_cast<uint8_t>(Model::kConstant) && fit.bit_width > 0) {
+      if ((fit.model_type == static_cast<uint8_t>(Model::kConstant) && fit.bit_width > 0) ||
+          fit.model_type == static_cast<uint8_t>(Model::kRunsEf)) {
         StoreLE64(words + 8, fit.num_runs);
       }
       if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
@@ -213,6 +215,8 @@ ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t fir
   v.bounds_bytes = chunk.bounds.size();
   v.dictionary_entries = chunk.dictionary_entries;
   if (chunk.dictionary_entries > 0) v.required_features |= kRequiredDictionary;
+  if (chunk.uses_delta) v.required_features |= kRequiredDeltaModel;
+  if (chunk.uses_runs_ef) v.required_features |= kRequiredRunsEfModel;
   return v;
 }
 

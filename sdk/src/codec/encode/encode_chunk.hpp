@@ -40,6 +40,7 @@ struct EncodedChunk {
   std::vector<uint8_t> bounds;           ///< 2 * P * N / 8 bytes, or empty, spec §7.5
   ChunkStatisticsData statistics;        ///< meaningful when compute_statistics
   bool uses_delta = false;               ///< some partition is DELTA (spec §8.9)
+  bool uses_runs_ef = false;             ///< some partition is RUNS_EF (spec §8.11)
   /// spec §8.10: D > 0 for a dictionary chunk, whose partitions cover
   /// D + num_rows elements (the statistics still describe the num_rows values).
   uint64_t dictionary_entries = 0;

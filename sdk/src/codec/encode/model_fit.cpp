@@ -13,6 +13,7 @@
 // models whose width cannot beat the best model found so far. Only step 3
 // decides a width; the others propose parameters.
 #include "codec/encode/model_fit.hpp"
+#include "codec/runs/runs_ef_layout.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -157,6 +158,17 @@ PartitionFit RunsFit(const Summary<T>& s, uint32_t n) {
   fit.num_runs = s.runs;
   fit.payload_words = RunPayloadWords(n, fit.bit_width, s.runs);
   fit.cost_bytes = PartitionCost(kConstantType, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
+// spec §8.11: the runs of RunsFit with Elias-Fano run starts. Only where
+// RunsEfParamsValid holds (at least two runs, at most 65536 rows).
+template <typename T>
+PartitionFit RunsEfFit(const Summary<T>& s, uint32_t n) {
+  PartitionFit fit = RunsFit(s, n);
+  fit.model_type = static_cast<uint8_t>(Model::kRunsEf);
+  fit.payload_words = RunsEfPayloadWords(n, s.runs, fit.bit_width);
+  fit.cost_bytes = PartitionCost(fit.model_type, fit.bit_width, fit.payload_words);
   return fit;
 }
 
@@ -720,6 +732,10 @@ PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& s
     const PartitionFit runs = RunsFit(summary, n);
     if (runs.cost_bytes < best.cost_bytes) best = runs;
   }
+  if (options.enable_runs_ef && RunsEfParamsValid(n, summary.runs, 1)) {
+    const PartitionFit runs = RunsEfFit(summary, n);
+    if (runs.cost_bytes < best.cost_bytes) best = runs;
+  }
   if (options.enable_delta) {
     // Skipped where no DELTA fit can be strictly cheaper (DeltaCostLowerBound).
     const PartitionFit delta = DeltaFit(v, n, options.values_per_lane, best.cost_bytes);
@@ -793,6 +809,13 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       break;
     case Model::kFor:
       *fit = ForFit(summary, n);
+      break;
+    case Model::kRunsEf:
+      if (!RunsEfParamsValid(n, summary.runs, 1)) {
+        return Status(StatusCode::kInvalidArgument,
+                      "RUNS_EF needs at least two runs and at most 65536 rows (spec §8.11)");
+      }
+      *fit = RunsEfFit(summary, n);
       break;
     case Model::kDelta:
       *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)

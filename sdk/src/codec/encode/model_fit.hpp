@@ -22,6 +22,7 @@ struct FitOptions {
   uint32_t values_per_lane = 64;
   bool enable_rle = true;
   bool enable_delta = true;  ///< DELTA (spec §8.9, format 1.1)
+  bool enable_runs_ef = true;  ///< RUNS_EF (spec §8.11, format 1.1)
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;
@@ -42,7 +43,7 @@ struct PartitionFit {
   uint8_t model_type = 0;  ///< spec Model_Type
   uint8_t bit_width = 0;   ///< spec Bit_Width
   uint64_t base = 0;       ///< CONSTANT, runs and FOR_BITPACK Base (canonical extension)
-  uint64_t num_runs = 0;   ///< runs (CONSTANT with Bit_Width > 0) only: Num_Runs
+  uint64_t num_runs = 0;   ///< runs (CONSTANT with Bit_Width > 0) and RUNS_EF: Num_Runs
   uint64_t exceptions = 0; ///< DELTA only: the Exceptions word (spec §8.9)
   std::array<double, 4> theta{};  ///< LINEAR/POLY2/POLY3: Theta_0..Theta_3
   uint64_t min_value = 0;  ///< canonical extension, spec §7.5

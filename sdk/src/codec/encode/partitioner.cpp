@@ -86,6 +86,7 @@ FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
   f.minimax_lines = minimax_lines;
   f.enable_rle = o.enable_rle;
   f.enable_delta = o.enable_delta;
+  f.enable_runs_ef = o.enable_runs_ef;
   f.enable_linear = o.enable_linear;
   f.enable_poly2 = o.enable_poly2;
   f.enable_poly3 = o.enable_poly3;

@@ -6,6 +6,7 @@
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/runs/runs_ef_layout.hpp"
 #include "common/bits.hpp"
 #include "format/layout.hpp"
 
@@ -64,6 +65,17 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
       const uint32_t pb = RunStartBits(n);
       run(runs, w, false, packed(start));
       run(runs > 0 ? runs - 1 : 0, pb, false, packed(start + runs * w));
+    } else if (model == static_cast<uint8_t>(Model::kRunsEf)) {
+      // spec §8.11: R run values of w bits, R - 1 low parts of l bits, then
+      // the high part H in pieces of 8 bits (the last one shorter).
+      const uint64_t runs = LoadLE64(part.params + 8);
+      if (!RunsEfParamsValid(n, runs, w)) continue;  // reported by the metadata checks
+      const RunsEfLayout g = MakeRunsEfLayout(n, runs, w);
+      run(runs, w, false, packed(start));
+      run(g.starts, g.low_bits, false, packed(start + g.low_bit0));
+      run(g.high_bits / 8, 8, false, packed(start + g.high_bit0));
+      run(1, static_cast<uint32_t>(g.high_bits % 8), false,
+          packed(start + g.high_bit0 + 8 * (g.high_bits / 8)));
     } else if (model == static_cast<uint8_t>(Model::kDelta)) {
       // spec §8.9: seeds, then the SLAP fields, exception rows, high parts.
       const uint64_t seeds = DeltaSeedWords(n, v);

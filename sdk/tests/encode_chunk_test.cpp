@@ -189,6 +189,48 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
         value += delta_base + u[x];
         out[x] = Canon(t, value & mask);
       }
+    } else if (r.model_type == static_cast<uint8_t>(Model::kRunsEf)) {
+      // spec §8.11, read bit by bit as the text says (not through the
+      // reader): values, low parts, then H, whose i-th 1 bit at q_i gives
+      // start_i = (q_i - (i - 1)) * 2^l + low_i.
+      const uint64_t base = LoadLE64(params);
+      CHECK(base == Canon(t, base));
+      const uint64_t runs = LoadLE64(params + 8);
+      view.runs = runs;
+      REQUIRE(runs >= 2);
+      REQUIRE(runs <= n);
+      REQUIRE(n <= 65536);
+      REQUIRE(w >= 1);
+      const uint64_t m = runs - 1;
+      uint32_t l = 0;
+      while ((uint64_t{2} << l) <= (n - 1) / m) ++l;  // floor(log2(floor((n-1)/m)))
+      const uint64_t high_bits = m + ((n - 1) >> l);
+      const uint64_t h0 = runs * w + m * l;
+      REQUIRE(words == (h0 + high_bits + 63) / 64);
+      CHECK(TailBitsZero(stream, h0 + high_bits, words));
+      std::vector<uint64_t> starts(runs, 0);
+      uint64_t i = 0;
+      for (uint64_t q = 0; q < high_bits; ++q) {
+        if (!ReadField(stream, h0 + q, 1)) continue;
+        ++i;
+        REQUIRE(i <= m);
+        starts[i] = ((q - (i - 1)) << l) + ReadField(stream, runs * w + (i - 1) * l, l);
+        REQUIRE(starts[i] > starts[i - 1]);
+        REQUIRE(starts[i] <= n - 1);
+      }
+      REQUIRE(i == m);
+      uint64_t max_field = 0;
+      bool has_zero = false;
+      for (uint64_t k = 0; k < runs; ++k) {
+        const uint64_t field = ReadField(stream, k * w, w);
+        max_field = std::max(max_field, field);
+        has_zero |= field == 0;
+        if (k > 0) CHECK(field != ReadField(stream, (k - 1) * w, w));  // adjacent runs differ
+        const uint64_t end = k + 1 < runs ? starts[k + 1] : n;
+        for (uint64_t x = starts[k]; x < end; ++x) out[x] = Canon(t, (base + field) & mask);
+      }
+      CHECK(has_zero);
+      CHECK(BitLength(max_field) == w);
     } else if (r.model_type == static_cast<uint8_t>(Model::kConstant) ||
         r.model_type == static_cast<uint8_t>(Model::kFor)) {
       // spec §8.2: integer words hold canonical extensions.
@@ -1047,9 +1089,10 @@ TEST_CASE("model switches are respected") {
   const TypeInfo t = Info(PhysicalType::kInt32);
   const std::vector<uint64_t> smooth = Synthetic(t, "sine", 30000, 5);
   const std::vector<uint64_t> steps = Synthetic(t, "steps", 30000, 6);
-  // The format 1.0 models; DELTA's switch is checked at the end.
+  // The format 1.0 models; DELTA's and RUNS_EF's switches are checked at the end.
   EncoderConfig config = Config(PhysicalType::kInt32);
   config.partitioner.enable_delta = false;
+  config.partitioner.enable_runs_ef = false;
 
   auto models = [&](const std::vector<uint64_t>& values, const EncoderConfig& c) {
     std::set<std::pair<int, bool>> seen;  // (Model_Type, runs)
@@ -1090,6 +1133,11 @@ TEST_CASE("model switches are respected") {
   for (const auto& [model, runs] : models(walk, with_delta)) any_delta |= model == 5;
   CHECK(any_delta);
   for (const auto& [model, runs] : models(walk, config)) CHECK(model != 5);
+
+  // Steps take RUNS_EF when it is enabled (their starts are cheaper there).
+  EncoderConfig with_runs_ef = config;
+  with_runs_ef.partitioner.enable_runs_ef = true;
+  CHECK(models(steps, with_runs_ef).count({6, false}) == 1);
 }
 
 TEST_CASE("each partition gets its cheapest model") {
@@ -1508,6 +1556,208 @@ TEST_CASE("DELTA: corrupt Exceptions words, exception rows and seeds are rejecte
     REQUIRE(ValidateRunStarts(view).ok());
     CHECK(DeepValidateChunk(view).code() == StatusCode::kCorruptMetadata);
   }
+}
+
+// Runs of random lengths in [1, max_run] with values of `w` bits (adjacent
+// runs differ), `n` rows.
+std::vector<uint64_t> RunsOf(const TypeInfo& t, uint64_t n, uint64_t max_run, uint32_t w,
+                             std::mt19937_64& rng) {
+  std::vector<uint64_t> values;
+  uint64_t previous = ~uint64_t{0};
+  while (values.size() < n) {
+    uint64_t value = 0;
+    do {
+      value = Canon(t, rng() & LowMask(w));
+    } while (value == previous);
+    previous = value;
+    const uint64_t length = 1 + rng() % max_run;
+    for (uint64_t i = 0; i < length && values.size() < n; ++i) values.push_back(value);
+  }
+  return values;
+}
+
+TEST_CASE("RUNS_EF: every type, run shapes from R = 2 to R = n, n up to 65536, V in {1, 8, 64}") {
+  std::mt19937_64 rng(611);
+  for (uint32_t V : {1u, 8u, 64u}) {
+    for (PhysicalType type : kAllTypes) {
+      const TypeInfo t = Info(type);
+      CAPTURE(V);
+      CAPTURE(PhysicalTypeName(type));
+      std::vector<uint64_t> values;
+      std::vector<PartitionChoice> choices;
+      auto add = [&](const std::vector<uint64_t>& part) {
+        values.insert(values.end(), part.begin(), part.end());
+        choices.push_back(PartitionChoice{static_cast<uint32_t>(part.size()), Model::kRunsEf,
+                                          std::nullopt});
+      };
+      add(RunsOf(t, 2, 1, t.bits, rng));                     // n = 2, R = 2
+      add(RunsOf(t, 300, 1, std::min(t.bits, 9u), rng));     // R = n
+      add(RunsOf(t, 1000, 40, t.bits, rng));                 // widest values
+      add(RunsOf(t, 777, 3, 1, rng));                        // w = 1, short runs
+      std::vector<uint64_t> two = RunsOf(t, 5000, 1, 3, rng);  // R = 2: one start
+      std::fill(two.begin(), two.begin() + 4321, two[0]);
+      std::fill(two.begin() + 4321, two.end(), two[0] ^ 1);
+      add(two);
+      if (V == 64) add(RunsOf(t, 65536, 16, std::min(t.bits, 20u), rng));  // the largest n
+      EncoderConfig config = Config(type, V);
+      const std::vector<uint8_t> packed = Pack(t, values);
+      Result<EncodedChunk> chunk =
+          EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+      REQUIRE_MESSAGE(chunk.ok(), chunk.status().ToString());
+      CHECK(chunk->uses_runs_ef);
+      const std::vector<PartitionView> parts = CheckChunk(*chunk, t, values, config);
+      REQUIRE(parts.size() == choices.size());
+      for (const PartitionView& part : parts) {
+        CHECK(part.model == static_cast<uint8_t>(Model::kRunsEf));
+      }
+      CHECK(parts[0].runs == 2);
+      CHECK(parts[1].runs == 300);
+      CHECK(parts[4].runs == 2);
+
+      // The reference decoder: whole chunk, ranges that start anywhere, single
+      // rows (the rank of spec §8.11), and deep validation.
+      const ChunkView view = ViewOf(*chunk, type);
+      REQUIRE(ValidateChunkMetadata(view).ok());
+      REQUIRE(ValidateRunStarts(view).ok());
+      CHECK(DeepValidateChunk(view).ok());
+      const size_t bytes = t.bits / 8;
+      std::vector<uint8_t> decoded(packed.size());
+      REQUIRE(DecodeChunkRows(view, 0, values.size(), decoded.data()).ok());
+      CHECK(decoded == packed);
+      for (int trial = 0; trial < 300; ++trial) {
+        const uint64_t lb = rng() % values.size();
+        const uint64_t le = lb + 1 + rng() % std::min<uint64_t>(values.size() - lb, 3000);
+        std::vector<uint8_t> range((le - lb) * bytes);
+        REQUIRE(DecodeChunkRows(view, lb, le, range.data()).ok());
+        CHECK(std::memcmp(range.data(), packed.data() + lb * bytes, range.size()) == 0);
+      }
+      for (uint64_t row = 0; row < values.size(); row += 1 + rng() % 13) {
+        uint64_t one = 0;
+        REQUIRE(DecodeChunkValue(view, row, &one).ok());
+        CHECK(one == values[row]);
+      }
+      // A file that uses RUNS_EF without the RUNS_EF_MODEL bit (spec §4.4).
+      ChunkView without = view;
+      without.required_features = kRequiredDeltaModel;
+      CHECK(ValidateChunkMetadata(without).code() == StatusCode::kCorruptMetadata);
+    }
+  }
+}
+
+TEST_CASE("RUNS_EF: bad parameters are CORRUPT_METADATA, a bad high part CORRUPT_PAYLOAD") {
+  std::mt19937_64 rng(12);
+  const TypeInfo t = Info(PhysicalType::kUInt16);
+  const std::vector<uint64_t> values = RunsOf(t, 900, 9, 6, rng);
+  EncoderConfig config = Config(PhysicalType::kUInt16, 8);
+  const std::vector<uint8_t> packed = Pack(t, values);
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      packed.data(), values.size(), config, {PartitionChoice{900, Model::kRunsEf, std::nullopt}});
+  REQUIRE(chunk.ok());
+  const uint64_t runs = LoadLE64(chunk->parameters.data() + 8);
+  REQUIRE(runs > 20);
+  auto view_of = [](const EncodedChunk& c) { return ViewOf(c, PhysicalType::kUInt16); };
+  const uint32_t w = LoadPartitionRecord(chunk->partition_table.data(), 0).bit_width;
+  const RunsEfLayout g = MakeRunsEfLayout(900, runs, w);
+  SUBCASE("Num_Runs 1, 0 and n + 1") {
+    for (uint64_t bad : {uint64_t{1}, uint64_t{0}, uint64_t{901}}) {
+      EncodedChunk c = *chunk;
+      StoreLE64(c.parameters.data() + 8, bad);
+      CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+    }
+  }
+  SUBCASE("Num_Runs that changes the payload length") {
+    EncodedChunk c = *chunk;
+    StoreLE64(c.parameters.data() + 8, runs * 3);
+    CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("Bit_Width 0") {
+    EncodedChunk c = *chunk;
+    c.partition_table[13] = 0;
+    CHECK(ValidateChunkMetadata(view_of(c)).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("one 1 bit of H moved, removed or added") {
+    // Find the first 1 bit of H and the 0 bit after it.
+    uint64_t one = 0;
+    while (!ReadField(chunk->payload.data(), g.high_bit0 + one, 1)) ++one;
+    uint64_t zero = one + 1;
+    while (ReadField(chunk->payload.data(), g.high_bit0 + zero, 1)) ++zero;
+    auto flip = [&](EncodedChunk* c, uint64_t pos) {
+      const uint64_t bit = g.high_bit0 + pos;
+      c->payload[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+    };
+    EncodedChunk removed = *chunk;
+    flip(&removed, one);
+    EncodedChunk added = *chunk;
+    flip(&added, zero);
+    for (EncodedChunk* c : {&removed, &added}) {
+      const ChunkView view = view_of(*c);
+      REQUIRE(ValidateChunkMetadata(view).ok());
+      CHECK(ValidateRunStarts(view).code() == StatusCode::kCorruptPayload);
+      CHECK(DeepValidateChunk(view).code() == StatusCode::kCorruptPayload);
+      // Decoders do not validate the whole high part but stay in bounds.
+      std::vector<uint8_t> out(packed.size());
+      (void)DecodeChunkRows(view, 0, 900, out.data());
+      for (uint64_t row = 0; row < 900; row += 7) {
+        uint64_t v = 0;
+        (void)DecodeChunkValue(view, row, &v);
+      }
+    }
+  }
+  SUBCASE("low parts that make two starts equal") {
+    EncodedChunk c = *chunk;
+    for (uint64_t i = 0; i < g.starts * g.low_bits; ++i) {
+      const uint64_t bit = g.low_bit0 + i;
+      c.payload[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
+    }
+    // All low parts at their maximum: starts of equal high parts coincide,
+    // or a start passes n - 1, for these short runs (l >= 1).
+    REQUIRE(g.low_bits >= 1);
+    CHECK(ValidateRunStarts(view_of(c)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("a nonzero bit after H fails deep validation only") {
+    EncodedChunk c = *chunk;
+    const uint64_t used = g.used_bits();
+    REQUIRE(used % 64 != 0);
+    c.payload[used / 8] |= static_cast<uint8_t>(1u << (used % 8));
+    const ChunkView view = view_of(c);
+    REQUIRE(ValidateChunkMetadata(view).ok());
+    REQUIRE(ValidateRunStarts(view).ok());
+    CHECK(DeepValidateChunk(view).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("a RUNS_EF partition over 65536 rows") {
+    std::vector<uint64_t> big(65537, 3);
+    big[70000 % 65537] = 4;
+    const std::vector<uint8_t> bytes = Pack(t, big);
+    CHECK(EncodeChunkWithPartitions(bytes.data(), big.size(), config,
+                                    {PartitionChoice{65537, Model::kRunsEf, std::nullopt}})
+              .status()
+              .code() == StatusCode::kInvalidArgument);
+  }
+}
+
+TEST_CASE("RUNS_EF is chosen for short runs, CONSTANT runs where starts are few, and never in 1.0") {
+  std::mt19937_64 rng(5);
+  const TypeInfo t = Info(PhysicalType::kUInt32);
+  const std::vector<uint64_t> values = RunsOf(t, 200000, 31, 20, rng);
+  EncoderConfig config = Config(PhysicalType::kUInt32);
+  const auto parts = EncodeAndCheck(t, values, config);
+  uint64_t ef_rows = 0;
+  for (const auto& p : parts) {
+    if (p.model == static_cast<uint8_t>(Model::kRunsEf)) ef_rows += p.rows;
+  }
+  CHECK(ef_rows > values.size() * 9 / 10);
+  // Without RUNS_EF the same column is larger (spec §8.7 starts cost
+  // bitlen(n - 1) bits each).
+  EncoderConfig without = config;
+  without.partitioner.enable_runs_ef = false;
+  const std::vector<uint8_t> packed = Pack(t, values);
+  Result<EncodedChunk> with_ef = EncodeChunk(packed.data(), values.size(), config);
+  Result<EncodedChunk> plain = EncodeChunk(packed.data(), values.size(), without);
+  REQUIRE(with_ef.ok());
+  REQUIRE(plain.ok());
+  CHECK_FALSE(plain->uses_runs_ef);
+  CHECK(with_ef->payload.size() + with_ef->partition_table.size() <
+        plain->payload.size() + plain->partition_table.size());
 }
 
 TEST_CASE("DELTA is chosen for sorted ids and random walks, not for noise") {

@@ -35,6 +35,7 @@ std::vector<T> Shape(int shape, size_t n, uint64_t seed) {
       }
       return v;
     }
+    case 5: return RunValues<T>(n, seed, 6);                // short runs: RUNS_EF
     default: return std::vector<T>(n, static_cast<T>(-7));  // one constant
   }
 }
@@ -112,7 +113,7 @@ TEST_CASE_TEMPLATE("round trip of every type at boundary sizes", T, int8_t, int1
   WriteOptions options;
   options.num_threads = 1;
   for (size_t n : sizes) {
-    for (int shape = 0; shape < 5; ++shape) {
+    for (int shape = 0; shape < 6; ++shape) {
       CAPTURE(n);
       CAPTURE(shape);
       const auto values = Shape<T>(shape, n, n + 100 * shape);

@@ -96,31 +96,30 @@ class RunsEfReader {
   uint64_t Find(uint64_t x) const {
     const uint64_t h = x >> g_.low_bits;
     const uint64_t low = x & LowMask(g_.low_bits);
-    uint64_t zeros = 0, ones = 0, pos = 0;
-    // Skip whole words whose ones all have high parts below h (a 1 bit's
-    // high part is the number of 0 bits before it).
-    for (; pos < g_.high_bits; pos += 64) {
+    uint64_t zeros = 0, ones = 0;
+    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
       const uint64_t valid = g_.high_bits - pos >= 64 ? 64 : g_.high_bits - pos;
       const uint64_t word = HighWord(pos);
       const uint64_t word_ones = static_cast<uint64_t>(__builtin_popcountll(word));
-      if (zeros + (valid - word_ones) >= h) {
-        // A start of high part h, or the h-th 0 bit, is in this word: walk it.
-        for (uint64_t b = 0; b < valid; ++b) {
-          if ((word >> b) & 1) {
-            ++ones;
-            if (zeros > h) break;
-            if (zeros == h && (ones > g_.starts || Low(ones) > low)) {
-              --ones;
-              break;
-            }
-          } else if (++zeros > h) {
-            break;
-          }
-        }
-        break;
+      if (zeros + (valid - word_ones) < h) {
+        // Every 1 bit of this word has fewer than h 0 bits before it.
+        zeros += valid - word_ones;
+        ones += word_ones;
+        continue;
       }
-      zeros += valid - word_ones;
-      ones += word_ones;
+      // Walk the bits: a 1 bit with h 0 bits before it is a start of high
+      // part h, counted while its low part is at most x's; the (h+1)-th 0
+      // bit ends the search.
+      for (uint64_t b = 0; b < valid; ++b) {
+        if ((word >> b) & 1) {
+          if (zeros == h && (ones + 1 > g_.starts || Low(ones + 1) > low)) {
+            return ones < g_.runs ? ones : g_.runs - 1;
+          }
+          ++ones;
+        } else if (++zeros > h) {
+          return ones < g_.runs ? ones : g_.runs - 1;
+        }
+      }
     }
     return ones < g_.runs ? ones : g_.runs - 1;
   }

@@ -56,6 +56,15 @@ std::vector<uint64_t> PredictedValues(Ty t, Model m, uint32_t V, uint32_t n, uin
   return FromResiduals(t, m, *theta, V, r);
 }
 
+ColumnSpec RunsEfColumn() {
+  std::vector<uint64_t> v;
+  for (uint32_t r = 0; v.size() < 200; ++r) {
+    const uint32_t length = r == 0 ? 2 : r == 1 ? 1 : 1 + r % 5;
+    for (uint32_t i = 0; i < length && v.size() < 200; ++i) v.push_back(10 + (7 * r) % 50);
+  }
+  return Column("v", Ty::kU16, v, {Part(200, kRunsEf)}, 8);
+}
+
 ColumnSpec ForLinearRunsColumn(uint32_t rows_per_partition, uint64_t seed) {
   const uint32_t n = rows_per_partition;
   Rng rng(seed);

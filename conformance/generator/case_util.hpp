@@ -42,6 +42,13 @@ std::vector<uint64_t> RunValues(Ty t, uint64_t base, uint32_t w, uint32_t n, uin
 /// Bit_Width 3), `rows_per_partition` rows each, values drawn from `seed`.
 ColumnSpec ForLinearRunsColumn(uint32_t rows_per_partition, uint64_t seed);
 
+/// The u16 column the RUNS_EF (spec §8.11) invalid and deep cases start
+/// from: one RUNS_EF partition of 200 rows, V = 8, whose runs have lengths
+/// 2, 1, then 1..5 in turn, with values 10 + (7 r mod 50) (adjacent runs
+/// differ). So run 1 starts at row 2 and run 2 at row 3: with l = 1 both
+/// have high part 1 and low parts 0 and 1.
+ColumnSpec RunsEfColumn();
+
 /// A dictionary chunk (spec §8.10) of `rows`: the elements are the sorted
 /// distinct values, then each row's code; `parts` partition all D + n
 /// elements. Sets *entries to D.

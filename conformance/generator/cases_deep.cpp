@@ -91,6 +91,25 @@ void AddDeepCases(std::vector<Case>* cases) {
         "CORRUPT_PAYLOAD", {base}, opt);
   }
   {
+    // spec §8.11: the bits after H, and Base above the minimum's.
+    const ColumnSpec col = RunsEfColumn();
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      const uint64_t runs = GetLE(&c.parameters[8], 8);
+      const uint64_t used = runs * c.partition_table[13] + (runs - 1) * 1 + (runs - 1) + (199 >> 1);
+      SetPayloadBit(c, 0, used);
+    };
+    add("runs_ef_padding_bits_nonzero", {"8.11", "10.3"},
+        "The bit right after the RUNS_EF high part H (R * w + (R - 1) * l + H_n) is set.",
+        "CORRUPT_PAYLOAD", {col}, opt);
+    ColumnSpec low_base = col;
+    low_base.chunks[0].parts[0].base = 9;  // the minimum run value is 10
+    add("runs_ef_base_below_minimum", {"8.11", "10.3"},
+        "A RUNS_EF partition whose Base is 9, one below the minimum run value 10 (same "
+        "Bit_Width 6); every row decodes.",
+        "CORRUPT_METADATA", {low_base});
+  }
+  {
     BuildOptions opt;
     opt.edit_chunk = [](int, int, EncodedChunk& c) {
       // Partition 0's minimum, one lower (bounds: P minima then P maxima).

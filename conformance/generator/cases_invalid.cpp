@@ -753,6 +753,59 @@ void ChunkCases(const Inv& add) {
         "A DELTA partition whose first two exception rows are swapped (rows must increase).",
         "CORRUPT_PAYLOAD", "read", File({col}, unsorted));
   }
+  chunk("model_type_6", {"7.3", "8.1", "8.11"},
+        "Partition 2 (runs) has Model_Type 6 (RUNS_EF, format 1.1) in a file without the "
+        "RUNS_EF_MODEL feature bit.",
+        "CORRUPT_METADATA", [](EncodedChunk& c) { SetRec(c, 2, kModelType, 6); });
+  {
+    // spec §8.11: a RUNS_EF partition's parameters and high part. The column:
+    // 200 u16 rows, R runs, Bit_Width 6, l = 1.
+    const ColumnSpec col = RunsEfColumn();
+    auto edited = [&](std::function<void(EncodedChunk&)> edit) {
+      BuildOptions opt;
+      opt.edit_chunk = [edit](int, int, EncodedChunk& c) { edit(c); };
+      return File({col}, opt);
+    };
+    add("runs_ef_num_runs_1", {"8.11"}, "A RUNS_EF partition with Num_Runs 1 (at least 2).",
+        "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) { SetLE(&c.parameters[8], 1, 8); }));
+    add("runs_ef_num_runs_above_n", {"8.11"},
+        "A RUNS_EF partition of 200 rows with Num_Runs 201.", "CORRUPT_METADATA", "read",
+        edited([](EncodedChunk& c) { SetLE(&c.parameters[8], 201, 8); }));
+    add("runs_ef_bit_width_0", {"8.11"}, "A RUNS_EF partition with Bit_Width 0 (at least 1).",
+        "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) { SetRec(c, 0, kBitWidth, 0); }));
+    // Where H starts: R * w + (R - 1) * l, from the partition's own words.
+    auto high_bit0 = [](const EncodedChunk& c) {
+      const uint64_t runs = GetLE(&c.parameters[8], 8);
+      return runs * GetRec(c, 0, kBitWidth) + (runs - 1) * 1;
+    };
+    auto flip = [](EncodedChunk& c, uint64_t bit) {
+      c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
+    };
+    add("runs_ef_high_part_one_missing", {"8.11"},
+        "The first 1 bit of the RUNS_EF high part H is cleared: H holds Num_Runs - 2 ones.",
+        "CORRUPT_PAYLOAD", "read", edited([&](EncodedChunk& c) {
+          uint64_t bit = high_bit0(c);
+          while (!((c.payload[bit / 8] >> (bit % 8)) & 1)) ++bit;
+          flip(c, bit);
+        }));
+    add("runs_ef_high_part_one_extra", {"8.11"},
+        "Bit 0 of the RUNS_EF high part H (a 0 bit: no run starts at rows 0..1 but run 0) is "
+        "set: H holds Num_Runs ones.",
+        "CORRUPT_PAYLOAD", "read", edited([&](EncodedChunk& c) { flip(c, high_bit0(c)); }));
+    add("runs_ef_starts_not_increasing", {"8.11"},
+        "The low part of run 1's start (row 2, high part 1) is set to 1, so runs 1 and 2 both "
+        "start at row 3.",
+        "CORRUPT_PAYLOAD", "read", edited([](EncodedChunk& c) {
+          const uint64_t runs = GetLE(&c.parameters[8], 8);
+          const uint64_t bit = runs * GetRec(c, 0, kBitWidth);  // low_1
+          c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] | (1u << (bit % 8)));
+        }));
+    std::vector<uint64_t> big(65537, 3);
+    big[65536] = 4;
+    add("runs_ef_65537_rows", {"8.11"},
+        "A u32 RUNS_EF partition of 65537 rows (at most 65536), two runs.", "CORRUPT_METADATA",
+        "read", File({Column("v", Ty::kU32, big, {Part(65537, kRunsEf)})}));
+  }
   chunk("model_type_255", {"7.3", "8.1"}, "Partition 1 has Model_Type 255.", "CORRUPT_METADATA",
         [](EncodedChunk& c) { SetRec(c, 1, kModelType, 255); });
   chunk("record_reserved_nonzero", {"7.3"}, "Partition 0's Reserved field is 1.", "CORRUPT_METADATA",

@@ -60,6 +60,7 @@ const char* Slug(Model m) {
     case kPoly2: return "poly2";
     case kPoly3: return "poly3";
     case kDelta: return "delta";
+    case kRunsEf: return "runs_ef";
   }
   return "?";
 }
@@ -72,6 +73,7 @@ const char* ModelName(Model m) {
     case kPoly2: return "POLY2";
     case kPoly3: return "POLY3";
     case kDelta: return "DELTA";
+    case kRunsEf: return "RUNS_EF";
   }
   return "?";
 }
@@ -1200,6 +1202,82 @@ void DeltaCases(const Adder& add) {
   }
 }
 
+// Short runs of values of `w` bits (lengths 1..max_run, adjacent runs differ).
+std::vector<uint64_t> ShortRuns(Ty t, uint32_t n, uint32_t max_run, uint32_t w, Rng& rng) {
+  std::vector<uint64_t> v;
+  uint64_t previous = ~uint64_t{0};
+  while (v.size() < n) {
+    uint64_t value = 0;
+    do {
+      value = Canon(t, rng.Next() & (w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1));
+    } while (value == previous);
+    previous = value;
+    const uint64_t length = 1 + rng.Below(max_run);
+    for (uint64_t i = 0; i < length && v.size() < n; ++i) v.push_back(value);
+  }
+  return v;
+}
+
+// RUNS_EF (spec §8.11, format 1.1): files set RUNS_EF_MODEL and Format_Minor 1.
+void RunsEfCases(const Adder& add) {
+  {
+    // The worked example of spec §8.11, byte for byte.
+    const std::vector<uint64_t> v = {7, 7, 7, 9, 9, 4, 4, 4, 4, 8};
+    add("runs_ef_spec_example_u16", {"8.11"},
+        "The worked example of spec §8.11: u16, values 7 7 7 9 9 4 4 4 4 8, one RUNS_EF "
+        "partition of 10 rows: R = 4, Base 4, Bit_Width 3, l = 1, H_n = 7, payload word "
+        "0x25782B.",
+        {Column("v", Ty::kU16, v, {Part(10, kRunsEf)})});
+  }
+  {
+    // Every type: two partitions of short runs (l >= 1), values of the full width.
+    const Ty types[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64,
+                        Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+    for (Ty t : types) {
+      Rng rng(700 + static_cast<int>(t));
+      std::vector<uint64_t> v = ShortRuns(t, 1500, 9, static_cast<uint32_t>(TypeBits(t)), rng);
+      add(std::string("runs_ef_short_runs_") + TypeName(t), {"8.11"},
+          std::string("A ") + TypeName(t) +
+              " column of runs of 1 to 9 rows with values of every width, in RUNS_EF "
+              "partitions of 1000 and 500 rows.",
+          {Column("v", t, v, {Part(1000, kRunsEf), Part(500, kRunsEf)})});
+    }
+  }
+  {
+    // The extremes of Num_Runs: R = n (l = 0: H is all ones) and R = 2.
+    Rng rng(71);
+    std::vector<uint64_t> every = ShortRuns(Ty::kU8, 300, 1, 8, rng);
+    std::vector<uint64_t> two(4000, 17);
+    std::fill(two.begin() + 3999, two.end(), 18);
+    std::vector<uint64_t> v = every;
+    v.insert(v.end(), two.begin(), two.end());
+    add("runs_ef_r_is_n_and_two_runs_u8", {"8.11"},
+        "u8: a RUNS_EF partition of 300 rows where every row is its own run (R = n, l = 0), then "
+        "one of 4000 rows with two runs, the second of one row (R = 2, l = 11).",
+        {Column("v", Ty::kU8, v, {Part(300, kRunsEf), Part(4000, kRunsEf)})});
+  }
+  {
+    // n = 65536, the largest RUNS_EF partition, and V = 8 (RUNS_EF ignores V).
+    Rng rng(72);
+    std::vector<uint64_t> v = ShortRuns(Ty::kU32, 65536, 40, 20, rng);
+    add("runs_ef_65536_rows_u32", {"8.11"},
+        "u32: one RUNS_EF partition of 65536 rows (the largest allowed), runs of 1 to 40 rows, "
+        "V = 8.",
+        {Column("v", Ty::kU32, v, {Part(65536, kRunsEf)}, 8)});
+  }
+  {
+    // Field planes over RUNS_EF (spec §9.2: values, low parts, H in bytes).
+    Rng rng(73);
+    std::vector<uint64_t> v = ShortRuns(Ty::kI32, 3001, 12, 14, rng);
+    BuildOptions planes;
+    planes.field_planes = true;
+    add("runs_ef_field_planes_i32", {"8.11", "9.2"},
+        "i32 runs in a RUNS_EF partition of 3001 rows, the payload stored as ZstdFieldPlanes "
+        "(the high part in pieces of 8 bits, the last one of H_n mod 8 bits).",
+        {Column("v", Ty::kI32, v, {Part(3001, kRunsEf)})}, planes);
+  }
+}
+
 void FieldPlaneCases(const Adder& add) {
   BuildOptions planes;
   planes.field_planes = true;
@@ -1406,6 +1484,7 @@ void AddValidCases(std::vector<Case>* cases) {
   SlapCases(add);
   ContainerCases(add);
   DeltaCases(add);
+  RunsEfCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
   DistinctSketchCases(add);

@@ -310,6 +310,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
           finish.extra_required |= uint64_t{1} << 3;
           if (finish.header.format_minor == 0) finish.header.format_minor = 1;
         }
+        if (p.model == kRunsEf) {  // spec §8.11: RUNS_EF_MODEL
+          finish.extra_required |= uint64_t{1} << 6;
+          if (finish.header.format_minor == 0) finish.header.format_minor = 1;
+        }
       }
     }
   }

@@ -275,6 +275,43 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         for (uint64_t i = 0; i < R; ++i) WriteBits(&stream, i * w, w, v[start_list[i]] - base);
         for (uint64_t i = 1; i < R; ++i) WriteBits(&stream, R * w + (i - 1) * pb, pb, start_list[i]);
       }
+    } else if (ps.model == kRunsEf) {
+      // spec §8.11, read literally: the run values as in §8.7, then for each
+      // start s_i (i = 1 .. m) its low l bits, then H with bit
+      // (s_i >> l) + (i - 1) set, where l = bitlen(floor((n - 1) / m)) - 1
+      // and H_n = m + floor((n - 1) / 2^l).
+      std::set<uint64_t> starts = {0};
+      for (uint64_t x = 1; x < n; ++x) {
+        if (v[x] != v[x - 1]) starts.insert(x);
+      }
+      for (uint32_t s : ps.extra_run_starts) {
+        if (s == 0 || s >= n) Fail("EncodeChunk: extra run start outside [1, n - 1]");
+        starts.insert(s);
+      }
+      std::vector<uint64_t> start_list(starts.begin(), starts.end());
+      const uint64_t R = start_list.size();
+      if (R < 2) Fail("EncodeChunk: RUNS_EF needs at least two runs");
+      uint64_t run_lo = v[0];
+      for (uint64_t s : start_list) {
+        if (Less(type, v[s], run_lo)) run_lo = v[s];
+      }
+      const uint64_t base = ps.base.value_or(run_lo);
+      uint64_t widest = 0;
+      for (uint64_t s : start_list) widest = std::max(widest, (v[s] - base) & Mask(N));
+      w = ps.width.value_or(BitLen(widest));
+      if (w < BitLen(widest) || w == 0) Fail("EncodeChunk: RUNS_EF width too small or 0");
+      params.push_back(base);
+      params.push_back(R);  // spec §8.2 Num_Runs
+      const uint64_t m = R - 1;
+      const uint32_t l = BitLen((n - 1) / m) - 1;
+      const uint64_t high_bits = m + ((n - 1) >> l);
+      const uint64_t h0 = R * w + m * l;
+      stream.assign(8 * CeilDiv(h0 + high_bits, 64), 0);
+      for (uint64_t i = 0; i < R; ++i) WriteBits(&stream, i * w, w, v[start_list[i]] - base);
+      for (uint64_t i = 1; i < R; ++i) {
+        WriteBits(&stream, R * w + (i - 1) * l, l, start_list[i] & Mask(l));
+        WriteBits(&stream, h0 + (start_list[i] >> l) + (i - 1), 1, 1);
+      }
     } else if (ps.model == kDelta) {
       // spec §8.9, read literally: Delta_Base, u(x) = (v(x) - v(x-1) -
       // Delta_Base) mod 2^N with u(0) = 0, the low w bits in the SLAP
@@ -421,6 +458,19 @@ std::vector<ListedField> ListFields(const EncodedChunk& c) {
       const uint64_t R = GetLE(&c.parameters[param + 8], 8);
       for (uint64_t i = 0; i < R; ++i) add(start + i * w, w, false);
       for (uint64_t i = 1; i < R; ++i) add(start + R * w + (i - 1) * pb, pb, false);
+    } else if (model == kRunsEf) {
+      // spec §9.2: values, low parts, then H in pieces of 8 bits.
+      const uint64_t R = GetLE(&c.parameters[param + 8], 8);
+      const uint64_t m = R - 1;
+      uint32_t l = 0;
+      while ((uint64_t{2} << l) <= (n - 1) / m) ++l;
+      const uint64_t high_bits = m + ((n - 1) >> l);
+      for (uint64_t i = 0; i < R; ++i) add(start + i * w, w, false);
+      for (uint64_t i = 0; i < m; ++i) add(start + R * w + i * l, l, false);
+      const uint64_t h0 = start + R * w + m * l;
+      for (uint64_t j = 0; 8 * j < high_bits; ++j) {
+        add(h0 + 8 * j, static_cast<uint32_t>(std::min<uint64_t>(8, high_bits - 8 * j)), false);
+      }
     } else if (model == kDelta) {
       const uint64_t word = GetLE(&c.parameters[param + 8], 8);
       const uint64_t E = word & 0xFFFFFFFFu;

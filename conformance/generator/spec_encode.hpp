@@ -38,7 +38,9 @@ bool Less(Ty t, uint64_t a, uint64_t b);
 Bytes RawValues(Ty t, const std::vector<uint64_t>& values);
 
 /// spec §8.1 Model_Type.
-enum Model : uint8_t { kConstant = 0, kFor = 1, kLinear = 2, kPoly2 = 3, kPoly3 = 4, kDelta = 5 };
+enum Model : uint8_t {
+  kConstant = 0, kFor = 1, kLinear = 2, kPoly2 = 3, kPoly3 = 4, kDelta = 5, kRunsEf = 6,
+};
 
 /// spec §8.4 ToInt.
 int64_t ToInt(double y);
@@ -60,7 +62,7 @@ struct PartSpec {
   std::optional<uint32_t> width;    ///< Bit_Width instead of the minimal one
   std::optional<uint64_t> base;     ///< FOR / runs Base, DELTA Delta_Base (default: the minimum)
   bool force_runs = false;          ///< CONSTANT: runs even if all values are equal
-  std::vector<uint32_t> extra_run_starts;  ///< CONSTANT: also start runs here
+  std::vector<uint32_t> extra_run_starts;  ///< CONSTANT, RUNS_EF: also start runs here
 };
 
 struct Statistics {

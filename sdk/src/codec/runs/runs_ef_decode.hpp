@@ -47,9 +47,37 @@ class RunsEfReader {
 
   /// Walks the run starts in order: start of run 1, 2, ... Next() returns
   /// false when H holds no further 1 bit.
+  /// The position in H of its i-th 1 bit (i >= 1), or H_n when H holds
+  /// fewer than i ones: whole words by popcount, then the bits of one word.
+  uint64_t Select(uint64_t i) const {
+    uint64_t ones = 0;
+    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
+      uint64_t word = HighWord(pos);
+      const uint64_t word_ones = static_cast<uint64_t>(__builtin_popcountll(word));
+      if (ones + word_ones < i) {
+        ones += word_ones;
+        continue;
+      }
+      for (; ones + 1 < i; ++ones) word &= word - 1;  // drop the ones before the i-th
+      return pos + static_cast<uint64_t>(__builtin_ctzll(word));
+    }
+    return g_.high_bits;
+  }
+
   class StartCursor {
    public:
     explicit StartCursor(const RunsEfReader& r) : r_(r), word_(r.HighWord(0)) {}
+    /// A cursor whose next start is that of run `run` + 1: it has returned
+    /// the starts of runs 1 .. run (found by Select, not by walking).
+    StartCursor(const RunsEfReader& r, uint64_t run) : r_(r), word_(0), run_(run) {
+      const uint64_t q = run == 0 ? 0 : r.Select(run);
+      if (run > 0 && q >= r.g_.high_bits) {
+        pos_ = r.g_.high_bits;  // fewer ones than run: no further start
+        return;
+      }
+      pos_ = run == 0 ? 0 : q + 1;
+      word_ = r.HighWord(pos_);
+    }
     /// The start of run `run() + 1`, or false when H has no more 1 bits.
     bool Next(uint64_t* start) {
       while (word_ == 0) {
@@ -139,16 +167,12 @@ template <typename T>
 bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
   const RunsEfReader runs(part);
   const uint64_t first = runs.Find(lb);
-  RunsEfReader::StartCursor cursor(runs);
-  uint64_t start = 0;
-  // Move the cursor to run `first`'s start (run 0 starts at row 0).
-  while (cursor.run() < first) {
-    uint64_t s = 0;
-    if (!cursor.Next(&s) || (cursor.run() > 1 && s <= start) || s > part.num_rows - 1) {
-      return false;
-    }
-    start = s;
+  uint64_t start = 0;  // of run `first`; run 0 starts at row 0
+  if (first > 0) {
+    RunsEfReader::StartCursor at(runs, first - 1);
+    if (!at.Next(&start) || start < 1 || start > lb) return false;
   }
+  RunsEfReader::StartCursor cursor(runs, first);
   uint64_t x = lb;
   uint64_t i = first;
   while (x < le) {
@@ -170,17 +194,11 @@ bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out) 
 inline bool DecodeRunsEfValue(const Partition& part, uint64_t x, uint64_t* raw) {
   const RunsEfReader runs(part);
   const uint64_t i = runs.Find(x);
-  // Check the starts that bracket x (spec §8.11): walk to run i and i + 1.
-  RunsEfReader::StartCursor cursor(runs);
-  uint64_t start = 0, s = 0;
-  while (cursor.run() < i) {
-    if (!cursor.Next(&s) || (cursor.run() > 1 && s <= start) || s > part.num_rows - 1) {
-      return false;
-    }
-    start = s;
-  }
-  if (start > x) return false;
-  if (i + 1 < runs.num_runs() && (!cursor.Next(&s) || s <= x || s > part.num_rows - 1)) {
+  // Check the starts that bracket x (spec §8.11): run i's and run i + 1's.
+  RunsEfReader::StartCursor cursor(runs, i == 0 ? 0 : i - 1);
+  uint64_t start = 0, next = 0;
+  if (i > 0 && (!cursor.Next(&start) || start < 1 || start > x)) return false;
+  if (i + 1 < runs.num_runs() && (!cursor.Next(&next) || next <= x || next > part.num_rows - 1)) {
     return false;
   }
   *raw = runs.Value(i);

@@ -214,6 +214,23 @@ class RunReader {
   uint32_t start_bits_;
 };
 
+/// Writes `value` to local rows [x, stop) of a range [lb, le) whose row lb is
+/// out[0], and returns stop. Runs are often a few rows: eight values at a
+/// time, the last group reaching past the run into rows of the range that
+/// the following runs overwrite (never past le).
+template <typename T>
+inline uint64_t WriteRunRows(T value, uint64_t x, uint64_t stop, uint64_t lb, uint64_t le,
+                             T* out) {
+  if (stop + 8 <= le) {
+    for (; x < stop; x += 8) {
+      for (uint32_t j = 0; j < 8; ++j) out[x - lb + j] = value;
+    }
+    return stop;
+  }
+  for (; x < stop; ++x) out[x - lb] = value;
+  return stop;
+}
+
 /// Runs (spec §8.7) over local rows [lb, le). Returns false when a run start
 /// read on the way is out of order or out of range (CORRUPT_PAYLOAD).
 template <typename T>
@@ -229,19 +246,7 @@ bool DecodeRunsRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
       if (!runs.StartIsValid(i + 1, start)) return false;
       end = runs.Start(i + 1);
     }
-    const T value = FromBits<T>(runs.Value(i));
-    const uint64_t stop = end < le ? end : le;
-    if (stop + 8 <= le) {
-      // Runs are often a few rows: eight values at a time, the last group
-      // reaching past the run into rows that the following runs overwrite
-      // (all inside [lb, le)).
-      for (; x < stop; x += 8) {
-        for (uint32_t j = 0; j < 8; ++j) out[x - lb + j] = value;
-      }
-      x = stop;
-    } else {
-      for (; x < stop; ++x) out[x - lb] = value;
-    }
+    x = WriteRunRows(FromBits<T>(runs.Value(i)), x, end < le ? end : le, lb, le, out);
     start = end;
     ++i;
   }

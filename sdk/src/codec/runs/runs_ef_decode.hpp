@@ -181,9 +181,7 @@ bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out) 
       if (!cursor.Next(&end) || end <= start || end > part.num_rows - 1) return false;
     }
     if (end <= x) return false;  // the run of lb must reach past it
-    const T value = FromBits<T>(runs.Value(i));
-    const uint64_t stop = end < le ? end : le;
-    for (; x < stop; ++x) out[x - lb] = value;
+    x = WriteRunRows(FromBits<T>(runs.Value(i)), x, end < le ? end : le, lb, le, out);
     start = end;
     ++i;
   }

@@ -35,10 +35,11 @@ constexpr uint32_t kDefaultSpanRows = 2048;
 // and a longer span evens that out (docs/results/gpu-notes.md, v14).
 constexpr uint32_t kDefaultDeltaSpanRows = 4096;
 
-template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
+template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
+          bool kRunsEf = false>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
                     cudaStream_t stream) {
-  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide, kDelta, kDictionary>;
+  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide, kDelta, kDictionary, kRunsEf>;
   size_t stage_bytes = 0;
   if constexpr (kStageWide) {
     stage_bytes = size_t{threads / 32} * args.stage_rows * detail::kStagePitch * sizeof(uint64_t);
@@ -56,14 +57,25 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
 
 template <typename U>
 Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_wide,
-                       bool has_delta, bool has_dictionary, uint32_t blocks,
+                       bool has_delta, bool has_dictionary, bool has_runs_ef, uint32_t blocks,
                        uint32_t threads, cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
   // tile geometry of layout.hpp folds into shifts; only it stages wide tiles.
   // Launches with DELTA partitions use the kernels that carry its decoder;
   // launches with dictionary chunks (rare: low-cardinality columns) those
   // that also look codes up. Each costs the span loop registers, so the
-  // plain kernels carry neither.
+  // plain kernels carry neither. Launches with RUNS_EF partitions use
+  // kernels that carry its decoder too: alone, the plain kernel plus
+  // RUNS_EF; with DELTA or a dictionary, the DELTA + dictionary kernel plus
+  // RUNS_EF (two kernels more per type and V, not four).
+  if (has_runs_ef) {
+    if (has_delta || has_dictionary) {
+      if (all_v64) return LaunchDecode<U, 64, false, true, true, true>(args, blocks, threads, stream);
+      return LaunchDecode<U, 0, false, true, true, true>(args, blocks, threads, stream);
+    }
+    if (all_v64) return LaunchDecode<U, 64, false, false, false, true>(args, blocks, threads, stream);
+    return LaunchDecode<U, 0, false, false, false, true>(args, blocks, threads, stream);
+  }
   if (has_dictionary) {
     if (all_v64) return LaunchDecode<U, 64, false, true, true>(args, blocks, threads, stream);
     return LaunchDecode<U, 0, false, true, true>(args, blocks, threads, stream);
@@ -122,6 +134,7 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     uint32_t max_wide_width = 0;
     bool has_delta = false;
     bool has_dictionary = false;
+    bool has_runs_ef = false;
     while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
       all_v64 = all_v64 && chunks[last].values_per_lane == 64;
       max_v = std::max(max_v, chunks[last].values_per_lane);
@@ -131,6 +144,7 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
       has_delta = has_delta || chunks[last].delta_rows != 0;
       has_dictionary = has_dictionary || chunks[last].dictionary_entries != 0;
+      has_runs_ef = has_runs_ef || chunks[last].runs_ef_rows != 0;
       ++last;
     }
     using Staging = LaunchConfig::WideTileStaging;
@@ -168,19 +182,19 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     switch (value_bytes) {
       case 1:
         launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        grid, threads, stream);
+                                        has_runs_ef, grid, threads, stream);
         break;
       case 2:
         launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        grid, threads, stream);
+                                        has_runs_ef, grid, threads, stream);
         break;
       case 4:
         launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        grid, threads, stream);
+                                        has_runs_ef, grid, threads, stream);
         break;
       default:
         launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        grid, threads, stream);
+                                        has_runs_ef, grid, threads, stream);
         break;
     }
     L3_CUDA_RETURN_NOT_OK(launched);

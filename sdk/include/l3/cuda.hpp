@@ -70,6 +70,12 @@ struct DeviceChunk {
   /// DELTA partition unwritten (it never reads or writes outside its
   /// buffers). MakeDeviceChunk and the Loader set it from the partition table.
   uint64_t delta_rows = 0;
+  /// Rows in RUNS_EF partitions (spec §8.11, format 1.1). A contract like
+  /// delta_rows: a launch whose chunks all report 0 uses kernels without the
+  /// RUNS_EF decoder, which leave the rows of any RUNS_EF partition
+  /// unwritten (never reading or writing outside their buffers).
+  /// MakeDeviceChunk and the Loader set it from the partition table.
+  uint64_t runs_ef_rows = 0;
   /// Dictionary chunks (spec §8.10, format 1.1): D > 0 means the partitions
   /// cover D + num_rows elements, and `dictionary` holds the D decoded entries
   /// (ChunkView::dictionary, D * PhysicalTypeBytes(type) bytes, aligned to the

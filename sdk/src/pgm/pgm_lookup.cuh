@@ -453,7 +453,8 @@ __global__ void PgmLastKeysKernel(const __grid_constant__ ChunkSet chunks, uint3
 }
 
 /// Chunk rows [a, b) (b <= num_rows) by the whole warp into out[0, b - a),
-/// as ChunkKeys reads them: DELTA partitions by WarpDecodeDeltaRows, other
+/// as ChunkKeys reads them: DELTA partitions by WarpDecodeDeltaRows, RUNS_EF
+/// by WarpDecodeRunsEfRows (one pass over H, not one per row), other
 /// models row by row (lane L the rows a + L + 32 k), and rows of a partition
 /// that fails its checks as 0.
 template <typename U>
@@ -472,6 +473,8 @@ __device__ __forceinline__ void WarpDecodeChunkRows(const KernelChunk& c, uint64
     const uint64_t end = min(b, uint64_t{d.first} + d.rows);
     if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) {
       WarpDecodeDeltaRows<U>(c, d, row - d.first, end - d.first, out + (row - a), lane);
+    } else if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) {
+      WarpDecodeRunsEfRows<U>(c, d, row - d.first, end - d.first, out + (row - a), lane);
     } else {
       for (uint64_t r = row + lane; r < end; r += 32) out[r - a] = DecodeOne<U>(c, d, r - d.first);
     }

@@ -367,6 +367,22 @@ __device__ __forceinline__ U ShuffleValue(U v, int src) {
   }
 }
 
+/// The value of row step + lane from a window of 32 runs (lane j holds the
+/// start and value of run b + j; the run of row `step` is among them): the
+/// runs of the window that began before the step, and the rows of the step
+/// where one begins, pick the lane that holds the row's run. Shared by the
+/// run decoders of spec §8.7 and §8.11.
+template <typename U>
+__device__ __forceinline__ U RunWindowValue(uint64_t my_start, U my_value, uint64_t step,
+                                            uint32_t lane) {
+  const uint32_t before = __popc(__ballot_sync(0xFFFFFFFFu, my_start < step));
+  const uint32_t begins =
+      WarpOr(my_start >= step && my_start < step + 32 ? 1u << (my_start - step) : 0u);
+  const uint32_t count = before + __popc(begins & (0xFFFFFFFFu >> (31 - lane)));
+  const int src = static_cast<int>(min(max(count, 1u), 32u) - 1);
+  return ShuffleValue(my_value, src);
+}
+
 /// A run partition's tile (spec §8.7), by the whole warp.
 ///
 /// The warp keeps a window of 32 runs b .. b+31 in registers: lane j holds
@@ -436,14 +452,7 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
       b = min(next, runs - 1);
       load_window();
     }
-    // Runs of the window that began before the step, and the rows of the
-    // step where one begins.
-    const uint32_t before = __popc(__ballot_sync(0xFFFFFFFFu, my_start < step));
-    const uint32_t begins =
-        WarpOr(my_start >= step && my_start < step + 32 ? 1u << (my_start - step) : 0u);
-    const uint32_t count = before + __popc(begins & (0xFFFFFFFFu >> (31 - lane)));
-    const int src = static_cast<int>(min(max(count, 1u), 32u) - 1);
-    const U value = ShuffleValue(my_value, src);
+    const U value = RunWindowValue(my_start, my_value, step, lane);
     StoreChecked<kMap>(c, out, tile_out + static_cast<int64_t>(step - lo + lane), range_len,
                  step + lane < hi, value);
   }
@@ -454,6 +463,9 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
 // DELTA (spec §8.9): its tile decoder and random access, beside the model's
 // CPU half.
 #include "codec/delta/delta_decode.cuh"
+// RUNS_EF (spec §8.11): its tile decoder and random access, beside the
+// model's CPU half.
+#include "codec/runs/runs_ef_decode.cuh"
 
 namespace l3::cuda::detail {
 
@@ -490,7 +502,7 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
   }
 }
 
-template <typename U, int kV, bool kStageWide, bool kDelta, bool kDictionary>
+template <typename U, int kV, bool kStageWide, bool kDelta, bool kDictionary, bool kRunsEf = false>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane, uint64_t* stage,
@@ -522,6 +534,15 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
       // code alone makes the span loop spill, which slows every other model.
       if constexpr (kDelta) {
         DispatchDeltaWidth<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage);
+      }
+      break;
+    case static_cast<uint8_t>(internal::Model::kRunsEf):
+      // Only kernels launched for chunks with RUNS_EF partitions carry its
+      // decoder (DeviceChunk::runs_ef_rows): a call site more in this switch
+      // makes the span loop of every other launch spill (ptxas -v), as
+      // DELTA's did. Checked by LoadPartition: 2 <= R <= n <= 65536, w >= 1.
+      if constexpr (kRunsEf) {
+        DecodeRunsEfTile<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       }
       break;
     default:  // CONSTANT (LoadPartition rejected unknown models)
@@ -557,7 +578,8 @@ inline constexpr uint32_t kStageBatch = 128;
 /// faster at 80. Dictionary launches keep 64, because every store waits on a
 /// gather from the entries and more resident warps hide it better
 /// (docs/results/gpu-notes.md, v14).
-template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false>
+template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
+          bool kRunsEf = false>
 __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   static_assert(!(kStageWide && kDelta), "one dynamic stage per launch");
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
@@ -678,7 +700,7 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV, kStageWide, kDelta, kDictionary>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+              DecodeTile<U, kV, kStageWide, kDelta, kDictionary, kRunsEf>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
                                             chunk_range, chunk_dst, lane, warp_stage,
                                             args.stage_rows);
             }
@@ -717,6 +739,7 @@ __device__ __forceinline__ U DecodeOne(const KernelChunk& c, const DevicePartiti
     return static_cast<U>(base + static_cast<U>(LoadField(words, a * w, w)));
   }
   if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) return DecodeDeltaOne<U>(c, d, x);
+  if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) return DecodeRunsEfOne<U>(c, d, x);
   const uint64_t field =
       LoadField(words, internal::SlapFieldBitOffset(d.rows, w, c.values_per_lane, x), w);
   if (d.model == static_cast<uint8_t>(internal::Model::kFor)) {

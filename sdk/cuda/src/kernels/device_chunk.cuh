@@ -13,6 +13,7 @@
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/runs/runs_ef_layout.hpp"
 #include "format/layout.hpp"
 
 namespace l3::cuda::detail {
@@ -71,7 +72,7 @@ __device__ __forceinline__ uint32_t FindChunk(const ChunkSet& set, uint64_t row)
   return c;
 }
 
-/// One partition record, checked (spec §7.3, §8.1, §8.6, §8.7).
+/// One partition record, checked (spec §7.3, §8.1, §8.6, §8.7, §8.9, §8.11).
 struct DevicePartition {
   uint32_t first;        // First_Row, chunk-local
   uint32_t rows;         // n_p
@@ -108,6 +109,13 @@ __device__ __forceinline__ DevicePartition LoadPartition(const KernelChunk& c, u
     if (!internal::DeltaExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
     words = internal::DeltaPayloadWords(d.rows, d.width, c.values_per_lane,
                                         internal::UnpackDeltaExceptions(e));
+  } else if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) {
+    // spec §8.11 parameters, checked as the host checked them.
+    const uint64_t runs = __ldg(c.params + d.param_offset + 1);  // spec §8.2 Num_Runs
+    if (!internal::RunsEfParamsValid(d.rows, runs, d.width)) return d;
+    // payload_words(p) (RunsEfPayloadWords, whose used_bits() is host-only).
+    const internal::RunsEfLayout g = internal::MakeRunsEfLayout(d.rows, runs, d.width);
+    words = (g.high_bit0 + g.high_bits + 63) / 64;
   } else if (internal::IsSlapModel(d.model)) {
     words = internal::SlapPayloadWords(d.rows, d.width);
   } else if (d.width > 0) {

@@ -292,7 +292,7 @@ __device__ __noinline__ void DecodeColumnSpan(const ScanArgs& a, const ScanColum
               *decoded_bits += uint64_t{selected} * d.width;
             }
           } else {
-            DecodeTile<U, kV, false, true, true>(c, sp, tile,
+            DecodeTile<U, kV, false, true, true, true>(c, sp, tile,
                                                  chunk_out + static_cast<int64_t>(e0), dst_range,
                                                  dst, lane, warp_stage, 0);
             if (lane == 0) {

@@ -25,7 +25,7 @@ struct RunsEfLayout {
   uint64_t low_bit0 = 0;   // stream bit of low_1: R * w
   uint64_t high_bit0 = 0;  // stream bit of H: R * w + m * l
   uint64_t high_bits = 0;  // H_n = m + floor((n - 1) / 2^l)
-  uint64_t used_bits() const { return high_bit0 + high_bits; }
+  L3_HD uint64_t used_bits() const { return high_bit0 + high_bits; }
 };
 
 /// spec §8.11: the parameters are valid for a partition of n rows:

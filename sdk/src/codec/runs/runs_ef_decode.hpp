@@ -12,6 +12,7 @@
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/runs/runs_ef_layout.hpp"
+#include "codec/runs/runs_ef_select.hpp"
 
 namespace l3::internal {
 
@@ -53,13 +54,12 @@ class RunsEfReader {
     uint64_t ones = 0;
     for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
       uint64_t word = HighWord(pos);
-      const uint64_t word_ones = static_cast<uint64_t>(__builtin_popcountll(word));
+      const uint64_t word_ones = uint64_t{PopCount64(word)};
       if (ones + word_ones < i) {
         ones += word_ones;
         continue;
       }
-      for (; ones + 1 < i; ++ones) word &= word - 1;  // drop the ones before the i-th
-      return pos + static_cast<uint64_t>(__builtin_ctzll(word));
+      return pos + SelectInWord64(word, static_cast<uint32_t>(i - 1 - ones));
     }
     return g_.high_bits;
   }
@@ -105,7 +105,7 @@ class RunsEfReader {
   bool StartsValid() const {
     uint64_t ones = 0;
     for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
-      ones += static_cast<uint64_t>(__builtin_popcountll(HighWord(pos)));
+      ones += uint64_t{PopCount64(HighWord(pos))};
     }
     if (ones != g_.starts) return false;
     StartCursor cursor(*this);
@@ -117,42 +117,20 @@ class RunsEfReader {
     return true;
   }
 
-  /// The run holding local row x: max { i : start_i <= x }. Counts the starts
-  /// whose high part is below h = x >> l (the 1 bits before the h-th 0 bit of
-  /// H), then those with high part h and low part <= x mod 2^l. Any bits give
-  /// an index in [0, R - 1].
-  uint64_t Find(uint64_t x) const {
-    const uint64_t h = x >> g_.low_bits;
-    const uint64_t low = x & LowMask(g_.low_bits);
-    uint64_t zeros = 0, ones = 0;
-    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
-      const uint64_t valid = g_.high_bits - pos >= 64 ? 64 : g_.high_bits - pos;
-      const uint64_t word = HighWord(pos);
-      const uint64_t word_ones = static_cast<uint64_t>(__builtin_popcountll(word));
-      if (zeros + (valid - word_ones) < h) {
-        // Every 1 bit of this word has fewer than h 0 bits before it.
-        zeros += valid - word_ones;
-        ones += word_ones;
-        continue;
-      }
-      // Walk the bits: a 1 bit with h 0 bits before it is a start of high
-      // part h, counted while its low part is at most x's; the (h+1)-th 0
-      // bit ends the search.
-      for (uint64_t b = 0; b < valid; ++b) {
-        if ((word >> b) & 1) {
-          if (zeros == h && (ones + 1 > g_.starts || Low(ones + 1) > low)) {
-            return ones < g_.runs ? ones : g_.runs - 1;
-          }
-          ++ones;
-        } else if (++zeros > h) {
-          return ones < g_.runs ? ones : g_.runs - 1;
-        }
-      }
-    }
-    return ones < g_.runs ? ones : g_.runs - 1;
-  }
+  /// The run holding local row x: max { i : start_i <= x }, by the rank of
+  /// runs_ef_select.hpp (shared with the CUDA decoder). Any bits give an
+  /// index in [0, R - 1].
+  uint64_t Find(uint64_t x) const { return RunsEfRunOfRow(Stream{payload_}, g_, x); }
 
  private:
+  /// The payload as runs_ef_select.hpp reads it.
+  struct Stream {
+    const uint8_t* payload;
+    uint64_t Field(uint64_t bit, uint32_t width) const {
+      return LoadField(payload, bit, LowMask(width));
+    }
+  };
+
   const uint8_t* payload_;
   uint64_t n_;
   uint32_t w_;

@@ -273,6 +273,8 @@ Result<StoredSegment> StorePayloadSegment(Candidate& c, const WriteOptions& opti
 
 // PartitionerOptions::split_min_rows of the archive profile when unset.
 constexpr uint32_t kArchiveSplitMinRows = 64;
+// PartitionerOptions::runs_ef_min_gain of the hot profile when unset.
+constexpr double kHotRunsEfMinGain = 1.0 / 32;
 
 // Encodes one chunk with `config`; in the archive profile, also measures it
 // with trial frames (MakeCandidate).
@@ -413,6 +415,10 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       // favours size.
       config.partitioner.split_min_rows =
           options.profile == Profile::kArchive ? kArchiveSplitMinRows : 0u;
+    }
+    if (!config.partitioner.runs_ef_min_gain) {
+      config.partitioner.runs_ef_min_gain =
+          options.profile == Profile::kArchive ? 0.0 : kHotRunsEfMinGain;
     }
     config.compute_bounds = options.write_partition_bounds;
     config.compute_statistics = options.write_statistics;

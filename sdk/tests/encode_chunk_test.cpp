@@ -1758,6 +1758,15 @@ TEST_CASE("RUNS_EF is chosen for short runs, CONSTANT runs where starts are few,
   CHECK_FALSE(plain->uses_runs_ef);
   CHECK(with_ef->payload.size() + with_ef->partition_table.size() <
         plain->payload.size() + plain->partition_table.size());
+  // A partition takes RUNS_EF only where it saves at least runs_ef_min_gain
+  // (here about a fifth of the bytes: 0.1 keeps it, 0.6 does not).
+  for (double gain : {0.1, 0.6}) {
+    EncoderConfig strict = config;
+    strict.partitioner.runs_ef_min_gain = gain;
+    Result<EncodedChunk> chunk = EncodeChunk(packed.data(), values.size(), strict);
+    REQUIRE(chunk.ok());
+    CHECK(chunk->uses_runs_ef == (gain < 0.5));
+  }
 }
 
 TEST_CASE("DELTA is chosen for sorted ids and random walks, not for noise") {

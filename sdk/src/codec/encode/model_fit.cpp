@@ -734,7 +734,10 @@ PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& s
   }
   if (options.enable_runs_ef && RunsEfParamsValid(n, summary.runs, 1)) {
     const PartitionFit runs = RunsEfFit(summary, n);
-    if (runs.cost_bytes < best.cost_bytes) best = runs;
+    if (static_cast<double>(runs.cost_bytes) <
+        static_cast<double>(best.cost_bytes) * (1.0 - options.runs_ef_min_gain)) {
+      best = runs;
+    }
   }
   if (options.enable_delta) {
     // Skipped where no DELTA fit can be strictly cheaper (DeltaCostLowerBound).

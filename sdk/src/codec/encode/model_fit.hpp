@@ -23,6 +23,9 @@ struct FitOptions {
   bool enable_rle = true;
   bool enable_delta = true;  ///< DELTA (spec §8.9, format 1.1)
   bool enable_runs_ef = true;  ///< RUNS_EF (spec §8.11, format 1.1)
+  /// RUNS_EF must cost less than (1 - runs_ef_min_gain) times the best
+  /// other model.
+  double runs_ef_min_gain = 0;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;

@@ -72,9 +72,10 @@ Status ValidatePartitionerOptions(const PartitionerOptions& o) {
     return Status(StatusCode::kInvalidArgument, "partitioner row counts must be positive");
   }
   if (!(o.min_merge_benefit >= 0 && o.min_merge_benefit < 1) ||
-      !(o.poly_min_gain >= 0 && o.poly_min_gain < 1)) {
+      !(o.poly_min_gain >= 0 && o.poly_min_gain < 1) ||
+      !(o.runs_ef_min_gain.value_or(0.0) >= 0 && o.runs_ef_min_gain.value_or(0.0) < 1)) {
     return Status(StatusCode::kInvalidArgument,
-                  "min_merge_benefit and poly_min_gain must lie in [0, 1)");
+                  "min_merge_benefit, poly_min_gain and runs_ef_min_gain must lie in [0, 1)");
   }
   return Status::OK();
 }
@@ -87,6 +88,7 @@ FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
   f.enable_rle = o.enable_rle;
   f.enable_delta = o.enable_delta;
   f.enable_runs_ef = o.enable_runs_ef;
+  f.runs_ef_min_gain = o.runs_ef_min_gain.value_or(0.0);
   f.enable_linear = o.enable_linear;
   f.enable_poly2 = o.enable_poly2;
   f.enable_poly3 = o.enable_poly3;

@@ -138,6 +138,7 @@ Result<DeviceTableScan> DeviceTableScan::Plan(const Reader& reader,
       L3_CUDA_RETURN_NOT_OK(launch::CheckChunks(found->chunks, found->num_chunks));
       std::vector<KernelChunk> kernel_chunks;
       bool all_v64 = true;
+      bool has_runs_ef = false;
       for (size_t i = 0; i < found->num_chunks; ++i) {
         const DeviceChunk& dc = found->chunks[i];
         const ChunkInfo& ci = info.chunks[i];
@@ -150,6 +151,7 @@ Result<DeviceTableScan> DeviceTableScan::Plan(const Reader& reader,
         }
         kernel_chunks.push_back(launch::ToKernelChunk(dc));
         all_v64 = all_v64 && dc.values_per_lane == 64;
+        has_runs_ef = has_runs_ef || dc.runs_ef_rows != 0;
       }
       ScanColumnArgs& col = args.col[k];
       col = ScanColumnArgs{};
@@ -158,6 +160,7 @@ Result<DeviceTableScan> DeviceTableScan::Plan(const Reader& reader,
       col.bytes = static_cast<uint8_t>(PhysicalTypeBytes(info.type));
       col.is_signed = PhysicalTypeIsSigned(info.type) ? 1 : 0;
       col.all_v64 = all_v64 ? 1 : 0;
+      col.has_runs_ef = has_runs_ef ? 1 : 0;
       if (!cp.filtered) continue;
 
       // One verdict per partition: a segment that covers a whole chunk (its

@@ -119,7 +119,7 @@ void Check(const Reader& reader, const DeviceTable& device, const std::vector<Ta
 }
 
 std::vector<TableColumn> MakeTable(uint64_t n, std::mt19937_64& rng) {
-  std::vector<TableColumn> cols(8);
+  std::vector<TableColumn> cols(9);
   cols[0].type = PhysicalType::kUInt32;  // a date-like key, sorted: pruning, runs, DELTA
   cols[1].type = PhysicalType::kUInt8;   // discount 0..10
   cols[2].type = PhysicalType::kUInt8;   // quantity 1..50
@@ -128,6 +128,8 @@ std::vector<TableColumn> MakeTable(uint64_t n, std::mt19937_64& rng) {
   cols[5].type = PhysicalType::kInt64;   // the type's limits appear
   cols[6].type = PhysicalType::kUInt64;  // the type's limits appear
   cols[7].type = PhysicalType::kUInt64;  // few distinct large values: a dictionary
+  cols[8].type = PhysicalType::kInt32;   // short runs: RUNS_EF partitions
+  int64_t run_value = 0;
   const uint64_t dictionary[5] = {1000000007, 3000000000019ull, 77, 1ull << 60, 123456789012345ull};
   for (TableColumn& c : cols) c.values.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
@@ -142,6 +144,8 @@ std::vector<TableColumn> MakeTable(uint64_t n, std::mt19937_64& rng) {
                                     : static_cast<uint64_t>(static_cast<int64_t>(rng() % 2001) - 1000);
     cols[6].values[i] = pick == 2 ? ~uint64_t{0} : (i / 1000) % 7 == 0 ? 5 : rng() % 100;
     cols[7].values[i] = dictionary[rng() % 5];
+    if (rng() % 5 == 0) run_value = static_cast<int64_t>(rng() % 4000) - 2000;
+    cols[8].values[i] = static_cast<uint64_t>(run_value);
   }
   return cols;
 }
@@ -179,17 +183,19 @@ void RunQueries(const Reader& r, const DeviceTable& d, const std::vector<TableCo
   Check(r, d, cols, {ColumnPredicates{5, {Range(i64min, minus100)}}, ColumnPredicates{6, {Range(1, 50)}}}, 6, 5);
   Check(r, d, cols, {ColumnPredicates{6, {Range(~uint64_t{0}, ~uint64_t{0})}}, ColumnPredicates{4, {Range(0, 10)}}}, 6, 2);
   Check(r, d, cols, {ColumnPredicates{6, {Range(0, ~uint64_t{0})}}}, 6, 6);  // u64 max squared: overflow
+  // The RUNS_EF column as a filter and as the sum.
+  Check(r, d, cols, {ColumnPredicates{8, {Range(minus100, 900)}}, discount}, 8, 1);
   for (int i = 0; i < 12; ++i) {
     std::vector<ColumnPredicates> where;
     const int k = 1 + static_cast<int>(rng() % 4);
     for (int j = 0; j < k; ++j) {
-      const int c = static_cast<int>(rng() % 8);
+      const int c = static_cast<int>(rng() % 9);
       const uint64_t a = cols[c].values[rng() % n], b = cols[c].values[rng() % n];
       const bool less = AsInt(a, cols[c].type) <= AsInt(b, cols[c].type);
       where.push_back(ColumnPredicates{c, {less ? Range(a, b) : Range(b, a)}});
     }
-    const int sum = static_cast<int>(rng() % 9) - 1;
-    const int prod = sum < 0 ? -1 : static_cast<int>(rng() % 9) - 1;
+    const int sum = static_cast<int>(rng() % 10) - 1;
+    const int prod = sum < 0 ? -1 : static_cast<int>(rng() % 10) - 1;
     CAPTURE(i);
     Check(r, d, cols, where, sum, prod);
   }

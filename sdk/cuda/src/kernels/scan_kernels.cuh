@@ -54,6 +54,7 @@ struct ScanColumnArgs {
   uint8_t is_signed;
   uint8_t has_set;           // an IN list applies
   uint8_t all_v64;           // every chunk has V = 64
+  uint8_t has_runs_ef;       // a chunk has RUNS_EF partitions (DeviceChunk::runs_ef_rows)
 };
 
 /// What one block found; ScanReduceKernel adds them.
@@ -182,7 +183,7 @@ __device__ __noinline__ void DecodeSelectedRows(const KernelChunk& c, const Devi
 /// selected row into `buf` (block row i at buf[i]). With `filter`, rows of
 /// "none" partitions leave the selection first, "all" partitions are not
 /// decoded, and the rows decoded are marked in `test`.
-template <typename U, int kV>
+template <typename U, int kV, bool kRunsEf>
 __device__ __noinline__ void DecodeColumnSpan(const ScanArgs& a, const ScanColumnArgs& col, uint64_t bs,
                                  uint64_t be, U* buf, uint32_t* sel, uint32_t* test, bool filter,
                                  ScanShared& sh, uint64_t* warp_stage, uint64_t* decoded_rows,
@@ -292,7 +293,7 @@ __device__ __noinline__ void DecodeColumnSpan(const ScanArgs& a, const ScanColum
               *decoded_bits += uint64_t{selected} * d.width;
             }
           } else {
-            DecodeTile<U, kV, false, true, true, true>(c, sp, tile,
+            DecodeTile<U, kV, false, true, true, kRunsEf>(c, sp, tile,
                                                  chunk_out + static_cast<int64_t>(e0), dst_range,
                                                  dst, lane, warp_stage, 0);
             if (lane == 0) {
@@ -333,7 +334,7 @@ __device__ __forceinline__ uint64_t CanonicalAt(const void* buf, uint32_t bytes,
   }
 }
 
-template <int kV>
+template <int kV, bool kRunsEf>
 __device__ __forceinline__ void DecodeColumnSpanAs(const ScanArgs& a, const ScanColumnArgs& col,
                                                    uint64_t bs, uint64_t be, void* buf,
                                                    uint32_t* sel, uint32_t* test, bool filter,
@@ -341,19 +342,19 @@ __device__ __forceinline__ void DecodeColumnSpanAs(const ScanArgs& a, const Scan
                                                    uint64_t* rows, uint64_t* bits) {
   switch (col.bytes) {
     case 1:
-      DecodeColumnSpan<uint8_t, kV>(a, col, bs, be, static_cast<uint8_t*>(buf), sel, test, filter,
+      DecodeColumnSpan<uint8_t, kV, kRunsEf>(a, col, bs, be, static_cast<uint8_t*>(buf), sel, test, filter,
                                     sh, stage, rows, bits);
       break;
     case 2:
-      DecodeColumnSpan<uint16_t, kV>(a, col, bs, be, static_cast<uint16_t*>(buf), sel, test,
+      DecodeColumnSpan<uint16_t, kV, kRunsEf>(a, col, bs, be, static_cast<uint16_t*>(buf), sel, test,
                                      filter, sh, stage, rows, bits);
       break;
     case 4:
-      DecodeColumnSpan<uint32_t, kV>(a, col, bs, be, static_cast<uint32_t*>(buf), sel, test,
+      DecodeColumnSpan<uint32_t, kV, kRunsEf>(a, col, bs, be, static_cast<uint32_t*>(buf), sel, test,
                                      filter, sh, stage, rows, bits);
       break;
     default:
-      DecodeColumnSpan<uint64_t, kV>(a, col, bs, be, static_cast<uint64_t*>(buf), sel, test,
+      DecodeColumnSpan<uint64_t, kV, kRunsEf>(a, col, bs, be, static_cast<uint64_t*>(buf), sel, test,
                                      filter, sh, stage, rows, bits);
       break;
   }
@@ -363,10 +364,15 @@ __device__ __forceinline__ void DecodeColumn(const ScanArgs& a, const ScanColumn
                                              uint64_t bs, uint64_t be, void* buf, uint32_t* sel,
                                              uint32_t* test, bool filter, ScanShared& sh,
                                              uint64_t* stage, uint64_t* rows, uint64_t* bits) {
-  if (col.all_v64) {
-    DecodeColumnSpanAs<64>(a, col, bs, be, buf, sel, test, filter, sh, stage, rows, bits);
+  // Only columns with RUNS_EF partitions take the span decoder that carries
+  // RUNS_EF's (with any V): its call site makes the span spill, as in the
+  // decode kernels (docs/results/gpu-notes.md, v20).
+  if (col.has_runs_ef) {
+    DecodeColumnSpanAs<0, true>(a, col, bs, be, buf, sel, test, filter, sh, stage, rows, bits);
+  } else if (col.all_v64) {
+    DecodeColumnSpanAs<64, false>(a, col, bs, be, buf, sel, test, filter, sh, stage, rows, bits);
   } else {
-    DecodeColumnSpanAs<0>(a, col, bs, be, buf, sel, test, filter, sh, stage, rows, bits);
+    DecodeColumnSpanAs<0, false>(a, col, bs, be, buf, sel, test, filter, sh, stage, rows, bits);
   }
 }
 

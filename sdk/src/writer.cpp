@@ -426,6 +426,21 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
                         internal::BuildChunkPgm(type, values.data(), num_rows, options));
     L3_ASSIGN_OR_RETURN(Candidate chosen, EncodeCandidate(type, values, num_rows, config, options));
+    if (options.profile == Profile::kHot && chosen.encoded.uses_runs_ef) {
+      // A chunk with RUNS_EF partitions decodes on the GPU with a kernel that
+      // carries RUNS_EF's decoder, a little slower for every other model
+      // (polynomials: 78% -> 70% of the copy roofline with 0.4% of rows in
+      // RUNS_EF). Kept only where the chunk is runs_ef_min_gain smaller than
+      // without RUNS_EF.
+      internal::EncoderConfig without = config;
+      without.partitioner.enable_runs_ef = false;
+      L3_ASSIGN_OR_RETURN(Candidate plain, EncodeCandidate(type, values, num_rows, without, options));
+      const double keep_below = 1.0 - config.partitioner.runs_ef_min_gain.value_or(0.0);
+      if (static_cast<double>(CandidateBytes(chosen, options)) >
+          static_cast<double>(CandidateBytes(plain, options)) * keep_below) {
+        chosen = std::move(plain);
+      }
+    }
     if (options.profile == Profile::kArchive && options.archive_large_partitions) {
       // The smaller of the two encodings by their trial frames; ties keep
       // the first.

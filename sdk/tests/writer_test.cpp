@@ -500,3 +500,49 @@ TEST_CASE("Writer: split_min_rows follows the profile unless set (PartitionerOpt
   CHECK(a.second < hot.partitioner.initial_partition_rows);
   CHECK(hs == a);  // the same partitioning as the archive profile's default
 }
+
+TEST_CASE("Writer: the hot profile keeps RUNS_EF only where the chunk gets 1/32 smaller") {
+  // Column A: short runs throughout (RUNS_EF saves about a fifth). Column B:
+  // noisy values with one stretch of short runs, 2% of the rows, whose
+  // RUNS_EF partitions would save well under 1/32 of the chunk.
+  std::mt19937_64 rng(77);
+  std::vector<int32_t> runs(60000), mostly_noise(60000);
+  int32_t value = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (rng() % 4 == 0) value = static_cast<int32_t>(rng() % 100000);
+    runs[i] = value;
+    mostly_noise[i] = i >= 30000 && i < 31200 ? value : static_cast<int32_t>(rng() % 100000);
+  }
+  auto uses_runs_ef = [](const std::vector<int32_t>& values, const WriteOptions& options) {
+    auto writer = Writer::CreateInMemory({{"v", PhysicalType::kInt32, {}}}, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->AppendTyped(0, values.data(), values.size()).ok());
+    REQUIRE(writer->Close().ok());
+    const auto file = writer->TakeBuffer();
+    auto r = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(r.ok());
+    std::vector<int32_t> back(values.size());
+    REQUIRE(r->ReadRows(0, 0, back.size(), back.data(), back.size() * sizeof(int32_t)).ok());
+    CHECK(back == values);
+    auto parts = r->Partitions(0, 0);
+    REQUIRE(parts.ok());
+    bool any = false;
+    for (const PartitionInfo& p : *parts) any = any || p.model == ModelType::kRunsEf;
+    CHECK(any == ((r->info().required_features & kRequiredRunsEfModel) != 0));
+    return any;
+  };
+  WriteOptions hot;
+  WriteOptions archive;
+  archive.profile = Profile::kArchive;
+  archive.zstd_level = 3;
+  CHECK(uses_runs_ef(runs, hot));
+  CHECK(uses_runs_ef(runs, archive));
+  CHECK_FALSE(uses_runs_ef(mostly_noise, hot));
+  CHECK(uses_runs_ef(mostly_noise, archive));
+  WriteOptions hot_any = hot;
+  hot_any.partitioner.runs_ef_min_gain = 0.0;
+  CHECK(uses_runs_ef(mostly_noise, hot_any));
+  WriteOptions off = hot;
+  off.partitioner.enable_runs_ef = false;
+  CHECK_FALSE(uses_runs_ef(runs, off));
+}

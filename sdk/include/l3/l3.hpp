@@ -170,11 +170,15 @@ struct PartitionerOptions {
   /// that use them set RUNS_EF_MODEL, which readers of format 1.0 reject.
   bool enable_runs_ef = true;
   /// A RUNS_EF partition must cost less than (1 - runs_ef_min_gain) times
-  /// the best other model. GPUs decode very short runs more slowly than the
-  /// fields of FOR (adult census Hours_per_week: one RUNS_EF partition in
-  /// seven, 1500 runs in 2048 rows, saved 32 bytes and cost 85% -> 58% of the
-  /// copy roofline). Unset means the profile's choice: 1/32 for
-  /// Profile::kHot, 0 (any saving) for Profile::kArchive.
+  /// the best other model, and in the hot profile a chunk keeps its RUNS_EF
+  /// partitions only where it is that much smaller than without them. GPUs
+  /// decode very short runs more slowly than the fields of FOR (adult census
+  /// Hours_per_week: one RUNS_EF partition in seven, 1500 runs in 2048 rows,
+  /// saved 32 bytes and cost 85% -> 58% of the copy roofline), and a launch
+  /// over a chunk with RUNS_EF partitions uses a kernel that carries its
+  /// decoder, a little slower for the other models. Unset means the
+  /// profile's choice: 1/32 for Profile::kHot, 0 (any saving) for
+  /// Profile::kArchive.
   std::optional<double> runs_ef_min_gain;
   bool enable_linear = true;
   bool enable_poly2 = true;

@@ -76,6 +76,21 @@ void WriteBits(Bytes* buf, uint64_t bit, uint32_t w, uint64_t v) {
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// spec §8.7, §8.11: the first row of every run (row 0, each row that
+// differs from the one before it, and the partition's extra starts), in
+// increasing order.
+std::vector<uint64_t> RunStarts(const uint64_t* v, uint64_t n, const PartSpec& ps) {
+  std::set<uint64_t> starts = {0};
+  for (uint64_t x = 1; x < n; ++x) {
+    if (v[x] != v[x - 1]) starts.insert(x);
+  }
+  for (uint32_t s : ps.extra_run_starts) {
+    if (s == 0 || s >= n) Fail("EncodeChunk: extra run start outside [1, n - 1]");
+    starts.insert(s);
+  }
+  return std::vector<uint64_t>(starts.begin(), starts.end());
+}
+
 }  // namespace
 
 uint64_t Canon(Ty t, uint64_t u) {
@@ -239,20 +254,12 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
     uint32_t w = 0;
     Bytes stream;
     if (ps.model == kConstant) {
-      std::set<uint64_t> starts = {0};
-      for (uint64_t x = 1; x < n; ++x) {
-        if (v[x] != v[x - 1]) starts.insert(x);
-      }
-      for (uint32_t s : ps.extra_run_starts) {
-        if (s == 0 || s >= n) Fail("EncodeChunk: extra run start outside [1, n - 1]");
-        starts.insert(s);
-      }
-      const bool runs = starts.size() > 1 || ps.force_runs;
+      const std::vector<uint64_t> start_list = RunStarts(v, n, ps);
+      const bool runs = start_list.size() > 1 || ps.force_runs;
       if (!runs) {
         if (ps.width || ps.base) Fail("EncodeChunk: single-value CONSTANT takes no overrides");
         params.push_back(v[0]);  // spec §8.2: Base
       } else {
-        std::vector<uint64_t> start_list(starts.begin(), starts.end());
         const uint64_t R = start_list.size();
         uint64_t run_lo = v[0];
         for (uint64_t s : start_list) {
@@ -280,15 +287,7 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
       // start s_i (i = 1 .. m) its low l bits, then H with bit
       // (s_i >> l) + (i - 1) set, where l = bitlen(floor((n - 1) / m)) - 1
       // and H_n = m + floor((n - 1) / 2^l).
-      std::set<uint64_t> starts = {0};
-      for (uint64_t x = 1; x < n; ++x) {
-        if (v[x] != v[x - 1]) starts.insert(x);
-      }
-      for (uint32_t s : ps.extra_run_starts) {
-        if (s == 0 || s >= n) Fail("EncodeChunk: extra run start outside [1, n - 1]");
-        starts.insert(s);
-      }
-      std::vector<uint64_t> start_list(starts.begin(), starts.end());
+      const std::vector<uint64_t> start_list = RunStarts(v, n, ps);
       const uint64_t R = start_list.size();
       if (R < 2) Fail("EncodeChunk: RUNS_EF needs at least two runs");
       uint64_t run_lo = v[0];

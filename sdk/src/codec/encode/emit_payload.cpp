@@ -86,6 +86,27 @@ bool EmitPredicted(const T* v, const PartitionFit& fit, uint32_t values_per_lane
   return ok;
 }
 
+// The run values of spec §8.7 and §8.11: the value of each run (a row that
+// differs from the one before it) minus "Base", in Bit_Width bits. False if
+// a value needs more bits or the runs are not fit.num_runs.
+template <typename T>
+bool EmitRunValues(const T* v, const PartitionFit& fit, BitWriter* writer) {
+  using Traits = ValueTraits<T>;
+  const T base = static_cast<T>(fit.base);
+  const uint32_t w = fit.bit_width;
+  bool ok = true;
+  uint64_t runs = 1;
+  writer->Put(Traits::Offset(v[0], base), w);
+  for (uint32_t x = 1; x < fit.num_rows; ++x) {
+    if (v[x] != v[x - 1]) {
+      ok &= BitLength(Traits::Offset(v[x], base)) <= w;
+      writer->Put(Traits::Offset(v[x], base), w);
+      ++runs;
+    }
+  }
+  return ok && runs == fit.num_runs;
+}
+
 }  // namespace
 
 template <typename T>
@@ -104,18 +125,8 @@ bool EmitPartitionPayload(const T* v, const PartitionFit& fit, uint32_t values_p
     case static_cast<uint8_t>(Model::kConstant): {
       // spec §8.7: R run values of w bits, then R - 1 run starts of
       // bitlen(n - 1) bits.
-      const T base = static_cast<T>(fit.base);
+      ok = EmitRunValues(v, fit, &writer);
       const uint32_t start_bits = RunStartBits(n);
-      uint64_t runs = 1;
-      writer.Put(Traits::Offset(v[0], base), w);
-      for (uint32_t x = 1; x < n; ++x) {
-        if (v[x] != v[x - 1]) {
-          ok &= BitLength(Traits::Offset(v[x], base)) <= w;
-          writer.Put(Traits::Offset(v[x], base), w);
-          ++runs;
-        }
-      }
-      ok &= runs == fit.num_runs;
       for (uint32_t x = 1; x < n; ++x) {
         if (v[x] != v[x - 1]) writer.Put(x, start_bits);
       }
@@ -124,18 +135,8 @@ bool EmitPartitionPayload(const T* v, const PartitionFit& fit, uint32_t values_p
     case static_cast<uint8_t>(Model::kRunsEf): {
       // spec §8.11: R run values of w bits, the low parts of the R - 1 run
       // starts (l bits), then H, whose bit (start_i >> l) + (i - 1) is 1.
-      const T base = static_cast<T>(fit.base);
+      ok = EmitRunValues(v, fit, &writer);
       const RunsEfLayout g = MakeRunsEfLayout(n, fit.num_runs, w);
-      uint64_t runs = 1;
-      writer.Put(Traits::Offset(v[0], base), w);
-      for (uint32_t x = 1; x < n; ++x) {
-        if (v[x] != v[x - 1]) {
-          ok &= BitLength(Traits::Offset(v[x], base)) <= w;
-          writer.Put(Traits::Offset(v[x], base), w);
-          ++runs;
-        }
-      }
-      ok &= runs == fit.num_runs;
       for (uint32_t x = 1; x < n; ++x) {
         if (v[x] != v[x - 1]) writer.Put(x, g.low_bits);
       }

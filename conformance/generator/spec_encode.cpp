@@ -91,6 +91,24 @@ std::vector<uint64_t> RunStarts(const uint64_t* v, uint64_t n, const PartSpec& p
   return std::vector<uint64_t>(starts.begin(), starts.end());
 }
 
+// spec §8.7, §8.11 (§8.8 rule 2): "Base" is the smallest run value unless
+// the partition overrides it, and the run values need `width` bits over it.
+struct RunFrame {
+  uint64_t base;
+  uint32_t width;
+};
+RunFrame RunValueFrame(Ty type, const uint64_t* v, const std::vector<uint64_t>& starts,
+                       const PartSpec& ps) {
+  uint64_t run_lo = v[0];
+  for (uint64_t s : starts) {
+    if (Less(type, v[s], run_lo)) run_lo = v[s];
+  }
+  const uint64_t base = ps.base.value_or(run_lo);
+  uint64_t widest = 0;
+  for (uint64_t s : starts) widest = std::max(widest, (v[s] - base) & Mask(TypeBits(type)));
+  return RunFrame{base, BitLen(widest)};
+}
+
 }  // namespace
 
 uint64_t Canon(Ty t, uint64_t u) {
@@ -261,14 +279,9 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         params.push_back(v[0]);  // spec §8.2: Base
       } else {
         const uint64_t R = start_list.size();
-        uint64_t run_lo = v[0];
-        for (uint64_t s : start_list) {
-          if (Less(type, v[s], run_lo)) run_lo = v[s];
-        }
-        const uint64_t base = ps.base.value_or(run_lo);
-        uint64_t widest = 0;
-        for (uint64_t s : start_list) widest = std::max(widest, (v[s] - base) & Mask(N));
-        w = BitLen(widest);
+        const RunFrame frame = RunValueFrame(type, v, start_list, ps);
+        const uint64_t base = frame.base;
+        w = frame.width;
         if (ps.width) {
           if (*ps.width < w) Fail("EncodeChunk: run width override too small");
           w = *ps.width;
@@ -290,15 +303,10 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
       const std::vector<uint64_t> start_list = RunStarts(v, n, ps);
       const uint64_t R = start_list.size();
       if (R < 2) Fail("EncodeChunk: RUNS_EF needs at least two runs");
-      uint64_t run_lo = v[0];
-      for (uint64_t s : start_list) {
-        if (Less(type, v[s], run_lo)) run_lo = v[s];
-      }
-      const uint64_t base = ps.base.value_or(run_lo);
-      uint64_t widest = 0;
-      for (uint64_t s : start_list) widest = std::max(widest, (v[s] - base) & Mask(N));
-      w = ps.width.value_or(BitLen(widest));
-      if (w < BitLen(widest) || w == 0) Fail("EncodeChunk: RUNS_EF width too small or 0");
+      const RunFrame frame = RunValueFrame(type, v, start_list, ps);
+      const uint64_t base = frame.base;
+      w = ps.width.value_or(frame.width);
+      if (w < frame.width || w == 0) Fail("EncodeChunk: RUNS_EF width too small or 0");
       params.push_back(base);
       params.push_back(R);  // spec §8.2 Num_Runs
       const uint64_t m = R - 1;

@@ -46,8 +46,6 @@ class RunsEfReader {
     return left >= 64 ? word : word & LowMask(static_cast<uint32_t>(left));
   }
 
-  /// Walks the run starts in order: start of run 1, 2, ... Next() returns
-  /// false when H holds no further 1 bit.
   /// The position in H of its i-th 1 bit (i >= 1), or H_n when H holds
   /// fewer than i ones: whole words by popcount, then the bits of one word.
   uint64_t Select(uint64_t i) const {
@@ -64,12 +62,12 @@ class RunsEfReader {
     return g_.high_bits;
   }
 
+  /// Walks the run starts in order. A cursor made at `run` has passed the
+  /// starts of runs 1 .. run (found by Select, not by walking); Next() gives
+  /// the start of run + 1, run + 2, ..., and false once H has no further 1 bit.
   class StartCursor {
    public:
-    explicit StartCursor(const RunsEfReader& r) : r_(r), word_(r.HighWord(0)) {}
-    /// A cursor whose next start is that of run `run` + 1: it has returned
-    /// the starts of runs 1 .. run (found by Select, not by walking).
-    StartCursor(const RunsEfReader& r, uint64_t run) : r_(r), word_(0), run_(run) {
+    explicit StartCursor(const RunsEfReader& r, uint64_t run = 0) : r_(r), word_(0), run_(run) {
       const uint64_t q = run == 0 ? 0 : r.Select(run);
       if (run > 0 && q >= r.g_.high_bits) {
         pos_ = r.g_.high_bits;  // fewer ones than run: no further start
@@ -103,18 +101,13 @@ class RunsEfReader {
   /// spec §8.11: H holds exactly m ones, and the starts are strictly
   /// increasing in [1, n - 1].
   bool StartsValid() const {
-    uint64_t ones = 0;
-    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
-      ones += uint64_t{PopCount64(HighWord(pos))};
-    }
-    if (ones != g_.starts) return false;
     StartCursor cursor(*this);
     uint64_t previous = 0, start = 0;
     while (cursor.Next(&start)) {
       if (start <= previous || start > n_ - 1) return false;
       previous = start;
     }
-    return true;
+    return cursor.run() == g_.starts;  // every 1 bit of H was walked
   }
 
   /// The run holding local row x: max { i : start_i <= x }, by the rank of
@@ -145,12 +138,10 @@ template <typename T>
 bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
   const RunsEfReader runs(part);
   const uint64_t first = runs.Find(lb);
-  uint64_t start = 0;  // of run `first`; run 0 starts at row 0
-  if (first > 0) {
-    RunsEfReader::StartCursor at(runs, first - 1);
-    if (!at.Next(&start) || start < 1 || start > lb) return false;
-  }
-  RunsEfReader::StartCursor cursor(runs, first);
+  // One cursor: run `first`'s start (run 0 starts at row 0), then the ends.
+  RunsEfReader::StartCursor cursor(runs, first == 0 ? 0 : first - 1);
+  uint64_t start = 0;
+  if (first > 0 && (!cursor.Next(&start) || start < 1 || start > lb)) return false;
   uint64_t x = lb;
   uint64_t i = first;
   while (x < le) {

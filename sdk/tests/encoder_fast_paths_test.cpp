@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "codec/delta/delta_encode.hpp"
+#include "codec/encode/fit_arith.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "common/bits.hpp"
@@ -80,7 +82,7 @@ namespace {
 bool SameFit(const PartitionFit& a, const PartitionFit& b) {
   return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
          a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
-         std::memcmp(a.theta.data(), b.theta.data(), sizeof a.theta) == 0 &&
+         std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 &&
          a.min_value == b.min_value && a.max_value == b.max_value &&
          a.payload_words == b.payload_words && a.cost_bytes == b.cost_bytes &&
          a.value_runs == b.value_runs;
@@ -184,7 +186,7 @@ MinimaxLine MinimaxOverAllPoints(const T* v, uint32_t n) {
   using Wide = __int128;
   MinimaxLine line;
   if (n < 2) {
-    line.intercept = static_cast<long double>(v[0]);
+    line.intercept = FitValue(v[0]);
     return line;
   }
   const auto cross = [&](uint32_t o, uint32_t a, uint32_t b) {
@@ -224,10 +226,11 @@ MinimaxLine MinimaxOverAllPoints(const T* v, uint32_t n) {
   }
   const Wide top = best.dx * static_cast<Wide>(v[upper[iu]]) - best.dy * upper[iu];
   const Wide bottom = best.dx * static_cast<Wide>(v[lower[il]]) - best.dy * lower[il];
-  const long double dx = static_cast<long double>(best.dx);
-  line.slope = static_cast<double>(static_cast<long double>(best.dy) / dx);
-  line.spread = static_cast<long double>(top - bottom) / dx;
-  line.intercept = (static_cast<long double>(top) + static_cast<long double>(bottom)) / (2 * dx);
+  // The line's rounding as fit_arith.hpp defines it (spec §14.3).
+  const double dx = WideToDouble(best.dx);
+  line.slope = WideToDouble(best.dy) / dx;
+  line.spread = WideToDouble(top - bottom) / dx;
+  line.intercept = WideToDouble(top + bottom) / (2 * dx);
   return line;
 }
 
@@ -341,4 +344,40 @@ TEST_CASE("DeltaCostLowerBound rules DELTA out for uniform values and keeps it f
   const uint64_t for_cost = 24 + 8 * (4096 * 40 / 64);
   CHECK(LowerBoundOf(uniform, 64) >= for_cost);
   CHECK(LowerBoundOf(steps, 64) < 24 + 8 * (4096 * 20 / 64));
+}
+
+// std::log2 rounds: log2 of the double just below 2^k comes out as k, which
+// is why the fit uses exponent arithmetic. The checks below are exact.
+TEST_CASE("fit arithmetic: exponent logarithms are exact floor/ceil of log2") {
+  std::mt19937_64 rng(5);
+  std::vector<double> zs = {1.0, 1.5, 2.0, 3.0, 4.0, 0x1p52, 0x1p52 + 1, 0x1p63, 1e300};
+  for (int i = 0; i < 100000; ++i) {
+    zs.push_back(1.0 + static_cast<double>(rng() >> 11) * 0x1p-53 * 0x1p40);
+    zs.push_back(std::ldexp(1.0, static_cast<int>(rng() % 1000)));
+    zs.push_back(std::nextafter(std::ldexp(1.0, static_cast<int>(rng() % 1000) + 1), 0.0));
+  }
+  for (double z : zs) {
+    CAPTURE(z);
+    const int f = FloorLog2(z);
+    CHECK(std::ldexp(1.0, f) <= z);
+    CHECK(z < std::ldexp(1.0, f + 1));
+    if (z > 1) {
+      const int c = CeilLog2(z);
+      CHECK(std::ldexp(1.0, c) >= z);
+      CHECK(std::ldexp(1.0, c - 1) < z);
+    }
+  }
+}
+
+TEST_CASE("fit arithmetic: ReduceLanes adds in the xor-butterfly order") {
+  // Values whose sum depends on the order of the additions.
+  double lanes[32], expected[32];
+  for (int i = 0; i < 32; ++i) lanes[i] = expected[i] = (i % 3 == 0 ? 1e16 : 1.0) * (i % 2 ? -1 : 1) + i;
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    double next[32];
+    for (int lane = 0; lane < 32; ++lane) next[lane] = expected[lane] + expected[lane ^ offset];
+    for (int lane = 0; lane < 32; ++lane) expected[lane] = next[lane];
+  }
+  for (int lane = 1; lane < 32; ++lane) CHECK(expected[lane] == expected[0]);
+  CHECK(ReduceLanes(lanes) == expected[0]);
 }

@@ -75,7 +75,7 @@ bool EmitPredicted(const T* v, const PartitionFit& fit, uint32_t values_per_lane
   bool ok = true;
   ForEachSlapRow(
       fit.num_rows, values_per_lane,
-      [&](uint64_t x0) { lane.Start(fit.theta.data(), static_cast<double>(x0)); },
+      [&](uint64_t x0) { lane.Start(fit.theta, static_cast<double>(x0)); },
       [&](uint64_t x) {
         const int64_t r = ValueTraits<T>::Residual(v[x], FastPredictionToInt(lane.value()));
         lane.Advance();

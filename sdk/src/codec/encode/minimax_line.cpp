@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "codec/encode/fit_arith.hpp"
 #include "common/bits.hpp"
 
 namespace l3::internal {
@@ -161,10 +162,12 @@ MinimaxLine WalkHulls(const T* v, uint32_t n, const LineHulls& hulls) {
   // dx * v - dy * x, scaled back by dx.
   const Wide top = best.dx * static_cast<Wide>(v[upper[iu]]) - best.dy * upper[iu];
   const Wide bottom = best.dx * static_cast<Wide>(v[lower[il]]) - best.dy * lower[il];
-  const long double dx = static_cast<long double>(best.dx);
-  line.slope = static_cast<double>(static_cast<long double>(best.dy) / dx);
-  line.spread = static_cast<long double>(top - bottom) / dx;
-  line.intercept = (static_cast<long double>(top) + static_cast<long double>(bottom)) / (2 * dx);
+  // One rounding per integer and per division (fit_arith.hpp), so that any
+  // writer computes the same line.
+  const double dx = WideToDouble(best.dx);
+  line.slope = DDiv(WideToDouble(best.dy), dx);
+  line.spread = DDiv(WideToDouble(top - bottom), dx);
+  line.intercept = DDiv(WideToDouble(top + bottom), DMul(2.0, dx));
   return line;
 }
 
@@ -205,7 +208,7 @@ MinimaxLine FitMinimaxLineOfHulls(const T* v, uint32_t n, int64_t min, int64_t m
                                   const LineHulls& hulls) {
   if (n < 2) {
     MinimaxLine line;
-    line.intercept = static_cast<long double>(v[0]);
+    line.intercept = FitValue(v[0]);
     return line;
   }
   return FitsInt64(n, min, max) ? WalkHulls<int64_t>(v, n, hulls)

@@ -12,10 +12,10 @@ namespace l3::internal {
 struct MinimaxLine {
   double slope = 0;
   /// The strip's centre line is slope * x + intercept.
-  long double intercept = 0;
+  double intercept = 0;
   /// Height of the strip: max - min of v(x) - (slope * x + intercept), in
-  /// exact arithmetic for the exact optimal slope.
-  long double spread = 0;
+  /// exact arithmetic for the exact optimal slope, rounded.
+  double spread = 0;
 };
 
 /// Fits values[0, n), n >= 1, whose minimum and maximum are `min` and `max`,

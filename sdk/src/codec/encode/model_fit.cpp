@@ -26,35 +26,14 @@
 #endif
 
 #include "codec/delta/delta_encode.hpp"
+#include "codec/encode/fit_arith.hpp"
+#include "codec/encode/fit_choice.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
 
 namespace l3::internal {
 namespace {
-
-constexpr uint8_t kConstantType = static_cast<uint8_t>(Model::kConstant);
-constexpr uint8_t kForType = static_cast<uint8_t>(Model::kFor);
-constexpr uint8_t kLinearType = static_cast<uint8_t>(Model::kLinear);
-constexpr uint8_t kPoly2Type = static_cast<uint8_t>(Model::kPoly2);
-constexpr uint8_t kPoly3Type = static_cast<uint8_t>(Model::kPoly3);
-
-// Below these sizes a polynomial's extra parameter words almost never pay for
-// themselves, so the automatic choice does not try it (an explicit choice
-// through FitGivenModel still may).
-constexpr uint32_t kMinPoly2Rows = 16;
-constexpr uint32_t kMinPoly3Rows = 32;
-
-// With FitOptions::minimax_lines, the least-squares line's residual spread
-// below which LINEAR uses the minimax line instead (see LineCandidate).
-constexpr double kMinimaxSpread = 16;
-
-template <typename T>
-struct Summary {
-  T min;
-  T max;
-  uint64_t runs;  // 1 + number of rows x >= 1 with v[x] != v[x - 1]
-};
 
 using Int32x4 = int32_t __attribute__((vector_size(16)));
 using UInt32x4 = uint32_t __attribute__((vector_size(16)));
@@ -105,14 +84,6 @@ Summary<T> Summarize(const T* v, uint32_t n) {
           std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3])), changes + 1};
 }
 
-template <typename T>
-void SetBounds(const Summary<T>& s, uint32_t n, PartitionFit* fit) {
-  fit->num_rows = n;
-  fit->min_value = ValueTraits<T>::Canonical(s.min);
-  fit->max_value = ValueTraits<T>::Canonical(s.max);
-  fit->value_runs = s.runs;
-}
-
 // The summary of the union of two neighbouring partitions, values[0, n)
 // with n = left.num_rows + right.num_rows, from their fits (whose bounds are
 // canonical extensions, so the low bits are the values).
@@ -126,118 +97,23 @@ Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionF
           left.value_runs + right.value_runs - joined};
 }
 
-template <typename T>
-PartitionFit ConstantFit(const Summary<T>& s) {
-  PartitionFit fit;
-  fit.model_type = kConstantType;
-  fit.base = ValueTraits<T>::Canonical(s.min);
-  fit.cost_bytes = PartitionCost(kConstantType, 0, 0);
-  return fit;
-}
-
-// spec §8.8 rule 2: Base = minimum, Bit_Width = bitlen(max - min).
-template <typename T>
-PartitionFit ForFit(const Summary<T>& s, uint32_t n) {
-  PartitionFit fit;
-  fit.model_type = kForType;
-  fit.bit_width = static_cast<uint8_t>(BitLength(ValueTraits<T>::Offset(s.max, s.min)));
-  fit.base = ValueTraits<T>::Canonical(s.min);
-  fit.payload_words = SlapPayloadWords(n, fit.bit_width);
-  fit.cost_bytes = PartitionCost(kForType, fit.bit_width, fit.payload_words);
-  return fit;
-}
-
-// spec §8.7, §8.8 rule 2: the minimum run value is the minimum value. Only
-// for partitions with at least two distinct values (then Bit_Width >= 1).
-template <typename T>
-PartitionFit RunsFit(const Summary<T>& s, uint32_t n) {
-  PartitionFit fit;
-  fit.model_type = kConstantType;
-  fit.bit_width = static_cast<uint8_t>(BitLength(ValueTraits<T>::Offset(s.max, s.min)));
-  fit.base = ValueTraits<T>::Canonical(s.min);
-  fit.num_runs = s.runs;
-  fit.payload_words = RunPayloadWords(n, fit.bit_width, s.runs);
-  fit.cost_bytes = PartitionCost(kConstantType, fit.bit_width, fit.payload_words);
-  return fit;
-}
-
-// spec §8.11: the runs of RunsFit with Elias-Fano run starts. Only where
-// RunsEfParamsValid holds (at least two runs, at most 65536 rows).
-template <typename T>
-PartitionFit RunsEfFit(const Summary<T>& s, uint32_t n) {
-  PartitionFit fit = RunsFit(s, n);
-  fit.model_type = static_cast<uint8_t>(Model::kRunsEf);
-  fit.payload_words = RunsEfPayloadWords(n, s.runs, fit.bit_width);
-  fit.cost_bytes = PartitionCost(fit.model_type, fit.bit_width, fit.payload_words);
-  return fit;
-}
-
 // ---------------------------------------------------------------------------
-// Least squares
+// Least squares (the basis, the per-row terms and the coefficients are in
+// fit_arith.hpp, shared with the CUDA writer)
 
-// The fits use the discrete orthogonal (Gram) polynomials of the grid
-// x = 0..n-1, written in s = (x - h) / h with h = (n - 1) / 2, so s is in
-// [-1, 1]:  Q0 = 1, Q1 = s, Q2 = s^2 - k2, Q3 = s^3 - k3 * s.
-// Orthogonality makes the least-squares fits of degree 1, 2 and 3 share their
-// coefficients c_k = <y, Q_k> / <Q_k, Q_k>, needs no linear system and keeps
-// every fit well conditioned whatever n is.
-struct GramBasis {
-  uint32_t n = 0;
-  double h = 0;
-  double inv_h = 0;
-  double k2 = 0;
-  double k3 = 0;
-  long double norm[4] = {0, 0, 0, 0};  // <Q_k, Q_k>; 0 when n <= k
-};
-
-GramBasis MakeGramBasis(uint32_t n) {
-  GramBasis b;
-  b.n = n;
-  const long double ln = n;
-  b.norm[0] = ln;
-  if (n < 2) return b;
-  const long double h = (ln - 1) / 2;
-  const long double h2 = h * h;
-  const long double n2 = ln * ln;
-  b.h = static_cast<double>(h);
-  b.inv_h = static_cast<double>(1 / h);
-  // The monic discrete Chebyshev polynomials in t = x - h are
-  // t, t^2 - (n^2 - 1) / 12 and t^3 - t (3 n^2 - 7) / 20, with squared norms
-  // n (n^2-1) / 12, n (n^2-1)(n^2-4) / 180 and n (n^2-1)(n^2-4)(n^2-9) / 2800.
-  b.k2 = static_cast<double>((n2 - 1) / (12 * h2));
-  b.k3 = static_cast<double>((3 * n2 - 7) / (20 * h2));
-  b.norm[1] = ln * (n2 - 1) / (12 * h2);
-  b.norm[2] = ln * (n2 - 1) * (n2 - 4) / (180 * h2 * h2);
-  b.norm[3] = ln * (n2 - 1) * (n2 - 4) * (n2 - 9) / (2800 * h2 * h2 * h2);
-  return b;
-}
-
-// y(x) ~ ref + sum_k c[k] Q_k(s(x)).
-struct GramFit {
-  double ref = 0;
-  double c[4] = {0, 0, 0, 0};
-};
-
-// The least-squares and error passes work on four rows at a time, as two
-// pairs of GCC vector-extension doubles (one SSE2 register each on x86-64,
-// one NEON register on AArch64). The order of the floating-point sums is
-// fixed, so results are deterministic.
+// The least-squares and error passes work on the 32 lanes of the lane order
+// (fit_arith.hpp) two at a time, as GCC vector-extension doubles (one SSE2
+// register on x86-64, one NEON register on AArch64). Each vector lane performs
+// exactly the scalar operations of GramTermsAt / GramErrorsAt.
 using Vec2 = double __attribute__((vector_size(16)));
 using Int64x2 = int64_t __attribute__((vector_size(16)));
 
 inline Vec2 Min2(Vec2 a, Vec2 b) { return a < b ? a : b; }
 inline Vec2 Max2(Vec2 a, Vec2 b) { return a > b ? a : b; }
 
-// Values as binary64, exact for |v| <= 2^53. Unsigned 64-bit values go
-// through int64 (a cheap conversion); beyond 2^63 the result is wrong, but
-// such partitions never use a fit (spec §8.8 rule 3).
 template <typename T>
 inline double AsDouble(T v) {
-  if constexpr (std::is_same<T, uint64_t>::value) {
-    return static_cast<double>(static_cast<int64_t>(v));
-  } else {
-    return static_cast<double>(v);
-  }
+  return FitValue(v);
 }
 
 template <typename T>
@@ -258,64 +134,52 @@ inline Vec2 Load2(const T* v) {
   return Vec2{AsDouble(v[0]), AsDouble(v[1])};
 }
 
-// One row group of the least-squares and error passes: the scaled position
-// s, and the Gram polynomials Q2, Q3 at s.
-struct Basis2 {
-  Vec2 s, q2, q3;
-};
-
-inline Basis2 BasisAt(Vec2 t, const GramBasis& b) {
-  const Vec2 s = t * b.inv_h;
-  const Vec2 s2 = s * s;
-  return {s, s2 - b.k2, s * (s2 - b.k3)};
-}
-
+// The sums m_k = sum_x y(x) Q_k(s(x)), y = v - v[0], in the lane order, and
+// the coefficients c_k = m_k / <Q_k, Q_k>.
 template <typename T>
 GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
+  constexpr uint32_t kPairs = kLanes / 2;
   GramFit f;
   f.ref = AsDouble(v[0]);
-  const Vec2 zero = {0, 0};
-  Vec2 m0a = zero, m1a = zero, m2a = zero, m3a = zero;
-  Vec2 m0b = zero, m1b = zero, m2b = zero, m3b = zero;
-  Vec2 ta = Vec2{0, 1} - b.h;  // x - h, exact
-  Vec2 tb = Vec2{2, 3} - b.h;
-  const uint32_t full = n & ~3u;
-  for (uint32_t x = 0; x < full; x += 4, ta += 4.0, tb += 4.0) {
-    const Basis2 pa = BasisAt(ta, b);
-    const Basis2 pb = BasisAt(tb, b);
-    const Vec2 ya = Load2(v + x) - f.ref;
-    const Vec2 yb = Load2(v + x + 2) - f.ref;
-    m0a += ya;
-    m1a += ya * pa.s;
-    m2a += ya * pa.q2;
-    m3a += ya * pa.q3;
-    m0b += yb;
-    m1b += yb * pb.s;
-    m2b += yb * pb.q2;
-    m3b += yb * pb.q3;
+  Vec2 acc[4][kPairs];
+  for (auto& moment : acc) {
+    for (Vec2& pair : moment) pair = Vec2{0, 0};
   }
-  const Vec2 m0 = m0a + m0b, m1 = m1a + m1b, m2 = m2a + m2b, m3 = m3a + m3b;
-  double m[4] = {m0[0] + m0[1], m1[0] + m1[1], m2[0] + m2[1], m3[0] + m3[1]};
-  for (uint32_t x = full; x < n; ++x) {
-    const double s = (static_cast<double>(x) - b.h) * b.inv_h;
-    const double s2 = s * s;
-    const double y = AsDouble(v[x]) - f.ref;
-    m[0] += y;
-    m[1] += y * s;
-    m[2] += y * (s2 - b.k2);
-    m[3] += y * (s * (s2 - b.k3));
+  const uint32_t full = n / kLanes * kLanes;
+  for (uint32_t x = 0; x < full; x += kLanes) {
+    const double t0 = static_cast<double>(x) - b.h;  // x - h, exact
+    for (uint32_t j = 0; j < kPairs; ++j) {
+      const Vec2 t = Vec2{t0, t0} + Vec2{2.0 * j, 2.0 * j + 1};  // exact
+      const Vec2 y = Load2(v + x + 2 * j) - f.ref;
+      const Vec2 s = t * b.inv_h;
+      const Vec2 s2 = s * s;
+      acc[0][j] += y;
+      acc[1][j] += y * s;
+      acc[2][j] += y * (s2 - b.k2);
+      acc[3][j] += y * (s * (s2 - b.k3));
+    }
   }
+  double lanes[4][kLanes];
   for (int k = 0; k < 4; ++k) {
-    f.c[k] = b.norm[k] > 0 ? static_cast<double>(m[k] / b.norm[k]) : 0.0;
+    for (uint32_t j = 0; j < kPairs; ++j) {
+      lanes[k][2 * j] = acc[k][j][0];
+      lanes[k][2 * j + 1] = acc[k][j][1];
+    }
   }
+  for (uint32_t x = full; x < n; ++x) {
+    const GramTerms g =
+        GramTermsAt(DSub(AsDouble(v[x]), f.ref), static_cast<double>(x) - b.h, b);
+    double* lane = &lanes[0][x - full];
+    lane[0 * kLanes] += g.q0;
+    lane[1 * kLanes] += g.q1;
+    lane[2 * kLanes] += g.q2;
+    lane[3 * kLanes] += g.q3;
+  }
+  double m[4];
+  for (int k = 0; k < 4; ++k) m[k] = ReduceLanes(lanes[k]);
+  GramCoefficients(b, m, &f);
   return f;
 }
-
-// Real-valued residual range v(x) - p_d(x) of the fits of degree d = 1, 2, 3.
-struct ErrorRange {
-  double lo = 0;
-  double hi = 0;
-};
 
 template <typename T>
 void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
@@ -330,14 +194,14 @@ void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
   Vec2 tb = Vec2{2, 3} - b.h;
   const uint32_t full = n & ~3u;
   for (uint32_t x = 0; x < full; x += 4, ta += 4.0, tb += 4.0) {
-    const Basis2 pa = BasisAt(ta, b);
-    const Basis2 pb = BasisAt(tb, b);
-    const Vec2 e1a = (Load2(v + x) - f.ref - f.c[0]) - f.c[1] * pa.s;
-    const Vec2 e1b = (Load2(v + x + 2) - f.ref - f.c[0]) - f.c[1] * pb.s;
-    const Vec2 e2a = e1a - f.c[2] * pa.q2;
-    const Vec2 e2b = e1b - f.c[2] * pb.q2;
-    const Vec2 e3a = e2a - f.c[3] * pa.q3;
-    const Vec2 e3b = e2b - f.c[3] * pb.q3;
+    const Vec2 sa = ta * b.inv_h, sb = tb * b.inv_h;
+    const Vec2 s2a = sa * sa, s2b = sb * sb;
+    const Vec2 e1a = ((Load2(v + x) - f.ref) - f.c[0]) - f.c[1] * sa;
+    const Vec2 e1b = ((Load2(v + x + 2) - f.ref) - f.c[0]) - f.c[1] * sb;
+    const Vec2 e2a = e1a - f.c[2] * (s2a - b.k2);
+    const Vec2 e2b = e1b - f.c[2] * (s2b - b.k2);
+    const Vec2 e3a = e2a - f.c[3] * (sa * (s2a - b.k3));
+    const Vec2 e3b = e2b - f.c[3] * (sb * (s2b - b.k3));
     lo[1] = Min2(lo[1], Min2(e1a, e1b));
     hi[1] = Max2(hi[1], Max2(e1a, e1b));
     lo[2] = Min2(lo[2], Min2(e2a, e2b));
@@ -351,73 +215,14 @@ void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
     high[d] = std::max(hi[d][0], hi[d][1]);
   }
   for (uint32_t x = full; x < n; ++x) {
-    const double s = (static_cast<double>(x) - b.h) * b.inv_h;
-    const double s2 = s * s;
-    const double e1 = (AsDouble(v[x]) - f.ref - f.c[0]) - f.c[1] * s;
-    const double e2 = e1 - f.c[2] * (s2 - b.k2);
-    const double e3 = e2 - f.c[3] * (s * (s2 - b.k3));
-    const double e[4] = {0, e1, e2, e3};
+    const GramErrors g = GramErrorsAt(AsDouble(v[x]), static_cast<double>(x) - b.h, b, f);
+    const double e[4] = {0, g.e1, g.e2, g.e3};
     for (int d = 1; d <= 3; ++d) {
       low[d] = std::min(low[d], e[d]);
       high[d] = std::max(high[d], e[d]);
     }
   }
-  for (int d = 1; d <= 3; ++d) out[d] = {low[d], high[d]};
-}
-
-// The coefficients of the degree-`degree` fit in the power basis of s.
-void PowerCoefficients(const GramBasis& b, const GramFit& f, int degree, long double a[4]) {
-  a[0] = f.c[0];
-  a[1] = degree >= 1 ? f.c[1] : 0;
-  a[2] = 0;
-  a[3] = 0;
-  if (degree >= 2) {
-    a[0] -= static_cast<long double>(f.c[2]) * b.k2;
-    a[2] = f.c[2];
-  }
-  if (degree >= 3) {
-    a[1] -= static_cast<long double>(f.c[3]) * b.k3;
-    a[3] = f.c[3];
-  }
-}
-
-// A proposed LINEAR/POLY2/POLY3 model before centring: the polynomial
-// p(x) = sum_i theta[i] x^i in the local row index x (spec §8.4) and the
-// range of the real residuals v(x) - p(x).
-struct Candidate {
-  uint8_t model_type = 0;
-  long double theta[4] = {0, 0, 0, 0};
-  ErrorRange error;
-};
-
-// The least-squares fit of degree model_type - 1 as a Candidate. Substitutes
-// s = x / h - 1 into its power form in s; long double keeps the alternating
-// sums accurate.
-Candidate LeastSquaresCandidate(const GramBasis& b, const GramFit& f, uint8_t model_type,
-                                const ErrorRange& error) {
-  const int degree = model_type - 1;
-  long double a[4];
-  PowerCoefficients(b, f, degree, a);
-  Candidate c;
-  c.model_type = model_type;
-  c.error = error;
-  c.theta[0] = a[0];
-  if (b.n >= 2) {
-    static constexpr int kBinomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
-    const long double inv_h = 1 / static_cast<long double>(b.h);
-    long double scale = 1;
-    for (int i = 0; i <= degree; ++i) {
-      long double sum = 0;
-      for (int j = i; j <= degree; ++j) {
-        const long double term = a[j] * kBinomial[j][i];
-        sum += ((j - i) & 1) ? -term : term;
-      }
-      c.theta[i] = sum * scale;
-      scale *= inv_h;
-    }
-  }
-  c.theta[0] += static_cast<long double>(f.ref);
-  return c;
+  for (int d = 1; d <= 3; ++d) out[d] = {PositiveZero(low[d]), PositiveZero(high[d])};
 }
 
 // Where the minimax line's hulls come from and go to: the hulls of the
@@ -448,32 +253,15 @@ Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s,
   if (sources.out != nullptr) sources.out->valid = true;
   const MinimaxLine line = FitMinimaxLineOfHulls(v, n, min, max, *hulls);
   Candidate c;
-  c.model_type = kLinearType;
+  c.model_type = kLinearModel;
   c.theta[0] = line.intercept;
   c.theta[1] = line.slope;
   c.error = {static_cast<double>(-line.spread / 2), static_cast<double>(line.spread / 2)};
   return c;
 }
 
-// The LINEAR candidate. The minimax line has the narrowest residual strip of
-// all lines, but it rarely saves more than a bit over least squares, which
-// matters only for narrow residuals (a quantised line: width 0 instead of 1
-// at any length), and its convex hulls cost as much as the rest of the fit.
-template <typename T>
-Candidate LineCandidate(const T* v, uint32_t n, const Summary<T>& s, const GramBasis& basis,
-                        const GramFit& gram, const ErrorRange& error, bool minimax,
-                        const HullSources& hulls = HullSources{}) {
-  if (minimax && error.hi - error.lo < kMinimaxSpread) return MinimaxCandidate(v, n, s, hulls);
-  return LeastSquaresCandidate(basis, gram, kLinearType, error);
-}
-
 // ---------------------------------------------------------------------------
 // Exact residuals (spec §8.4, §8.8 rule 1)
-
-struct ResidualRange {
-  int64_t lo = std::numeric_limits<int64_t>::max();
-  int64_t hi = std::numeric_limits<int64_t>::min();
-};
 
 // Runs the canonical predictor over every row, tile by tile with a restart of
 // each lane at X0 = t * S + L (spec §8.4), full and partial tiles alike. The
@@ -557,8 +345,8 @@ bool ScanResidualsFast(const T* v, uint32_t n, const double* theta, uint32_t val
         hi = Max2(hi, r);
         // LanePredictor::Advance, lane-wise.
         y[j] = yj + d1[j];
-        if constexpr (kModel != kLinearType) d1[j] = d1[j] + d2[j];
-        if constexpr (kModel == kPoly3Type) d2[j] = d2[j] + d3[j];
+        if constexpr (kModel != kLinearModel) d1[j] = d1[j] + d2[j];
+        if constexpr (kModel == kPoly3Model) d2[j] = d2[j] + d3[j];
       }
     }
     const uint32_t rest = static_cast<uint32_t>(rows % kLanes);
@@ -599,120 +387,30 @@ template <typename T>
 ResidualRange ScanResidualsOf(uint8_t model_type, const T* v, uint32_t n, const double* theta,
                               uint32_t values_per_lane) {
   switch (model_type) {
-    case kLinearType: return ScanModel<kLinearType>(v, n, theta, values_per_lane);
-    case kPoly2Type: return ScanModel<kPoly2Type>(v, n, theta, values_per_lane);
-    default: return ScanModel<kPoly3Type>(v, n, theta, values_per_lane);
+    case kLinearModel: return ScanModel<kLinearModel>(v, n, theta, values_per_lane);
+    case kPoly2Model: return ScanModel<kPoly2Model>(v, n, theta, values_per_lane);
+    default: return ScanModel<kPoly3Model>(v, n, theta, values_per_lane);
   }
 }
 
-// spec §8.8 rule 1: the smallest w with every residual in
-// [-2^(w-1), 2^(w-1) - 1].
-uint32_t ResidualWidth(const ResidualRange& r) {
-  return std::max(SignedWidth(r.lo), SignedWidth(r.hi));
-}
-
-// The width the residuals would need after the best integer shift.
-uint32_t SpanWidth(const ResidualRange& r) {
-  return BitLength(static_cast<uint64_t>(r.hi) - static_cast<uint64_t>(r.lo));
-}
-
-bool AllFinite(const std::array<double, 4>& theta) {
-  for (double t : theta) {
-    if (!std::isfinite(t)) return false;
-  }
-  return true;
-}
-
-PartitionFit PredictedFit(uint8_t model_type, const std::array<double, 4>& theta, uint32_t width,
-                          uint32_t n) {
-  PartitionFit fit;
-  fit.model_type = model_type;
-  fit.bit_width = static_cast<uint8_t>(width);
-  fit.theta = theta;
-  for (int k = static_cast<int>(ParamCount(model_type, 0)); k < 4; ++k) fit.theta[k] = 0;
-  fit.payload_words = SlapPayloadWords(n, width);
-  fit.cost_bytes = PartitionCost(model_type, width, fit.payload_words);
-  return fit;
-}
-
-// Centres a candidate, measures it with the canonical predictor and stores it
-// in *fit when it costs less than `cost_limit` bytes.
-//
-// Rounding: the written residual is r = v - round(p(x) + delta) when Theta_0
-// is moved by delta. If the real residuals e = v - p span E = hi - lo, then
-// with delta = mid(e) + 1/2 every e - delta lies in [-E/2 - 1/2, E/2 - 1/2],
-// centred on -1/2 like the two's complement interval [-2^(w-1), 2^(w-1) - 1],
-// so r needs w bits as soon as E < 2^w; with delta = mid(e) and E < 1 every
-// r is 0. Conversely any shift leaves hi(r) - lo(r) >= E - 1, so no Theta_0
-// gives fewer than ceil(log2(E)) bits: that bound skips hopeless exact runs.
-// `slack` bounds the difference between the canonical predictor and p, so
-// the bound stays a bound.
+// The passes of ChooseModel (fit_choice.hpp) over a partition in host memory.
 template <typename T>
-bool TryPredicted(const T* v, uint32_t n, uint32_t values_per_lane, const Candidate& candidate,
-                  double slack, double cost_limit, PartitionFit* fit) {
-  const uint8_t model_type = candidate.model_type;
-  const uint64_t params = ParamCount(model_type, 0);
-  const ErrorRange& error = candidate.error;
-  const double spread = error.hi - error.lo;
-  if (!std::isfinite(spread)) return false;
-  const auto cost_of = [&](uint32_t w) {
-    return static_cast<double>(kPartitionRecordBytes + 8 * params + 8 * SlapPayloadWords(n, w));
-  };
-  uint32_t lower_bound = 0;
-  if (spread - 2 * slack > 1) {
-    lower_bound = static_cast<uint32_t>(std::ceil(std::log2(spread - 2 * slack)));
+struct CpuPasses {
+  const T* v;
+  uint32_t n;
+  uint32_t values_per_lane;
+  HullSources hulls;
+
+  PartitionFit Delta(uint64_t cost_limit) { return DeltaFit(v, n, values_per_lane, cost_limit); }
+  GramFit LeastSquares(const GramBasis& basis) { return internal::LeastSquares(v, n, basis); }
+  void MeasureErrors(const GramBasis& basis, const GramFit& gram, ErrorRange out[4]) {
+    internal::MeasureErrors(v, n, basis, gram, out);
   }
-  if (lower_bound > ValueTraits<T>::kBits) lower_bound = ValueTraits<T>::kBits;
-  if (!(cost_of(lower_bound) < cost_limit)) return false;
-
-  // Aim for width 0 whenever the spread allows it; if rounding spoils that,
-  // the residuals span at most 2 values and the integer shift below still
-  // reaches width 1.
-  const long double mid = (static_cast<long double>(error.lo) + error.hi) / 2;
-  const long double delta = spread < 1 ? mid : mid + 0.5L;
-  std::array<double, 4> theta;
-  for (int i = 0; i < 4; ++i) theta[i] = static_cast<double>(candidate.theta[i]);
-  theta[0] = static_cast<double>(candidate.theta[0] + delta);
-  if (!AllFinite(theta)) return false;
-  ResidualRange range = ScanResidualsOf(model_type, v, n, theta.data(), values_per_lane);
-  uint32_t width = ResidualWidth(range);
-
-  // When rounding made the residuals lopsided, an integer shift of Theta_0
-  // recentres them (almost always exactly, since it moves every prediction
-  // by the same integer); keep it only if the canonical run confirms it.
-  const uint32_t span_width = SpanWidth(range);
-  if (span_width < width) {
-    const int64_t shift =
-        span_width == 0 ? range.lo : range.lo + (int64_t{1} << (span_width - 1));
-    std::array<double, 4> shifted = theta;
-    shifted[0] = static_cast<double>(static_cast<long double>(theta[0]) + shift);
-    if (AllFinite(shifted)) {
-      const ResidualRange shifted_range =
-          ScanResidualsOf(model_type, v, n, shifted.data(), values_per_lane);
-      const uint32_t shifted_width = ResidualWidth(shifted_range);
-      if (shifted_width < width) {
-        theta = shifted;
-        width = shifted_width;
-      }
-    }
+  Candidate Minimax(const Summary<T>& summary) { return MinimaxCandidate(v, n, summary, hulls); }
+  ResidualRange Scan(uint8_t model_type, const double* theta) {
+    return ScanResidualsOf(model_type, v, n, theta, values_per_lane);
   }
-  if (!(cost_of(width) < cost_limit)) return false;
-  *fit = PredictedFit(model_type, theta, width, n);
-  return true;
-}
-
-// A bound on |canonical prediction - p(x)|: a few ulps of the largest
-// magnitude involved, per finite-difference step.
-template <typename T>
-double PredictionSlack(const Summary<T>& s, const Candidate& c, uint32_t n,
-                       uint32_t values_per_lane) {
-  long double magnitude = std::max(std::fabs(static_cast<long double>(s.min)),
-                                   std::fabs(static_cast<long double>(s.max))) +
-                          1;
-  long double power = 1;
-  for (int i = 0; i < 4; ++i, power *= n) magnitude += std::fabs(c.theta[i]) * power;
-  return std::ldexp(static_cast<double>(magnitude), -51) * (values_per_lane + 16);
-}
+};
 
 }  // namespace
 
@@ -720,67 +418,8 @@ template <typename T>
 PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
                                      const FitOptions& options, const HullSources& hulls) {
   if (hulls.out != nullptr) hulls.out->valid = false;
-  PartitionFit best;
-  if (summary.min == summary.max) {
-    best = ConstantFit(summary);
-    SetBounds(summary, n, &best);
-    return best;
-  }
-  // Candidates in order of simplicity; each must be strictly cheaper.
-  best = ForFit(summary, n);
-  if (options.enable_rle) {
-    const PartitionFit runs = RunsFit(summary, n);
-    if (runs.cost_bytes < best.cost_bytes) best = runs;
-  }
-  if (options.enable_runs_ef && RunsEfParamsValid(n, summary.runs, 1)) {
-    const PartitionFit runs = RunsEfFit(summary, n);
-    if (static_cast<double>(runs.cost_bytes) <
-        static_cast<double>(best.cost_bytes) * (1.0 - options.runs_ef_min_gain)) {
-      best = runs;
-    }
-  }
-  if (options.enable_delta) {
-    // Skipped where no DELTA fit can be strictly cheaper (DeltaCostLowerBound).
-    const PartitionFit delta = DeltaFit(v, n, options.values_per_lane, best.cost_bytes);
-    if (delta.cost_bytes < best.cost_bytes) best = delta;
-  }
-  const bool predictable = ValueTraits<T>::Predictable(summary.min) &&
-                           ValueTraits<T>::Predictable(summary.max);
-  const bool try_poly2 = options.enable_poly2 && n >= kMinPoly2Rows;
-  const bool try_poly3 = options.enable_poly3 && n >= kMinPoly3Rows;
-  if (!predictable) {
-    SetBounds(summary, n, &best);
-    return best;
-  }
-  if (!options.enable_linear && !try_poly2 && !try_poly3) {
-    SetBounds(summary, n, &best);
-    return best;
-  }
-  const uint32_t lanes = options.values_per_lane;
-  const GramBasis basis = MakeGramBasis(n);
-  const GramFit gram = LeastSquares(v, n, basis);
-  ErrorRange errors[4];
-  MeasureErrors(v, n, basis, gram, errors);
-  PartitionFit candidate_fit;
-  if (options.enable_linear) {
-    const Candidate line =
-        LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines, hulls);
-    if (TryPredicted(v, n, lanes, line, PredictionSlack(summary, line, n, lanes),
-                     static_cast<double>(best.cost_bytes), &candidate_fit)) {
-      best = candidate_fit;
-    }
-  }
-  const double keep = 1.0 - options.poly_min_gain;
-  for (uint8_t model_type : {kPoly2Type, kPoly3Type}) {
-    if (!(model_type == kPoly2Type ? try_poly2 : try_poly3)) continue;
-    const Candidate poly = LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
-    if (TryPredicted(v, n, lanes, poly, PredictionSlack(summary, poly, n, lanes),
-                     static_cast<double>(best.cost_bytes) * keep, &candidate_fit)) {
-      best = candidate_fit;
-    }
-  }
-  SetBounds(summary, n, &best);
-  return best;
+  CpuPasses<T> passes{v, n, options.values_per_lane, hulls};
+  return ChooseModel(passes, summary, n, options);
 }
 
 template <typename T>
@@ -833,27 +472,29 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
                       "(spec §8.8 rule 3)");
       }
       if (theta != nullptr) {
-        std::array<double, 4> given = {theta[0], theta[1], theta[2], theta[3]};
+        double given[4] = {theta[0], theta[1], theta[2], theta[3]};
         for (int k = static_cast<int>(ParamCount(model_type, 0)); k < 4; ++k) given[k] = 0;
         if (!AllFinite(given)) {
           return Status(StatusCode::kInvalidArgument, "theta must be finite (spec §8.2)");
         }
-        const ResidualRange range =
-            ScanResidualsOf(model_type, v, n, given.data(), values_per_lane);
+        const ResidualRange range = ScanResidualsOf(model_type, v, n, given, values_per_lane);
         *fit = PredictedFit(model_type, given, ResidualWidth(range), n);
         break;
       }
+      CpuPasses<T> passes{v, n, values_per_lane, HullSources{}};
       const GramBasis basis = MakeGramBasis(n);
-      const GramFit gram = LeastSquares(v, n, basis);
+      const GramFit gram = passes.LeastSquares(basis);
       ErrorRange errors[4];
-      MeasureErrors(v, n, basis, gram, errors);
+      passes.MeasureErrors(basis, gram, errors);
+      const bool minimax = model == Model::kLinear && options.minimax_lines &&
+                           DSub(errors[1].hi, errors[1].lo) < kMinimaxSpread;
       const Candidate candidate =
-          model == Model::kLinear
-              ? LineCandidate(v, n, summary, basis, gram, errors[1], options.minimax_lines)
-              : LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
-      if (!TryPredicted(v, n, values_per_lane, candidate,
-                        PredictionSlack(summary, candidate, n, values_per_lane),
-                        std::numeric_limits<double>::infinity(), fit)) {
+          minimax ? passes.Minimax(summary)
+                  : LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
+      const double slack = PredictionSlack(AsDouble(summary.min), AsDouble(summary.max),
+                                           candidate, n, values_per_lane);
+      if (!TryPredicted<T>(passes, n, candidate, slack,
+                           std::numeric_limits<double>::infinity(), fit)) {
         return Status(StatusCode::kInternal, "fit produced non-finite parameters");
       }
       break;
@@ -880,8 +521,7 @@ uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
   const double spread = errors[1].hi - errors[1].lo;
   // The width a centred line would need (see TryPredicted).
   if (!(spread >= 1)) return 0;
-  const double bits = std::floor(std::log2(spread)) + 1;
-  return std::min<uint32_t>(static_cast<uint32_t>(bits), ValueTraits<T>::kBits);
+  return std::min<uint32_t>(static_cast<uint32_t>(FloorLog2(spread)) + 1, ValueTraits<T>::kBits);
 }
 
 #define L3_INSTANTIATE_FIT(T)                                                                \

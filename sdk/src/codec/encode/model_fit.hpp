@@ -48,7 +48,7 @@ struct PartitionFit {
   uint64_t base = 0;       ///< CONSTANT, runs and FOR_BITPACK Base (canonical extension)
   uint64_t num_runs = 0;   ///< runs (CONSTANT with Bit_Width > 0) and RUNS_EF: Num_Runs
   uint64_t exceptions = 0; ///< DELTA only: the Exceptions word (spec §8.9)
-  std::array<double, 4> theta{};  ///< LINEAR/POLY2/POLY3: Theta_0..Theta_3
+  double theta[4] = {0, 0, 0, 0};  ///< LINEAR/POLY2/POLY3: Theta_0..Theta_3
   uint64_t min_value = 0;  ///< canonical extension, spec §7.5
   uint64_t max_value = 0;
   uint64_t payload_words = 0;
@@ -63,9 +63,15 @@ struct PartitionFit {
   }
 };
 
+/// One partition's rows, [first_row, first_row + num_rows) of its chunk.
+struct PartitionSpan {
+  uint64_t first_row = 0;
+  uint32_t num_rows = 0;
+};
+
 /// Bytes a partition adds to a chunk: its 16-byte record, its parameter words
 /// and its payload words (spec §7.3, §8.1, §8.5, §8.7).
-inline uint64_t PartitionCost(uint8_t model_type, uint32_t bit_width, uint64_t payload_words) {
+L3_HD uint64_t PartitionCost(uint8_t model_type, uint32_t bit_width, uint64_t payload_words) {
   return kPartitionRecordBytes + 8 * uint64_t{ParamCount(model_type, bit_width)} +
          8 * payload_words;
 }

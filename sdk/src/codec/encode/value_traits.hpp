@@ -21,7 +21,7 @@ struct ValueTraits {
   static constexpr bool kSigned = std::is_signed<T>::value;
 
   /// The value's canonical extension (spec §8.2).
-  static uint64_t Canonical(T v) {
+  static L3_HD uint64_t Canonical(T v) {
     if constexpr (kSigned) {
       return static_cast<uint64_t>(static_cast<int64_t>(v));
     } else {
@@ -31,19 +31,19 @@ struct ValueTraits {
 
   /// (a - b) mod 2^N as an unsigned N-bit number: the FOR offset of spec §8.3
   /// and the width argument of spec §8.8 rule 2 when a >= b.
-  static uint64_t Offset(T a, T b) {
+  static L3_HD uint64_t Offset(T a, T b) {
     return static_cast<Unsigned>(static_cast<Unsigned>(a) - static_cast<Unsigned>(b));
   }
 
   /// spec §8.8 rule 1: r = (v - pred) mod 2^N read as N-bit two's complement.
-  static int64_t Residual(T v, int64_t pred) {
+  static L3_HD int64_t Residual(T v, int64_t pred) {
     const auto d = static_cast<Unsigned>(static_cast<Unsigned>(v) - static_cast<Unsigned>(pred));
     return static_cast<int64_t>(static_cast<Signed>(d));
   }
 
   /// spec §8.8 rule 3: LINEAR/POLY2/POLY3 are allowed for every 8/16/32-bit
   /// value and for 64-bit values with |v| <= 2^53.
-  static bool Predictable(T v) {
+  static L3_HD bool Predictable(T v) {
     if constexpr (kBits < 64) {
       return true;
     } else {

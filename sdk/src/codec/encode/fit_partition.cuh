@@ -1,0 +1,182 @@
+// The CUDA half of the partition fit (model_fit.cpp is the CPU half): one
+// warp fits one partition in device memory and chooses its model with the
+// same ChooseModel (fit_choice.hpp), so the result equals FitBestModel's
+// field for field.
+//
+// The warp's passes follow the lane order of fit_arith.hpp: lane L reads rows
+// L, L + 32, ... of the partition in increasing order; the least-squares sums
+// are reduced by the xor butterfly (ReduceLanes' order), minima and maxima in
+// any order. The exact residual scan runs the canonical predictor (spec §8.4)
+// on lane L of every tile, as the decoder does.
+//
+// Not on the device yet: the DELTA fit and the minimax line. Callers must
+// turn FitOptions::enable_delta and minimax_lines off (FitPartitions checks).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "codec/encode/fit_arith.hpp"
+#include "codec/encode/fit_choice.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "codec/predictor.hpp"
+
+namespace l3::internal {
+
+inline constexpr unsigned kFullWarp = 0xffffffffu;
+
+__device__ __forceinline__ double Infinity() { return __longlong_as_double(0x7ff0000000000000LL); }
+
+template <typename V>
+__device__ __forceinline__ V WarpMin(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(kFullWarp, a, offset);
+    a = b < a ? b : a;
+  }
+  return a;
+}
+
+template <typename V>
+__device__ __forceinline__ V WarpMax(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(kFullWarp, a, offset);
+    a = b > a ? b : a;
+  }
+  return a;
+}
+
+/// ReduceLanes (fit_arith.hpp) across a warp: every lane gets the sum.
+__device__ __forceinline__ double WarpSumLaneOrder(double a) {
+  for (int offset = 16; offset >= 1; offset /= 2)
+    a = DAdd(a, __shfl_xor_sync(kFullWarp, a, offset));
+  return a;
+}
+
+/// Values narrower than 32 bits travel through shuffles as int32/uint32.
+template <typename T>
+using ShuffleType =
+    std::conditional_t<(sizeof(T) < 4),
+                       std::conditional_t<std::is_signed<T>::value, int32_t, uint32_t>, T>;
+
+/// The summary of rows [0, n): minimum, maximum and 1 + the number of rows
+/// whose value differs from the row before.
+template <typename T>
+__device__ Summary<T> WarpSummarize(const T* v, uint32_t n, uint32_t lane) {
+  using S = ShuffleType<T>;
+  S lo = static_cast<S>(v[0]), hi = lo;
+  unsigned long long changes = 0;
+  for (uint32_t x = lane; x < n; x += 32) {
+    const S value = static_cast<S>(v[x]);
+    lo = value < lo ? value : lo;
+    hi = value > hi ? value : hi;
+    if (x > 0 && v[x] != v[x - 1]) ++changes;
+  }
+  lo = WarpMin(lo);
+  hi = WarpMax(hi);
+  for (int offset = 16; offset >= 1; offset /= 2)
+    changes += __shfl_xor_sync(kFullWarp, changes, offset);
+  return {static_cast<T>(lo), static_cast<T>(hi), changes + 1};
+}
+
+/// The passes of ChooseModel for one warp.
+template <typename T>
+struct WarpPasses {
+  const T* v;
+  uint32_t n;
+  uint32_t values_per_lane;
+  uint32_t lane;
+
+  __device__ PartitionFit Delta(uint64_t) {
+    PartitionFit none;  // never chosen: FitPartitions rejects enable_delta
+    none.cost_bytes = UINT64_MAX;
+    return none;
+  }
+
+  __device__ Candidate Minimax(const Summary<T>&) {
+    Candidate none;  // unreachable: FitPartitions rejects minimax_lines
+    none.error = {0.0, Infinity()};
+    return none;
+  }
+
+  __device__ GramFit LeastSquares(const GramBasis& b) {
+    GramFit f;
+    f.ref = FitValue(v[0]);
+    double m[4] = {0, 0, 0, 0};
+    for (uint32_t x = lane; x < n; x += 32) {
+      const GramTerms g =
+          GramTermsAt(DSub(FitValue(v[x]), f.ref), DSub(static_cast<double>(x), b.h), b);
+      m[0] = DAdd(m[0], g.q0);
+      m[1] = DAdd(m[1], g.q1);
+      m[2] = DAdd(m[2], g.q2);
+      m[3] = DAdd(m[3], g.q3);
+    }
+    for (double& sum : m) sum = WarpSumLaneOrder(sum);
+    GramCoefficients(b, m, &f);
+    return f;
+  }
+
+  __device__ void MeasureErrors(const GramBasis& b, const GramFit& f, ErrorRange out[4]) {
+    const double inf = Infinity();
+    double lo[4] = {0, inf, inf, inf}, hi[4] = {0, -inf, -inf, -inf};
+    for (uint32_t x = lane; x < n; x += 32) {
+      const GramErrors g = GramErrorsAt(FitValue(v[x]), DSub(static_cast<double>(x), b.h), b, f);
+      const double e[4] = {0, g.e1, g.e2, g.e3};
+      for (int d = 1; d <= 3; ++d) {
+        lo[d] = e[d] < lo[d] ? e[d] : lo[d];
+        hi[d] = e[d] > hi[d] ? e[d] : hi[d];
+      }
+    }
+    for (int d = 1; d <= 3; ++d) {
+      out[d] = {PositiveZero(WarpMin(lo[d])), PositiveZero(WarpMax(hi[d]))};
+    }
+  }
+
+  template <uint8_t kModel>
+  __device__ ResidualRange ScanModel(const double* theta) {
+    const uint64_t tile_rows = uint64_t{32} * values_per_lane;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint64_t t0 = 0; t0 < n; t0 += tile_rows) {
+      const uint64_t end = t0 + tile_rows < n ? t0 + tile_rows : n;
+      LanePredictor<kModel> p;
+      p.Start(theta, static_cast<double>(t0 + lane));
+      for (uint64_t x = t0 + lane; x < end; x += 32) {
+        const int64_t r = ValueTraits<T>::Residual(v[x], PredictionToInt(p.value()));
+        lo = r < lo ? r : lo;
+        hi = r > hi ? r : hi;
+        p.Advance();
+      }
+    }
+    return {WarpMin(lo), WarpMax(hi)};
+  }
+
+  __device__ ResidualRange Scan(uint8_t model_type, const double* theta) {
+    switch (model_type) {
+      case kLinearModel:
+        return ScanModel<kLinearModel>(theta);
+      case kPoly2Model:
+        return ScanModel<kPoly2Model>(theta);
+      default:
+        return ScanModel<kPoly3Model>(theta);
+    }
+  }
+};
+
+/// Fits spans[i] into fits[i], one warp per span (blockDim.x a multiple of
+/// 32); spans must lie inside the column and have num_rows >= 1.
+template <typename T>
+__global__ void FitPartitionsKernel(const T* __restrict__ values,
+                                    const PartitionSpan* __restrict__ spans, uint64_t count,
+                                    FitOptions options, PartitionFit* __restrict__ fits) {
+  const uint32_t lane = threadIdx.x % 32;
+  const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
+  for (uint64_t i = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
+    const PartitionSpan span = spans[i];
+    const T* v = values + span.first_row;
+    const Summary<T> summary = WarpSummarize(v, span.num_rows, lane);
+    WarpPasses<T> passes{v, span.num_rows, options.values_per_lane, lane};
+    const PartitionFit fit = ChooseModel(passes, summary, span.num_rows, options);
+    if (lane == 0) fits[i] = fit;
+  }
+}
+
+}  // namespace l3::internal

@@ -1,12 +1,16 @@
 // Host entry points of the CUDA writer (gpu_fit.hpp). The kernels live beside
 // their CPU halves in sdk/src/codec/encode/.
+#include <algorithm>
+#include <cub/device/device_scan.cuh>
 #include <string>
+#include <vector>
 
 #include "codec/encode/fit_partition.cuh"
+#include "codec/encode/partitioner.cuh"
 #include "codec/encode/value_traits.hpp"
 #include "cuda_status.hpp"
 #include "format/layout.hpp"
-#include "gpu_fit.hpp"
+#include "gpu_encode.hpp"
 
 namespace l3::cuda::encode {
 
@@ -53,6 +57,177 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
     return Status(StatusCode::kUnsupportedFeature, "the device fit takes integer columns only");
   }
   return CheckLaunch("FitPartitionsKernel");
+}
+
+namespace {
+
+using l3::internal::DeviceNode;
+using l3::internal::MergeVerdict;
+using l3::internal::PartitionPlanOptions;
+using l3::internal::PlannedPartition;
+
+constexpr int kThreads = 256;
+
+// Blocks for one warp per item (capped; the kernels loop).
+unsigned WarpGrid(uint64_t items) {
+  const uint64_t blocks = (items * 32 + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::clamp<uint64_t>(blocks, 1, 65535u * 16));
+}
+
+// Device allocations of PlanPartitions, freed in stream order.
+class StreamAllocations {
+ public:
+  explicit StreamAllocations(cudaStream_t stream) : stream_(stream) {}
+  ~StreamAllocations() {
+    for (void* p : pointers_) cudaFreeAsync(p, stream_);
+  }
+  template <typename U>
+  Status Allocate(uint64_t count, U** out) {
+    void* p = nullptr;
+    L3_CUDA_RETURN_NOT_OK(
+        CudaStatus(cudaMallocAsync(&p, std::max<uint64_t>(count, 1) * sizeof(U), stream_),
+                   "PlanPartitions: cudaMallocAsync"));
+    pointers_.push_back(p);
+    *out = static_cast<U*>(p);
+    return Status::OK();
+  }
+
+ private:
+  cudaStream_t stream_;
+  std::vector<void*> pointers_;
+};
+
+template <typename T>
+Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& options,
+                 std::vector<PlannedPartition>* plan, cudaStream_t stream) {
+  const PartitionerOptions& p = options.partitioner;
+  const FitOptions fit_options =
+      l3::internal::MakeFitOptions(p, options.values_per_lane, options.minimax_lines);
+  StreamAllocations memory(stream);
+
+  // 1. Delta-bits analysis on the device; 2 and 3 on the host.
+  const uint64_t block_rows = p.analysis_block_rows;
+  const uint64_t num_blocks = (n + block_rows - 1) / block_rows;
+  uint8_t* d_bits = nullptr;
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(num_blocks, &d_bits));
+  l3::internal::AnalysisWidthKernel<T><<<WarpGrid(num_blocks), kThreads, 0, stream>>>(
+      values, n, p.analysis_block_rows, p.enable_linear, num_blocks, d_bits);
+  L3_CUDA_RETURN_NOT_OK(CheckLaunch("AnalysisWidthKernel"));
+  std::vector<uint8_t> block_bits(num_blocks);
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(
+      cudaMemcpyAsync(block_bits.data(), d_bits, num_blocks, cudaMemcpyDeviceToHost, stream),
+      "PlanPartitions: copy widths"));
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: analysis"));
+  const std::vector<uint64_t> starts = l3::internal::InitialPartitionStarts(block_bits, n, p);
+  uint64_t count = starts.size();
+
+  // 4. The initial partitions, fitted.
+  uint64_t* d_starts = nullptr;
+  DeviceNode* nodes = nullptr;
+  DeviceNode* next = nullptr;
+  PartitionFit* merged = nullptr;
+  MergeVerdict* verdicts = nullptr;
+  uint32_t* flags = nullptr;
+  uint32_t* before = nullptr;
+  const uint64_t max_pairs = count / 2 + 1;
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &d_starts));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &nodes));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &next));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &merged));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &verdicts));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &flags));
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &before));
+  size_t scan_bytes = 0;
+  L3_CUDA_RETURN_NOT_OK(
+      CudaStatus(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags, before,
+                                               static_cast<int64_t>(max_pairs), stream),
+                 "PlanPartitions: scan size"));
+  uint8_t* scan_temp = nullptr;
+  L3_CUDA_RETURN_NOT_OK(memory.Allocate(scan_bytes, &scan_temp));
+  L3_CUDA_RETURN_NOT_OK(
+      CudaStatus(cudaMemcpyAsync(d_starts, starts.data(), count * sizeof(uint64_t),
+                                 cudaMemcpyHostToDevice, stream),
+                 "PlanPartitions: copy starts"));
+  l3::internal::InitialNodesKernel<T>
+      <<<WarpGrid(count), kThreads, 0, stream>>>(values, n, d_starts, count, fit_options, nodes);
+  L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitialNodesKernel"));
+
+  // 5. Odd-even merge rounds.
+  const double keep = l3::internal::DSub(1.0, p.min_merge_benefit);
+  uint64_t id_base = count;
+  for (uint32_t round = 0; round < p.max_merge_rounds; ++round) {
+    bool any_merged = false;
+    for (uint32_t parity = 0; parity < 2; ++parity) {
+      if (count < parity + 2) continue;
+      const uint64_t pairs = (count - parity) / 2;
+      l3::internal::MergePairsKernel<T><<<WarpGrid(pairs), kThreads, 0, stream>>>(
+          values, nodes, pairs, parity, p.max_partition_rows, keep, fit_options, merged, verdicts,
+          flags);
+      L3_CUDA_RETURN_NOT_OK(CheckLaunch("MergePairsKernel"));
+      L3_CUDA_RETURN_NOT_OK(
+          CudaStatus(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, flags, before,
+                                                   static_cast<int64_t>(pairs), stream),
+                     "PlanPartitions: scan"));
+      const unsigned grid =
+          static_cast<unsigned>(std::clamp<uint64_t>((pairs + kThreads - 1) / kThreads, 1, 65535));
+      l3::internal::ScatterNodesKernel<<<grid, kThreads, 0, stream>>>(
+          nodes, count, pairs, parity, merged, verdicts, flags, before, id_base, next);
+      L3_CUDA_RETURN_NOT_OK(CheckLaunch("ScatterNodesKernel"));
+      uint32_t tail[2] = {0, 0};
+      L3_CUDA_RETURN_NOT_OK(
+          CudaStatus(cudaMemcpyAsync(&tail[0], before + pairs - 1, sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "PlanPartitions: copy count"));
+      L3_CUDA_RETURN_NOT_OK(
+          CudaStatus(cudaMemcpyAsync(&tail[1], flags + pairs - 1, sizeof(uint32_t),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "PlanPartitions: copy count"));
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: merge"));
+      const uint64_t merged_pairs = uint64_t{tail[0]} + tail[1];
+      any_merged |= merged_pairs > 0;
+      count -= merged_pairs;
+      id_base += pairs;
+      std::swap(nodes, next);
+    }
+    if (!any_merged) break;
+  }
+
+  std::vector<DeviceNode> host(count);
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMemcpyAsync(host.data(), nodes, count * sizeof(DeviceNode),
+                                                   cudaMemcpyDeviceToHost, stream),
+                                   "PlanPartitions: copy plan"));
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: plan"));
+  plan->resize(count);
+  for (uint64_t i = 0; i < count; ++i)
+    (*plan)[i] = PlannedPartition{host[i].first_row, host[i].fit};
+  return Status::OK();
+}
+
+}  // namespace
+
+Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
+                      const PartitionPlanOptions& options, std::vector<PlannedPartition>* plan,
+                      cudaStream_t stream) {
+  const PartitionerOptions& p = options.partitioner;
+  if (p.enable_delta || options.minimax_lines || options.split_min_rows > 0) {
+    return Status(StatusCode::kUnsupportedFeature,
+                  "the device partitioner has no DELTA fit, minimax line or halving yet");
+  }
+  L3_CUDA_RETURN_NOT_OK(l3::internal::ValidatePartitionerOptions(p));
+  if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "values_per_lane must be a power of two in 1..1024");
+  }
+  if (n == 0 || n > 0xFFFFFFFFull || values == nullptr || plan == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "a chunk holds 1 to 2^32 - 1 rows (spec §7.2)");
+  }
+  Status status =
+      Status(StatusCode::kUnsupportedFeature, "the device partitioner takes integer columns only");
+  l3::internal::DispatchIntegerType(type, [&](auto zero) {
+    using T = decltype(zero);
+    status = PlanTyped(static_cast<const T*>(values), n, options, plan, stream);
+  });
+  return status;
 }
 
 }  // namespace l3::cuda::encode

@@ -4,7 +4,7 @@
 // polynomial gains, the device's choice must equal the CPU's field for field
 // (model, width, Base, runs, Theta bits, bounds, cost). This is what lets a
 // GPU-written file be byte-identical to the CPU writer's.
-#include "gpu_fit.hpp"
+#include "gpu_encode.hpp"
 
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>

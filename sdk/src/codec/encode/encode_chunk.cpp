@@ -135,14 +135,7 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
 
 template <typename T>
 Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& config) {
-  PartitionPlanOptions options;
-  options.partitioner = config.partitioner;
-  options.values_per_lane = config.values_per_lane;
-  // Unset means no splitting here; the Writer resolves the profile default.
-  options.split_min_rows = config.partitioner.split_min_rows.value_or(0);
-  options.minimax_lines = config.partitioner.minimax_lines;
-  options.num_threads = ClampThreads(config.num_threads);
-  return Assemble(v, n, config, PlanPartitions(v, n, options));
+  return Assemble(v, n, config, PlanPartitions(v, n, PlanOptionsFor(config)));
 }
 
 template <typename T>
@@ -199,6 +192,17 @@ Result<EncodedChunk> Guarded(Fn&& fn) {
 
 }  // namespace
 
+PartitionPlanOptions PlanOptionsFor(const EncoderConfig& config) {
+  PartitionPlanOptions options;
+  options.partitioner = config.partitioner;
+  options.values_per_lane = config.values_per_lane;
+  // Unset means no splitting here; the Writer resolves the profile default.
+  options.split_min_rows = config.partitioner.split_min_rows.value_or(0);
+  options.minimax_lines = config.partitioner.minimax_lines;
+  options.num_threads = ClampThreads(config.num_threads);
+  return options;
+}
+
 ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t first_row) {
   ChunkView v;
   v.type = type;
@@ -244,6 +248,31 @@ Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_
     DispatchIntegerType(config.type, [&](auto tag) {
       using T = decltype(tag);
       result = EncodeGiven(static_cast<const T*>(values), num_rows, config, partitions);
+    });
+    return result;
+  });
+}
+
+Result<EncodedChunk> EncodeChunkWithPlan(const void* values, uint64_t num_rows,
+                                         const EncoderConfig& config,
+                                         const std::vector<PlannedPartition>& plan) {
+  Status status = ValidateConfig(values, num_rows, config);
+  if (!status.ok()) return status;
+  uint64_t row = 0;
+  for (const PlannedPartition& p : plan) {
+    if (p.first_row != row || p.fit.num_rows == 0 || p.fit.num_rows > num_rows - row) {
+      return Status(StatusCode::kInvalidArgument, "the plan does not cover the rows in order");
+    }
+    row += p.fit.num_rows;
+  }
+  if (row != num_rows) {
+    return Status(StatusCode::kInvalidArgument, "the plan does not cover the rows in order");
+  }
+  return Guarded([&]() -> Result<EncodedChunk> {
+    Result<EncodedChunk> result = Status(StatusCode::kInternal, "unreachable");
+    DispatchIntegerType(config.type, [&](auto tag) {
+      using T = decltype(tag);
+      result = Assemble(static_cast<const T*>(values), num_rows, config, plan);
     });
     return result;
   });

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "codec/encode/partitioner.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
 
@@ -55,6 +56,17 @@ Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
 /// included when computed), as a reader would see it; `first_row` within the
 /// column.
 ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t first_row = 0);
+
+/// The partitioner options EncodeChunk uses for `config`.
+PartitionPlanOptions PlanOptionsFor(const EncoderConfig& config);
+
+/// EncodeChunk with the partitions and fits of `plan` (from PlanPartitions,
+/// or the CUDA partitioner) instead of planning: the segments are those
+/// EncodeChunk writes when its planner returns `plan`. kInvalidArgument when
+/// the plan does not cover [0, num_rows) in order.
+Result<EncodedChunk> EncodeChunkWithPlan(const void* values, uint64_t num_rows,
+                                         const EncoderConfig& config,
+                                         const std::vector<PlannedPartition>& plan);
 
 /// A caller-chosen partition, for tests and the conformance corpus generator.
 struct PartitionChoice {

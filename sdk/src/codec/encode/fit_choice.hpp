@@ -266,4 +266,43 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   return best;
 }
 
+/// The partitioner's delta-bits estimate of a block (spec §14): the width a
+/// centred least-squares line would need, or the FOR width where a line is
+/// not allowed (spec §8.8 rule 3) or not wanted.
+template <typename T, typename Passes>
+L3_HD uint32_t AnalysisWidthOf(Passes& passes, const Summary<T>& summary, uint32_t n,
+                               bool use_linear) {
+  const uint32_t for_width = BitLength(ValueTraits<T>::Offset(summary.max, summary.min));
+  if (!use_linear || summary.min == summary.max || !ValueTraits<T>::Predictable(summary.min) ||
+      !ValueTraits<T>::Predictable(summary.max)) {
+    return for_width;
+  }
+  const GramBasis basis = MakeGramBasis(n);
+  const GramFit gram = passes.LeastSquares(basis);
+  ErrorRange errors[4];
+  passes.MeasureErrors(basis, gram, errors);
+  const double spread = DSub(errors[1].hi, errors[1].lo);
+  // The width a centred line would need (see TryPredicted).
+  if (!(spread >= 1.0)) return 0;
+  const uint32_t bits = static_cast<uint32_t>(FloorLog2(spread)) + 1;
+  return bits < ValueTraits<T>::kBits ? bits : ValueTraits<T>::kBits;
+}
+
+/// The merge rule of the partitioner's odd-even rounds (spec §14), shared by
+/// the CPU and CUDA partitioners: neighbours a and b (in row order).
+enum class MergeVerdict : uint8_t { kSkipped, kRejected, kMerged };
+
+/// A single value stays one CONSTANT partition however long it runs.
+L3_HD bool MergesAsOneValue(const PartitionFit& a, const PartitionFit& b) {
+  return a.is_single_value() && b.is_single_value() && a.base == b.base;
+}
+
+/// Whether the refitted union is worth it: it must cost less than `keep`
+/// (1 - min_merge_benefit) times the pair apart.
+L3_HD bool UnionSaves(const PartitionFit& merged, const PartitionFit& a, const PartitionFit& b,
+                      double keep) {
+  return static_cast<double>(merged.cost_bytes) <
+         DMul(static_cast<double>(a.cost_bytes + b.cost_bytes), keep);
+}
+
 }  // namespace l3::internal

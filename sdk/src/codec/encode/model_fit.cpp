@@ -508,20 +508,8 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
 
 template <typename T>
 uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
-  const Summary<T> summary = Summarize(v, n);
-  const uint32_t for_width = BitLength(ValueTraits<T>::Offset(summary.max, summary.min));
-  if (!use_linear || summary.min == summary.max || !ValueTraits<T>::Predictable(summary.min) ||
-      !ValueTraits<T>::Predictable(summary.max)) {
-    return for_width;
-  }
-  const GramBasis basis = MakeGramBasis(n);
-  const GramFit gram = LeastSquares(v, n, basis);
-  ErrorRange errors[4];
-  MeasureErrors(v, n, basis, gram, errors);
-  const double spread = errors[1].hi - errors[1].lo;
-  // The width a centred line would need (see TryPredicted).
-  if (!(spread >= 1)) return 0;
-  return std::min<uint32_t>(static_cast<uint32_t>(FloorLog2(spread)) + 1, ValueTraits<T>::kBits);
+  CpuPasses<T> passes{v, n, 64, HullSources{}};
+  return AnalysisWidthOf(passes, Summarize(v, n), n, use_linear);
 }
 
 #define L3_INSTANTIATE_FIT(T)                                                                \

@@ -58,7 +58,7 @@ struct PartitionFit {
   /// without a pass over the values).
   uint64_t value_runs = 0;
 
-  bool is_single_value() const {
+  L3_HD bool is_single_value() const {
     return model_type == static_cast<uint8_t>(Model::kConstant) && bit_width == 0;
   }
 };

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <utility>
 
+#include "codec/encode/fit_choice.hpp"
 #include "codec/encode/parallel.hpp"
 
 namespace l3::internal {
@@ -40,7 +41,7 @@ struct Node {
   PartitionHulls hulls;
 };
 
-enum class Verdict : uint8_t { kSkipped, kRejected, kMerged };
+using Verdict = MergeVerdict;
 
 // Appends `whole`, or the halves it splits into, to *out. A partition is
 // halved at a multiple of 32 rows when both halves have at least `min_rows`
@@ -96,6 +97,29 @@ FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
   return f;
 }
 
+std::vector<uint64_t> InitialPartitionStarts(const std::vector<uint8_t>& block_bits, uint64_t n,
+                                             const PartitionerOptions& p) {
+  const uint64_t block_rows = p.analysis_block_rows;
+  const uint64_t num_blocks = block_bits.size();
+  const uint64_t initial_rows = std::min<uint64_t>(
+      std::max<uint64_t>(32, (uint64_t{p.initial_partition_rows} + 31) / 32 * 32),
+      p.max_partition_rows);
+  std::vector<uint64_t> starts;
+  starts.reserve(n / initial_rows + num_blocks + 1);
+  uint64_t segment_begin = 0;
+  for (uint64_t b = 1; b <= num_blocks; ++b) {
+    const bool breakpoint =
+        b == num_blocks ||
+        static_cast<uint32_t>(std::abs(int{block_bits[b]} - int{block_bits[b - 1]})) >=
+            p.breakpoint_tau;
+    if (!breakpoint) continue;
+    const uint64_t segment_end = std::min(n, b * block_rows);
+    for (uint64_t r = segment_begin; r < segment_end; r += initial_rows) starts.push_back(r);
+    segment_begin = segment_end;
+  }
+  return starts;
+}
+
 template <typename T>
 std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
                                              const PartitionPlanOptions& options) {
@@ -115,22 +139,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   });
 
   // 2 and 3. Segments between breakpoints, cut into initial partitions.
-  const uint64_t initial_rows = std::min<uint64_t>(
-      std::max<uint64_t>(32, (uint64_t{p.initial_partition_rows} + 31) / 32 * 32),
-      p.max_partition_rows);
-  std::vector<uint64_t> starts;
-  starts.reserve(n / initial_rows + num_blocks + 1);
-  uint64_t segment_begin = 0;
-  for (uint64_t b = 1; b <= num_blocks; ++b) {
-    const bool breakpoint =
-        b == num_blocks ||
-        static_cast<uint32_t>(std::abs(int{block_bits[b]} - int{block_bits[b - 1]})) >=
-            p.breakpoint_tau;
-    if (!breakpoint) continue;
-    const uint64_t segment_end = std::min(n, b * block_rows);
-    for (uint64_t r = segment_begin; r < segment_end; r += initial_rows) starts.push_back(r);
-    segment_begin = segment_end;
-  }
+  const std::vector<uint64_t> starts = InitialPartitionStarts(block_bits, n, p);
 
   // 4. Fit every initial partition, then split it in halves while that is
   // cheaper (an addition to the paper's partitioner: pairwise merging alone
@@ -179,7 +188,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
         if (a.rejected_right == b.id) return;
         const uint64_t rows = uint64_t{a.fit.num_rows} + b.fit.num_rows;
         // A single value stays one CONSTANT partition however long it runs.
-        if (a.fit.is_single_value() && b.fit.is_single_value() && a.fit.base == b.fit.base) {
+        if (MergesAsOneValue(a.fit, b.fit)) {
           merged_hulls[j].valid = false;
           merged[j] = a.fit;
           merged[j].num_rows = static_cast<uint32_t>(rows);
@@ -189,8 +198,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
         if (rows > p.max_partition_rows) return;
         PartitionFit fit = FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options,
                                                &a.hulls, &b.hulls, &merged_hulls[j]);
-        if (static_cast<double>(fit.cost_bytes) <
-            static_cast<double>(a.fit.cost_bytes + b.fit.cost_bytes) * keep) {
+        if (UnionSaves(fit, a.fit, b.fit, keep)) {
           merged[j] = fit;
           verdicts[j] = Verdict::kMerged;
         } else {

@@ -36,6 +36,13 @@ template <typename T>
 std::vector<PlannedPartition> PlanPartitions(const T* values, uint64_t n,
                                              const PartitionPlanOptions& options);
 
+/// Steps 2 and 3 of the partitioner: the first rows of the initial
+/// partitions of values[0, n), from the delta-bits analysis of its blocks of
+/// analysis_block_rows rows (one width per block). Shared with the CUDA
+/// partitioner.
+std::vector<uint64_t> InitialPartitionStarts(const std::vector<uint8_t>& block_bits, uint64_t n,
+                                             const PartitionerOptions& options);
+
 /// The FitOptions the partitioner uses.
 FitOptions MakeFitOptions(const PartitionerOptions& options, uint32_t values_per_lane,
                           bool minimax_lines);

@@ -1,12 +1,16 @@
-// The CUDA writer's partition fit (codec/encode/fit_partition.cuh), callable
-// from host code: the building block of the GPU writer (issue: GPU writer).
+// The CUDA writer's building blocks, callable from host code: the partition
+// fit (codec/encode/fit_partition.cuh) and the partitioner
+// (codec/encode/partitioner.cuh). Internal: the public GPU writer API is
+// built on them.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "codec/encode/model_fit.hpp"
+#include "codec/encode/partitioner.hpp"
 #include "l3/l3.hpp"
 #include "l3/status.hpp"
 
@@ -28,5 +32,19 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
                      l3::internal::PartitionSpan* span_scratch,
                      const l3::internal::FitOptions& options, l3::internal::PartitionFit* fits,
                      cudaStream_t stream);
+
+/// The partitions PlanPartitions(values, n, options) computes on the CPU,
+/// computed on the device from `n` values of `type` in device memory (the
+/// delta-bits analysis, the initial fits and the merge rounds run there; the
+/// host cuts the initial partitions from the analysis, a few bytes per 2048
+/// rows, with the CPU's InitialPartitionStarts). Allocates its working
+/// memory (about 250 bytes per initial partition) with cudaMallocAsync on
+/// `stream` and synchronises `stream` before returning.
+///
+/// kUnsupportedFeature where the options ask for what the device does not
+/// do yet: DELTA partitions, the minimax line, halving (split_min_rows > 0).
+Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
+                      const l3::internal::PartitionPlanOptions& options,
+                      std::vector<l3::internal::PlannedPartition>* plan, cudaStream_t stream);
 
 }  // namespace l3::cuda::encode

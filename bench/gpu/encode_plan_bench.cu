@@ -1,0 +1,233 @@
+// l3_gpu_plan_bench: the CUDA partitioner (the GPU writer's partitioning and
+// model fit) beside the CPU partitioner on all cores, on the same columns in
+// one run. Not a test.
+//
+// For each column: input GB/s of encode::PlanPartitions with the values in
+// device memory (wall time, median of --reps runs after a warm-up; the call
+// synchronises), input GB/s of the CPU PlanPartitions with every hardware
+// thread, and whether the two plans are identical field for field. The
+// options are the hot profile's without what the device does not fit yet
+// (DELTA, the minimax line). Also measures the device-to-device copy
+// bandwidth of the same bytes, for scale.
+//
+//   l3_gpu_plan_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
+//                     [--md FILE] [--commit REV]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/partitioner.hpp"
+#include "codec/encode/value_traits.hpp"
+#include "gpu_encode.hpp"
+#include "l3/datagen.hpp"
+#include "l3/l3.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "l3_gpu_plan_bench: %s\n", what.c_str());
+  std::exit(2);
+}
+
+void Cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) Die(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+bool SamePlans(const std::vector<l3::internal::PlannedPartition>& a,
+               const std::vector<l3::internal::PlannedPartition>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto &x = a[i].fit, &y = b[i].fit;
+    if (a[i].first_row != b[i].first_row || x.num_rows != y.num_rows ||
+        x.model_type != y.model_type || x.bit_width != y.bit_width || x.base != y.base ||
+        x.num_runs != y.num_runs || std::memcmp(x.theta, y.theta, sizeof x.theta) != 0 ||
+        x.cost_bytes != y.cost_bytes) {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct Row {
+  std::string name;
+  std::string type;
+  uint64_t rows;
+  uint64_t partitions;
+  double gpu_gbs, cpu_gbs, copy_gbs;
+  bool identical;
+};
+
+std::vector<uint8_t> Tile(const void* data, uint64_t bytes, uint64_t out_bytes) {
+  std::vector<uint8_t> out(out_bytes);
+  for (uint64_t at = 0; at < out_bytes; at += bytes) {
+    std::memcpy(out.data() + at, data, std::min(bytes, out_bytes - at));
+  }
+  return out;
+}
+
+Row Measure(const std::string& name, l3::PhysicalType type, const void* values, uint64_t n,
+            int reps) {
+  const int value_bytes = l3::PhysicalTypeBytes(type);
+  const uint64_t bytes = n * static_cast<uint64_t>(value_bytes);
+  l3::internal::EncoderConfig config;
+  config.type = type;
+  config.partitioner.enable_delta = false;
+  config.partitioner.minimax_lines = false;
+  config.partitioner.split_min_rows = 0u;
+  config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const l3::internal::PartitionPlanOptions options = l3::internal::PlanOptionsFor(config);
+
+  void* d_values = nullptr;
+  void* d_copy = nullptr;
+  Cuda(cudaMalloc(&d_values, bytes), "cudaMalloc");
+  Cuda(cudaMalloc(&d_copy, bytes), "cudaMalloc");
+  Cuda(cudaMemcpy(d_values, values, bytes, cudaMemcpyHostToDevice), "upload");
+
+  std::vector<l3::internal::PlannedPartition> gpu_plan;
+  std::vector<double> times;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = Clock::now();
+    const l3::Status s =
+        l3::cuda::encode::PlanPartitions(type, d_values, n, options, &gpu_plan, nullptr);
+    const auto t1 = Clock::now();
+    if (!s.ok()) Die(name + ": " + s.ToString());
+    if (r > 0) times.push_back(Seconds(t0, t1));
+  }
+  std::sort(times.begin(), times.end());
+  const double gpu_s = times[times.size() / 2];
+
+  cudaEvent_t e0, e1;
+  Cuda(cudaEventCreate(&e0), "event");
+  Cuda(cudaEventCreate(&e1), "event");
+  Cuda(cudaMemcpy(d_copy, d_values, bytes, cudaMemcpyDeviceToDevice), "copy");
+  Cuda(cudaEventRecord(e0), "event");
+  Cuda(cudaMemcpy(d_copy, d_values, bytes, cudaMemcpyDeviceToDevice), "copy");
+  Cuda(cudaEventRecord(e1), "event");
+  Cuda(cudaEventSynchronize(e1), "event");
+  float copy_ms = 0;
+  Cuda(cudaEventElapsedTime(&copy_ms, e0, e1), "event");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFree(d_values);
+  cudaFree(d_copy);
+
+  std::vector<l3::internal::PlannedPartition> cpu_plan;
+  const auto c0 = Clock::now();
+  l3::internal::DispatchIntegerType(type, [&](auto zero) {
+    using T = decltype(zero);
+    cpu_plan = l3::internal::PlanPartitions(static_cast<const T*>(values), n, options);
+  });
+  const auto c1 = Clock::now();
+
+  Row row;
+  row.name = name;
+  row.type = l3::PhysicalTypeName(type);
+  row.rows = n;
+  row.partitions = gpu_plan.size();
+  row.gpu_gbs = static_cast<double>(bytes) / gpu_s / 1e9;
+  row.cpu_gbs = static_cast<double>(bytes) / Seconds(c0, c1) / 1e9;
+  row.copy_gbs = static_cast<double>(bytes) / (copy_ms / 1e3) / 1e9;
+  row.identical = SamePlans(gpu_plan, cpu_plan);
+  std::printf(
+      "%-52s %-4s %10llu rows %8llu partitions  GPU %7.2f GB/s  CPU(%d thr) %6.3f GB/s  %s\n",
+      name.c_str(), row.type.c_str(), static_cast<unsigned long long>(n),
+      static_cast<unsigned long long>(row.partitions), row.gpu_gbs, config.num_threads, row.cpu_gbs,
+      row.identical ? "identical" : "DIFFERENT");
+  std::fflush(stdout);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string datasets = "linear,normal,poisson,cosmos,polylog,exp,poly,uniform40,timestamps";
+  uint64_t rows = 0;  // 0: the dataset's report size
+  bool real = false;
+  uint64_t real_rows = 100000000;
+  int reps = 3;
+  std::string md, commit = "unknown";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto next = [&]() -> std::string {
+      if (i + 1 >= argc) Die("missing value after " + a);
+      return argv[++i];
+    };
+    if (a == "--datasets")
+      datasets = next();
+    else if (a == "--rows")
+      rows = std::stoull(next());
+    else if (a == "--real")
+      real = true;
+    else if (a == "--real-rows")
+      real_rows = std::stoull(next());
+    else if (a == "--reps")
+      reps = std::stoi(next());
+    else if (a == "--md")
+      md = next();
+    else if (a == "--commit")
+      commit = next();
+    else
+      Die("unknown option " + a);
+  }
+  cudaDeviceProp prop{};
+  Cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  std::vector<Row> results;
+  std::stringstream list(datasets);
+  for (std::string name; std::getline(list, name, ',');) {
+    if (name.empty() || name == "none") continue;
+    const l3::datagen::DatasetInfo* info = l3::datagen::FindDataset(name);
+    if (info == nullptr) Die("unknown dataset " + name);
+    const uint64_t n = rows > 0 ? rows : std::min<uint64_t>(info->report_rows, 200000000);
+    l3::Result<l3::datagen::Column> column = l3::datagen::Generate(name, n);
+    if (!column.ok()) Die(column.status().ToString());
+    results.push_back(Measure(name, column->type(), column->data(), column->size(), reps));
+  }
+  if (real) {
+    l3::Result<std::vector<l3::datagen::Column>> columns = l3::datagen::LoadRealIntegerArrays();
+    if (!columns.ok()) Die(columns.status().ToString());
+    for (const l3::datagen::Column& c : *columns) {
+      const std::vector<uint8_t> tiled =
+          Tile(c.data(), c.size_bytes(),
+               real_rows * static_cast<uint64_t>(l3::PhysicalTypeBytes(c.type())));
+      results.push_back(Measure("real:" + c.name() + "@" + std::to_string(real_rows), c.type(),
+                                tiled.data(), real_rows, reps));
+    }
+  }
+  if (!md.empty()) {
+    std::ofstream out(md);
+    out << "- GPU: " << prop.name << "; CPU threads: " << std::thread::hardware_concurrency()
+        << "; commit " << commit << "\n\n";
+    out << "| column | type | rows | partitions | GPU plan GB/s | CPU plan GB/s (all threads) | "
+           "GPU / CPU | D2D copy GB/s | plans identical "
+           "|\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    for (const Row& r : results) {
+      char line[512];
+      std::snprintf(line, sizeof line,
+                    "| %s | %s | %llu | %llu | %.2f | %.3f | %.1fx | %.0f | %s |\n", r.name.c_str(),
+                    r.type.c_str(), static_cast<unsigned long long>(r.rows),
+                    static_cast<unsigned long long>(r.partitions), r.gpu_gbs, r.cpu_gbs,
+                    r.gpu_gbs / r.cpu_gbs, r.copy_gbs, r.identical ? "yes" : "**no**");
+      out << line;
+    }
+  }
+  for (const Row& r : results) {
+    if (!r.identical) return 1;
+  }
+  return 0;
+}

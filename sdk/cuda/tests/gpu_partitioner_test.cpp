@@ -1,0 +1,162 @@
+// The CUDA partitioner (codec/encode/partitioner.cuh) against the CPU
+// writer: on every generator dataset and every real array, the partitions
+// and fits computed on the device equal PlanPartitions', and the chunk
+// encoded from them is byte-identical to EncodeChunk's (partition table,
+// parameters, payload, bounds, statistics), for several partitioner
+// settings. DELTA, the minimax line and halving are not on the device yet.
+#include <cuda_runtime_api.h>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/partitioner.hpp"
+#include "codec/encode/value_traits.hpp"
+#include "gpu_encode.hpp"
+#include "gpu_test_util.hpp"
+#include "l3/datagen.hpp"
+
+namespace l3::cuda::testing {
+namespace {
+
+using l3::internal::EncodedChunk;
+using l3::internal::EncoderConfig;
+using l3::internal::PlannedPartition;
+
+struct Setting {
+  const char* name;
+  uint32_t values_per_lane;
+  uint32_t initial_rows;
+  uint32_t max_rows;
+  double min_merge_benefit;
+};
+
+constexpr Setting kSettings[] = {
+    {"default", 64, 256, 8192, 0.0},
+    {"V=8, long partitions", 8, 1024, 65536, 0.0},
+    {"V=1, merge benefit 2%", 1, 256, 8192, 0.02},
+};
+
+EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
+  EncoderConfig config;
+  config.type = type;
+  config.values_per_lane = s.values_per_lane;
+  config.partitioner.enable_delta = false;
+  config.partitioner.minimax_lines = false;
+  config.partitioner.split_min_rows = 0u;
+  config.partitioner.initial_partition_rows = s.initial_rows;
+  config.partitioner.max_partition_rows = s.max_rows;
+  config.partitioner.min_merge_benefit = s.min_merge_benefit;
+  return config;
+}
+
+bool SameFit(const internal::PartitionFit& a, const internal::PartitionFit& b) {
+  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
+         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
+         std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 && a.min_value == b.min_value &&
+         a.max_value == b.max_value && a.payload_words == b.payload_words &&
+         a.cost_bytes == b.cost_bytes;
+}
+
+/// Plans `values` on both sides and compares the plans and the chunks.
+void CheckColumn(const void* values, uint64_t n, PhysicalType type, const Setting& setting) {
+  INFO("setting " << setting.name);
+  const EncoderConfig config = ConfigFor(type, setting);
+  const l3::internal::PartitionPlanOptions options = l3::internal::PlanOptionsFor(config);
+  const size_t bytes = n * static_cast<size_t>(PhysicalTypeBytes(type));
+  DeviceBuffer d_values(values, bytes);
+  std::vector<PlannedPartition> gpu_plan;
+  const Status status =
+      encode::PlanPartitions(type, d_values.data(), n, options, &gpu_plan, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.ToString());
+
+  std::vector<PlannedPartition> cpu_plan;
+  internal::DispatchIntegerType(type, [&](auto zero) {
+    using T = decltype(zero);
+    cpu_plan = internal::PlanPartitions(static_cast<const T*>(values), n, options);
+  });
+  REQUIRE(gpu_plan.size() == cpu_plan.size());
+  size_t differing = 0;
+  for (size_t i = 0; i < cpu_plan.size(); ++i) {
+    if (gpu_plan[i].first_row != cpu_plan[i].first_row ||
+        !SameFit(gpu_plan[i].fit, cpu_plan[i].fit)) {
+      if (++differing <= 3) {
+        MESSAGE("partition " << i << " first row CPU " << cpu_plan[i].first_row << " GPU "
+                             << gpu_plan[i].first_row << ", model CPU "
+                             << int{cpu_plan[i].fit.model_type} << " GPU "
+                             << int{gpu_plan[i].fit.model_type});
+      }
+    }
+  }
+  CHECK(differing == 0);
+
+  Result<EncodedChunk> cpu = internal::EncodeChunk(values, n, config);
+  Result<EncodedChunk> gpu = internal::EncodeChunkWithPlan(values, n, config, gpu_plan);
+  REQUIRE(cpu.ok());
+  REQUIRE(gpu.ok());
+  CHECK(gpu->num_partitions == cpu->num_partitions);
+  CHECK(gpu->partition_table == cpu->partition_table);
+  CHECK(gpu->parameters == cpu->parameters);
+  CHECK(gpu->payload == cpu->payload);
+  CHECK(gpu->bounds == cpu->bounds);
+  CHECK(gpu->statistics.distinct_count == cpu->statistics.distinct_count);
+}
+
+}  // namespace
+
+TEST_CASE("the device partitioner plans as the CPU writer on every generator dataset") {
+  for (const datagen::DatasetInfo& info : datagen::Datasets()) {
+    INFO("dataset " << info.name);
+    Result<datagen::Column> column = datagen::Generate(info.name, 300000);
+    REQUIRE(column.ok());
+    for (const Setting& setting : kSettings) {
+      CheckColumn(column->data(), column->size(), column->type(), setting);
+    }
+  }
+}
+
+TEST_CASE("the device partitioner plans as the CPU writer on the real arrays") {
+  const std::string dir = datagen::RealDataDir();
+  if (!std::filesystem::is_directory(dir)) {
+    MESSAGE("skipped: no real-data directory at " << dir);
+    return;
+  }
+  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
+  REQUIRE(columns.ok());
+  for (const datagen::Column& column : *columns) {
+    INFO("real array " << column.name());
+    CheckColumn(column.data(), column.size(), column.type(), kSettings[0]);
+  }
+}
+
+TEST_CASE("the device partitioner refuses what it does not do yet") {
+  std::vector<uint32_t> v(5000);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint32_t>(i * i % 977);
+  DeviceBuffer d_values(v.data(), v.size() * sizeof(uint32_t));
+  std::vector<PlannedPartition> plan;
+  const auto code = [&](const EncoderConfig& config) {
+    return encode::PlanPartitions(PhysicalType::kUInt32, d_values.data(), v.size(),
+                                  internal::PlanOptionsFor(config), &plan, nullptr)
+        .code();
+  };
+  EncoderConfig config = ConfigFor(PhysicalType::kUInt32, kSettings[0]);
+  CHECK(code(config) == StatusCode::kOk);
+  EncoderConfig with_delta = config;
+  with_delta.partitioner.enable_delta = true;
+  CHECK(code(with_delta) == StatusCode::kUnsupportedFeature);
+  EncoderConfig with_minimax = config;
+  with_minimax.partitioner.minimax_lines = true;
+  CHECK(code(with_minimax) == StatusCode::kUnsupportedFeature);
+  EncoderConfig with_halves = config;
+  with_halves.partitioner.split_min_rows = 64u;
+  CHECK(code(with_halves) == StatusCode::kUnsupportedFeature);
+  EncoderConfig bad = config;
+  bad.partitioner.analysis_block_rows = 0;
+  CHECK(code(bad) == StatusCode::kInvalidArgument);
+}
+
+}  // namespace l3::cuda::testing

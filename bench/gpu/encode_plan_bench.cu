@@ -7,7 +7,7 @@
 // synchronises), input GB/s of the CPU PlanPartitions with every hardware
 // thread, and whether the two plans are identical field for field. The
 // options are the hot profile's without what the device does not fit yet
-// (DELTA, the minimax line). Also measures the device-to-device copy
+// (the minimax line). Also measures the device-to-device copy
 // bandwidth of the same bytes, for scale.
 //
 //   l3_gpu_plan_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
@@ -87,7 +87,6 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
   const uint64_t bytes = n * static_cast<uint64_t>(value_bytes);
   l3::internal::EncoderConfig config;
   config.type = type;
-  config.partitioner.enable_delta = false;
   config.partitioner.minimax_lines = false;
   config.partitioner.split_min_rows = 0u;
   config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -21,9 +21,8 @@ using l3::internal::PartitionSpan;
 Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
                      const PartitionSpan* spans, uint64_t count, PartitionSpan* span_scratch,
                      const FitOptions& options, PartitionFit* fits, cudaStream_t stream) {
-  if (options.enable_delta || options.minimax_lines) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  "the device fit has no DELTA fit and no minimax line yet");
+  if (options.minimax_lines) {
+    return Status(StatusCode::kUnsupportedFeature, "the device fit has no minimax line yet");
   }
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {
     return Status(StatusCode::kInvalidArgument,
@@ -50,8 +49,9 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
   const unsigned grid = static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
   bool launched = l3::internal::DispatchIntegerType(type, [&](auto zero) {
     using T = decltype(zero);
-    l3::internal::FitPartitionsKernel<T><<<grid, kThreads, 0, stream>>>(
-        static_cast<const T*>(values), span_scratch, count, options, fits);
+    l3::internal::FitPartitionsKernel<T>
+        <<<grid, kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
+            static_cast<const T*>(values), span_scratch, count, options, fits);
   });
   if (!launched) {
     return Status(StatusCode::kUnsupportedFeature, "the device fit takes integer columns only");
@@ -149,7 +149,8 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
                                  cudaMemcpyHostToDevice, stream),
                  "PlanPartitions: copy starts"));
   l3::internal::InitialNodesKernel<T>
-      <<<WarpGrid(count), kThreads, 0, stream>>>(values, n, d_starts, count, fit_options, nodes);
+      <<<WarpGrid(count), kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
+          values, n, d_starts, count, fit_options, nodes);
   L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitialNodesKernel"));
 
   // 5. Odd-even merge rounds.
@@ -160,9 +161,10 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
     for (uint32_t parity = 0; parity < 2; ++parity) {
       if (count < parity + 2) continue;
       const uint64_t pairs = (count - parity) / 2;
-      l3::internal::MergePairsKernel<T><<<WarpGrid(pairs), kThreads, 0, stream>>>(
-          values, nodes, pairs, parity, p.max_partition_rows, keep, fit_options, merged, verdicts,
-          flags);
+      l3::internal::MergePairsKernel<T>
+          <<<WarpGrid(pairs), kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
+              values, nodes, pairs, parity, p.max_partition_rows, keep, fit_options, merged,
+              verdicts, flags);
       L3_CUDA_RETURN_NOT_OK(CheckLaunch("MergePairsKernel"));
       L3_CUDA_RETURN_NOT_OK(
           CudaStatus(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, flags, before,
@@ -209,9 +211,9 @@ Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
                       const PartitionPlanOptions& options, std::vector<PlannedPartition>* plan,
                       cudaStream_t stream) {
   const PartitionerOptions& p = options.partitioner;
-  if (p.enable_delta || options.minimax_lines || options.split_min_rows > 0) {
+  if (options.minimax_lines || options.split_min_rows > 0) {
     return Status(StatusCode::kUnsupportedFeature,
-                  "the device partitioner has no DELTA fit, minimax line or halving yet");
+                  "the device partitioner has no minimax line or halving yet");
   }
   L3_CUDA_RETURN_NOT_OK(l3::internal::ValidatePartitionerOptions(p));
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {

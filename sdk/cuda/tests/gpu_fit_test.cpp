@@ -1,11 +1,9 @@
 // The CUDA writer's partition fit (codec/encode/fit_partition.cuh) against the
 // CPU writer's FitBestModel: for every integer type, generated shapes and the
-// real arrays, partitions of 1 row to 65536 rows, V in {64, 8, 1} and both
-// polynomial gains, the device's choice must equal the CPU's field for field
-// (model, width, Base, runs, Theta bits, bounds, cost). This is what lets a
-// GPU-written file be byte-identical to the CPU writer's.
-#include "gpu_encode.hpp"
-
+// real arrays, partitions of 1 row to 65536 rows, V in {64, 8, 1}, both
+// polynomial gains, with and without DELTA, the device's choice must equal the CPU's field for
+// field (model, width, Base, runs, Theta bits, bounds, cost). This is what lets a GPU-written file
+// be byte-identical to the CPU writer's.
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "codec/encode/model_fit.hpp"
+#include "gpu_encode.hpp"
 #include "gpu_test_util.hpp"
 #include "l3/datagen.hpp"
 
@@ -122,10 +121,10 @@ int CompareFits(const std::vector<T>& values, const std::vector<PartitionSpan>& 
   return mismatches;
 }
 
-FitOptions DeviceOptions(uint32_t values_per_lane, double poly_min_gain) {
+FitOptions DeviceOptions(uint32_t values_per_lane, double poly_min_gain, bool delta = true) {
   FitOptions o;
   o.values_per_lane = values_per_lane;
-  o.enable_delta = false;
+  o.enable_delta = delta;
   o.minimax_lines = false;
   o.poly_min_gain = poly_min_gain;
   return o;
@@ -183,16 +182,19 @@ void CheckType(uint64_t seed) {
     const std::vector<PartitionSpan> spans = SpansOver(v.size(), seed + shape);
     for (uint32_t V : {64u, 8u, 1u}) {
       for (double gain : {0.05, 0.0}) {
-        CAPTURE(shape);
-        CAPTURE(V);
-        CAPTURE(gain);
-        CHECK(CompareFits(v, spans, DeviceOptions(V, gain), models) == 0);
+        for (bool delta : {true, false}) {
+          CAPTURE(shape);
+          CAPTURE(V);
+          CAPTURE(gain);
+          CAPTURE(delta);
+          CHECK(CompareFits(v, spans, DeviceOptions(V, gain, delta), models) == 0);
+        }
       }
     }
   }
-  MESSAGE("models chosen (CONSTANT, FOR, LINEAR, POLY2, POLY3, -, RUNS_EF): "
+  MESSAGE("models chosen (CONSTANT, FOR, LINEAR, POLY2, POLY3, DELTA, RUNS_EF): "
           << models[0] << " " << models[1] << " " << models[2] << " " << models[3] << " "
-          << models[4] << " - " << models[6]);
+          << models[4] << " " << models[5] << " " << models[6]);
 }
 
 }  // namespace
@@ -239,7 +241,7 @@ TEST_CASE("the device fit refuses what it cannot fit yet, and bad spans") {
         .code();
   };
   CHECK(fit({0, 100}, DeviceOptions(64, 0.05)) == StatusCode::kOk);
-  CHECK(fit({0, 100}, FitOptions{}) == StatusCode::kUnsupportedFeature);  // DELTA on
+  CHECK(fit({0, 100}, FitOptions{}) == StatusCode::kUnsupportedFeature);  // minimax on
   CHECK(fit({0, 0}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
   CHECK(fit({60, 41}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
   CHECK(fit({0, 100}, DeviceOptions(3, 0.05)) == StatusCode::kInvalidArgument);

@@ -16,7 +16,7 @@ namespace l3::internal {
 
 /// d(x) = (v[x] - v[x-1]) mod 2^N read as an N-bit two's complement number.
 template <typename T>
-inline int64_t SignedDelta(T current, T previous) {
+L3_HD int64_t SignedDelta(T current, T previous) {
   return ValueTraits<T>::Residual(current, static_cast<int64_t>(previous));
 }
 
@@ -41,7 +41,7 @@ struct DeltaChoice {
 
 /// The cheapest Bit_Width for one Delta_Base candidate, from the rows of
 /// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits).
-inline DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n) {
+L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n) {
   uint32_t max_width = 64;
   while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
   const uint32_t row_bits = RunStartBits(n);
@@ -77,8 +77,8 @@ DeltaChoice ChooseDeltaWidth(const T* v, uint32_t n, uint64_t delta_base) {
 /// delta, as a signed number) and exceptions `e`, with its payload size and
 /// cost.
 template <typename T>
-PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaExceptions e,
-                          uint32_t values_per_lane) {
+L3_HD PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaExceptions e,
+                                uint32_t values_per_lane) {
   constexpr uint8_t kDeltaType = static_cast<uint8_t>(Model::kDelta);
   PartitionFit fit;
   fit.num_rows = n;
@@ -320,6 +320,58 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
 }
 
 /// No cost limit for DeltaFit.
+/// The ranks (from the bottom, of the m = n - 1 deltas) whose deltas are
+/// Delta_Base candidates besides the smallest: m / 64, m / 16 and m / 4,
+/// each only where it is not 0.
+L3_HD constexpr uint32_t DeltaRankDivisor(int i) { return i == 0 ? 64u : i == 1 ? 16u : 4u; }
+inline constexpr uint32_t kDeltaRankDivisors[3] = {DeltaRankDivisor(0), DeltaRankDivisor(1),
+                                                   DeltaRankDivisor(2)};
+
+/// The distinct Delta_Base candidates, in the order DeltaFit tries them: the
+/// smallest delta, then the deltas at_rank[i] of the ranks m / divisor_i
+/// that are not 0. Equal candidates give equal choices, and a later one wins
+/// only when strictly cheaper, so only the first of equal ones is kept.
+/// Shared with the CUDA writer.
+struct DeltaBases {
+  int64_t value[4] = {0, 0, 0, 0};
+  int count = 0;
+};
+
+L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[3], uint32_t m) {
+  int64_t candidates[4] = {min_delta, 0, 0, 0};
+  int num_candidates = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (m / DeltaRankDivisor(i) != 0) candidates[num_candidates++] = at_rank[i];
+  }
+  DeltaBases bases;
+  for (int i = 0; i < num_candidates; ++i) {
+    bool seen = false;
+    for (int j = 0; j < bases.count; ++j) seen = seen || bases.value[j] == candidates[i];
+    if (!seen) bases.value[bases.count++] = candidates[i];
+  }
+  return bases;
+}
+
+/// The DELTA fit from the width counts of each distinct base
+/// (rows_of_width[j] for bases.value[j]): the base whose best Bit_Width
+/// needs the fewest payload words, the first on ties. Shared with the CUDA
+/// writer.
+template <typename T>
+L3_HD PartitionFit BestDeltaFit(uint32_t n, uint32_t values_per_lane, const DeltaBases& bases,
+                                const uint64_t (*rows_of_width)[65]) {
+  DeltaChoice best;
+  int64_t lo = 0;
+  for (int j = 0; j < bases.count; ++j) {
+    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
+    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
+      best = c;
+      lo = bases.value[j];
+    }
+  }
+  const DeltaExceptions e{best.exceptions, best.exceptions == 0 ? 0u : best.max_width - best.width};
+  return MakeDeltaFit<T>(n, best.width, lo, e, values_per_lane);
+}
+
 inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
 
 /// DeltaFit, or, when DeltaCostLowerBound shows that no DELTA fit can cost
@@ -329,13 +381,7 @@ template <typename T>
 PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
                       uint64_t cost_limit = kNoDeltaCostLimit) {
   using U = typename ValueTraits<T>::Unsigned;
-  int64_t candidates[4] = {0, 0, 0, 0};
-  int num_candidates = 1;
-  DeltaChoice best;
-  int64_t lo = 0;
-  if (n <= 1) {
-    best = ChooseDeltaWidth(v, n, 0);
-  } else {
+  if (n > 1) {
     thread_local std::vector<int64_t> deltas;
     deltas.resize(n - 1);
     int64_t min_delta = SignedDelta(v[1], v[0]);
@@ -361,47 +407,26 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
       return hopeless;
     }
     const uint32_t m = n - 1;
-    candidates[0] = min_delta;
-    // The widths of u(x) for candidate 0 (the smallest delta) first: where
-    // no u(x) wraps modulo 2^N they are the bit lengths of d - min_delta,
-    // which DeltaRanks uses.
+    // The widths of u(x) for the smallest delta first: where no u(x) wraps
+    // modulo 2^N they are the bit lengths of d - min_delta, which DeltaRanks
+    // uses.
     uint64_t rows_of_width[4][65] = {};
-    const U base0 = static_cast<U>(min_delta);
-    CountDeltaWidths<U>(deltas, base0, rows_of_width[0]);
+    CountDeltaWidths<U>(deltas, static_cast<U>(min_delta), rows_of_width[0]);
     const bool no_wrap = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta) <=
                          static_cast<uint64_t>(static_cast<U>(~U{0}));
     int64_t at_rank[3] = {0, 0, 0};
-    const uint32_t divisors[3] = {64u, 16u, 4u};
-    DeltaRanks(deltas, min_delta, no_wrap ? rows_of_width[0] : nullptr, divisors, at_rank);
-    for (int i = 0; i < 3; ++i) {
-      if (m / divisors[i] != 0) candidates[num_candidates++] = at_rank[i];
+    DeltaRanks(deltas, min_delta, no_wrap ? rows_of_width[0] : nullptr, kDeltaRankDivisors,
+               at_rank);
+    const DeltaBases bases = DistinctDeltaBases(min_delta, at_rank, m);
+    U others[3] = {};
+    for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
+    if (bases.count > 1) {
+      CountDeltaWidthsOfBases<U>(deltas, others, bases.count - 1, rows_of_width + 1);
     }
-    // Equal candidates give equal choices, and a later one wins only when
-    // strictly cheaper: only the first of equal candidates is counted.
-    int distinct[4] = {0, 0, 0, 0};
-    int num_distinct = 0;
-    for (int i = 0; i < num_candidates; ++i) {
-      bool seen = false;
-      for (int j = 0; j < num_distinct; ++j) seen = seen || candidates[distinct[j]] == candidates[i];
-      if (!seen) distinct[num_distinct++] = i;
-    }
-    // The widths of u(x) for the other candidates (distinct[0] is
-    // candidate 0, counted above).
-    U bases[4] = {};
-    for (int j = 0; j < num_distinct; ++j) bases[j] = static_cast<U>(candidates[distinct[j]]);
-    if (num_distinct > 1) {
-      CountDeltaWidthsOfBases<U>(deltas, bases + 1, num_distinct - 1, rows_of_width + 1);
-    }
-    for (int j = 0; j < num_distinct; ++j) {
-      const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
-      if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
-        best = c;
-        lo = candidates[distinct[j]];
-      }
-    }
+    return BestDeltaFit<T>(n, values_per_lane, bases, rows_of_width);
   }
-  const DeltaExceptions e{best.exceptions, best.exceptions == 0 ? 0u : best.max_width - best.width};
-  return MakeDeltaFit<T>(n, best.width, lo, e, values_per_lane);
+  const DeltaChoice single = ChooseDeltaWidth(v, n, 0);
+  return MakeDeltaFit<T>(n, single.width, 0, DeltaExceptions{0, 0}, values_per_lane);
 }
 
 /// DELTA of values[0, n) with no exceptions: Delta_Base the smallest delta

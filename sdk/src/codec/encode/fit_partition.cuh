@@ -9,13 +9,15 @@
 // any order. The exact residual scan runs the canonical predictor (spec §8.4)
 // on lane L of every tile, as the decoder does.
 //
-// Not on the device yet: the DELTA fit and the minimax line. Callers must
-// turn FitOptions::enable_delta and minimax_lines off (FitPartitions checks).
+// The DELTA fit is delta/delta_fit.cuh's. Not on the device yet: the minimax
+// line; callers must turn FitOptions::minimax_lines off (FitPartitions
+// checks).
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 
+#include "codec/delta/delta_fit.cuh"
 #include "codec/encode/fit_arith.hpp"
 #include "codec/encode/fit_choice.hpp"
 #include "codec/encode/model_fit.hpp"
@@ -86,10 +88,14 @@ struct WarpPasses {
   uint32_t values_per_lane;
   uint32_t lane;
 
+  /// kDeltaFitScratchWords words of shared memory owned by this warp (null
+  /// where the options have no DELTA).
+  uint32_t* scratch;
+
+  // DeltaFit's cost limit only skips fits that cannot win; the device always
+  // fits, with the same result.
   __device__ PartitionFit Delta(uint64_t) {
-    PartitionFit none;  // never chosen: FitPartitions rejects enable_delta
-    none.cost_bytes = UINT64_MAX;
-    return none;
+    return WarpDeltaFit(v, n, values_per_lane, lane, scratch);
   }
 
   __device__ Candidate Minimax(const Summary<T>&) {
@@ -161,8 +167,20 @@ struct WarpPasses {
   }
 };
 
+/// Shared memory a block of `threads` threads of the fitting kernels needs.
+inline constexpr size_t FitSharedBytes(int threads) {
+  return static_cast<size_t>(threads / 32) * kDeltaFitScratchWords * sizeof(uint32_t);
+}
+
+/// This warp's scratch in the block's dynamic shared memory.
+__device__ __forceinline__ uint32_t* WarpScratch() {
+  extern __shared__ uint32_t fit_scratch[];
+  return fit_scratch + (threadIdx.x / 32) * kDeltaFitScratchWords;
+}
+
 /// Fits spans[i] into fits[i], one warp per span (blockDim.x a multiple of
-/// 32); spans must lie inside the column and have num_rows >= 1.
+/// 32, FitSharedBytes(blockDim.x) bytes of dynamic shared memory); spans must
+/// lie inside the column and have num_rows >= 1.
 template <typename T>
 __global__ void FitPartitionsKernel(const T* __restrict__ values,
                                     const PartitionSpan* __restrict__ spans, uint64_t count,
@@ -173,7 +191,7 @@ __global__ void FitPartitionsKernel(const T* __restrict__ values,
     const PartitionSpan span = spans[i];
     const T* v = values + span.first_row;
     const Summary<T> summary = WarpSummarize(v, span.num_rows, lane);
-    WarpPasses<T> passes{v, span.num_rows, options.values_per_lane, lane};
+    WarpPasses<T> passes{v, span.num_rows, options.values_per_lane, lane, WarpScratch()};
     const PartitionFit fit = ChooseModel(passes, summary, span.num_rows, options);
     if (lane == 0) fits[i] = fit;
   }

@@ -41,14 +41,15 @@ __global__ void AnalysisWidthKernel(const T* __restrict__ values, uint64_t n, ui
     const uint64_t first = b * block_rows;
     const auto rows = static_cast<uint32_t>(n - first < block_rows ? n - first : block_rows);
     const T* v = values + first;
-    WarpPasses<T> passes{v, rows, 64, lane};
+    WarpPasses<T> passes{v, rows, 64, lane, nullptr};
     const uint32_t bits = AnalysisWidthOf(passes, WarpSummarize(v, rows, lane), rows, use_linear);
     if (lane == 0) block_bits[b] = static_cast<uint8_t>(bits);
   }
 }
 
 /// Step 4 (without halving): node i is the initial partition
-/// [starts[i], starts[i + 1]) (the last one ends at n), fitted.
+/// [starts[i], starts[i + 1]) (the last one ends at n), fitted. This and
+/// MergePairsKernel take FitSharedBytes(blockDim.x) of dynamic shared memory.
 template <typename T>
 __global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
                                    const uint64_t* __restrict__ starts, uint64_t count,
@@ -59,7 +60,7 @@ __global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
     const uint64_t first = starts[i];
     const auto rows = static_cast<uint32_t>((i + 1 < count ? starts[i + 1] : n) - first);
     const T* v = values + first;
-    WarpPasses<T> passes{v, rows, options.values_per_lane, lane};
+    WarpPasses<T> passes{v, rows, options.values_per_lane, lane, WarpScratch()};
     const PartitionFit fit = ChooseModel(passes, WarpSummarize(v, rows, lane), rows, options);
     if (lane == 0) nodes[i] = DeviceNode{first, i, kNoNodeId, fit};
   }
@@ -89,7 +90,7 @@ __global__ void MergePairsKernel(const T* __restrict__ values, const DeviceNode*
       } else if (rows <= max_rows) {
         const T* v = values + a.first_row;
         const auto n = static_cast<uint32_t>(rows);
-        WarpPasses<T> passes{v, n, options.values_per_lane, lane};
+        WarpPasses<T> passes{v, n, options.values_per_lane, lane, WarpScratch()};
         fit = ChooseModel(passes, WarpSummarize(v, n, lane), n, options);
         verdict =
             UnionSaves(fit, a.fit, b.fit, keep) ? MergeVerdict::kMerged : MergeVerdict::kRejected;

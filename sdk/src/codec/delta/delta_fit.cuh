@@ -1,0 +1,125 @@
+// DELTA (spec §8.9), the CUDA writer's fit: one warp computes DeltaFit's
+// result (delta_encode.hpp, the CPU half) for one partition in device memory.
+//
+// The choice itself is shared (DistinctDeltaBases, BestDeltaFit); the warp
+// supplies its inputs: the smallest delta, the deltas at the ranks
+// m / 64, m / 16 and m / 4 (a radix select, eight bits a pass, over
+// key = d - smallest delta), and the width counts of every distinct base.
+// DeltaFit's lower bound only skips fits that cannot win, so the device
+// always fits and the choice is the same.
+#pragma once
+
+#include <cstdint>
+
+#include "codec/delta/delta_encode.hpp"
+#include "codec/encode/value_traits.hpp"
+#include "common/bits.hpp"
+
+namespace l3::internal {
+
+/// Shared-memory words (uint32) one warp's DELTA fit needs: a 256-bin
+/// histogram, then 4 x 65 uint64 width counts (8-byte aligned).
+inline constexpr uint32_t kDeltaFitScratchWords = 256 + 2 * 4 * 65;
+
+namespace delta_fit_detail {
+
+inline constexpr unsigned kAllLanes = 0xffffffffu;
+
+template <typename V>
+__device__ __forceinline__ V WarpReduceMin(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(kAllLanes, a, offset);
+    a = b < a ? b : a;
+  }
+  return a;
+}
+
+template <typename V>
+__device__ __forceinline__ V WarpReduceMax(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(kAllLanes, a, offset);
+    a = b > a ? b : a;
+  }
+  return a;
+}
+
+/// The delta of rank `rank` (0-based, ascending) among d(1..n-1), given the
+/// smallest delta `lo` and bitlen(largest - lo) = `key_bits`.
+template <typename T>
+__device__ int64_t WarpSelectDelta(const T* v, uint32_t n, uint32_t lane, int64_t lo,
+                                   uint32_t key_bits, uint64_t rank, uint32_t* histogram) {
+  uint64_t prefix = 0;
+  for (int shift = key_bits == 0 ? -8 : static_cast<int>((key_bits - 1) / 8 * 8); shift >= 0;
+       shift -= 8) {
+    for (int i = static_cast<int>(lane); i < 256; i += 32) histogram[i] = 0;
+    __syncwarp();
+    const int high = shift + 8;  // the digits above this one must equal prefix's
+    for (uint32_t x = lane + 1; x < n; x += 32) {
+      const uint64_t key =
+          static_cast<uint64_t>(SignedDelta(v[x], v[x - 1])) - static_cast<uint64_t>(lo);
+      if (high >= 64 || (key >> high) == (prefix >> high)) {
+        atomicAdd(&histogram[(key >> shift) & 255], 1u);
+      }
+    }
+    __syncwarp();
+    uint32_t digit = 0;
+    uint64_t below = 0;
+    if (lane == 0) {
+      while (below + histogram[digit] <= rank) below += histogram[digit++];
+    }
+    digit = __shfl_sync(kAllLanes, digit, 0);
+    below = __shfl_sync(kAllLanes, below, 0);
+    rank -= below;
+    prefix |= uint64_t{digit} << shift;
+    __syncwarp();
+  }
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + prefix);
+}
+
+}  // namespace delta_fit_detail
+
+/// DeltaFit(v, n, values_per_lane) computed by one warp (all lanes call it
+/// and get the result). `scratch`: kDeltaFitScratchWords words of shared
+/// memory owned by this warp.
+template <typename T>
+__device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
+                                     uint32_t lane, uint32_t* scratch) {
+  using namespace delta_fit_detail;
+  using U = typename ValueTraits<T>::Unsigned;
+  if (n <= 1) return MakeDeltaFit<T>(n, 0, 0, DeltaExceptions{0, 0}, values_per_lane);
+  const uint32_t m = n - 1;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (uint32_t x = lane + 1; x < n; x += 32) {
+    const int64_t d = SignedDelta(v[x], v[x - 1]);
+    lo = d < lo ? d : lo;
+    hi = d > hi ? d : hi;
+  }
+  lo = WarpReduceMin(lo);
+  hi = WarpReduceMax(hi);
+  const uint32_t key_bits = BitLength(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+  int64_t at_rank[3] = {0, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t rank = m / DeltaRankDivisor(i);
+    if (rank != 0) at_rank[i] = WarpSelectDelta(v, n, lane, lo, key_bits, rank, scratch);
+  }
+  const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
+
+  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 256);
+  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = 0;
+  __syncwarp();
+  U base[4];
+  for (int j = 0; j < 4; ++j) base[j] = static_cast<U>(bases.value[j]);
+  for (uint32_t x = lane + 1; x < n; x += 32) {
+    const U d = static_cast<U>(SignedDelta(v[x], v[x - 1]));
+    for (int j = 0; j < bases.count; ++j) {
+      atomicAdd(&counts[j][BitLength(static_cast<U>(d - base[j]))], 1ull);
+    }
+  }
+  __syncwarp();
+  const PartitionFit fit =
+      BestDeltaFit<T>(n, values_per_lane, bases, reinterpret_cast<const uint64_t(*)[65]>(counts));
+  __syncwarp();  // the scratch is free again for the caller
+  return fit;
+}
+
+}  // namespace l3::internal

@@ -6,8 +6,7 @@
 // device memory (wall time, median of --reps runs after a warm-up; the call
 // synchronises), input GB/s of the CPU PlanPartitions with every hardware
 // thread, and whether the two plans are identical field for field. The
-// options are the hot profile's without what the device does not fit yet
-// (the minimax line). Also measures the device-to-device copy
+// options are the hot profile's. Also measures the device-to-device copy
 // bandwidth of the same bytes, for scale.
 //
 //   l3_gpu_plan_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
@@ -87,8 +86,8 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
   const uint64_t bytes = n * static_cast<uint64_t>(value_bytes);
   l3::internal::EncoderConfig config;
   config.type = type;
-  config.partitioner.minimax_lines = false;
-  config.partitioner.split_min_rows = 0u;
+  config.partitioner.split_min_rows = 0u;        // the hot profile's
+  config.partitioner.runs_ef_min_gain = 1.0 / 32;  // the hot profile's
   config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const l3::internal::PartitionPlanOptions options = l3::internal::PlanOptionsFor(config);
 

@@ -20,9 +20,10 @@ using l3::internal::PartitionSpan;
 
 Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
                      const PartitionSpan* spans, uint64_t count, PartitionSpan* span_scratch,
-                     const FitOptions& options, PartitionFit* fits, cudaStream_t stream) {
-  if (options.minimax_lines) {
-    return Status(StatusCode::kUnsupportedFeature, "the device fit has no minimax line yet");
+                     uint32_t* hull_scratch, const FitOptions& options, PartitionFit* fits,
+                     cudaStream_t stream) {
+  if (options.minimax_lines && hull_scratch == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "the minimax line needs hull scratch");
   }
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {
     return Status(StatusCode::kInvalidArgument,
@@ -38,6 +39,11 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
       return Status(StatusCode::kInvalidArgument,
                     "span " + std::to_string(i) + " is empty or outside the column");
     }
+    if (options.minimax_lines && i > 0 &&
+        s.first_row < spans[i - 1].first_row + spans[i - 1].num_rows) {
+      return Status(StatusCode::kInvalidArgument,
+                    "with the minimax line, spans must be in row order and not overlap");
+    }
   }
   L3_CUDA_RETURN_NOT_OK(
       CudaStatus(cudaMemcpyAsync(span_scratch, spans, count * sizeof(PartitionSpan),
@@ -51,7 +57,7 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
     using T = decltype(zero);
     l3::internal::FitPartitionsKernel<T>
         <<<grid, kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
-            static_cast<const T*>(values), span_scratch, count, options, fits);
+            static_cast<const T*>(values), span_scratch, count, options, hull_scratch, fits);
   });
   if (!launched) {
     return Status(StatusCode::kUnsupportedFeature, "the device fit takes integer columns only");
@@ -144,13 +150,17 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
                  "PlanPartitions: scan size"));
   uint8_t* scan_temp = nullptr;
   L3_CUDA_RETURN_NOT_OK(memory.Allocate(scan_bytes, &scan_temp));
+  // The minimax line's hull stacks: 2 words per row (disjoint partitions use
+  // disjoint words).
+  uint32_t* hulls = nullptr;
+  if (options.minimax_lines) L3_CUDA_RETURN_NOT_OK(memory.Allocate(2 * n, &hulls));
   L3_CUDA_RETURN_NOT_OK(
       CudaStatus(cudaMemcpyAsync(d_starts, starts.data(), count * sizeof(uint64_t),
                                  cudaMemcpyHostToDevice, stream),
                  "PlanPartitions: copy starts"));
   l3::internal::InitialNodesKernel<T>
       <<<WarpGrid(count), kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
-          values, n, d_starts, count, fit_options, nodes);
+          values, n, d_starts, count, fit_options, hulls, nodes);
   L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitialNodesKernel"));
 
   // 5. Odd-even merge rounds.
@@ -163,7 +173,7 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
       const uint64_t pairs = (count - parity) / 2;
       l3::internal::MergePairsKernel<T>
           <<<WarpGrid(pairs), kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
-              values, nodes, pairs, parity, p.max_partition_rows, keep, fit_options, merged,
+              values, nodes, pairs, parity, p.max_partition_rows, keep, fit_options, hulls, merged,
               verdicts, flags);
       L3_CUDA_RETURN_NOT_OK(CheckLaunch("MergePairsKernel"));
       L3_CUDA_RETURN_NOT_OK(
@@ -211,9 +221,9 @@ Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
                       const PartitionPlanOptions& options, std::vector<PlannedPartition>* plan,
                       cudaStream_t stream) {
   const PartitionerOptions& p = options.partitioner;
-  if (options.minimax_lines || options.split_min_rows > 0) {
+  if (options.split_min_rows > 0) {
     return Status(StatusCode::kUnsupportedFeature,
-                  "the device partitioner has no minimax line or halving yet");
+                  "the device partitioner does not halve partitions yet (split_min_rows)");
   }
   L3_CUDA_RETURN_NOT_OK(l3::internal::ValidatePartitionerOptions(p));
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {

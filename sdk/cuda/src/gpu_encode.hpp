@@ -25,11 +25,14 @@ namespace l3::cuda::encode {
 /// least one row); it is copied to `span_scratch`, device memory of
 /// count * sizeof(PartitionSpan) bytes owned by the caller.
 ///
-/// kUnsupportedFeature where `options` asks for what the device does not fit
-/// yet (enable_delta, minimax_lines); kInvalidArgument for bad arguments.
+/// `hull_scratch`: device memory of 2 * num_values words for the minimax
+/// line's hulls (FitOptions::minimax_lines; may be null without it); the
+/// spans must then be in row order and disjoint.
+///
+/// kInvalidArgument for bad arguments.
 Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
                      const l3::internal::PartitionSpan* spans, uint64_t count,
-                     l3::internal::PartitionSpan* span_scratch,
+                     l3::internal::PartitionSpan* span_scratch, uint32_t* hull_scratch,
                      const l3::internal::FitOptions& options, l3::internal::PartitionFit* fits,
                      cudaStream_t stream);
 
@@ -38,11 +41,12 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
 /// delta-bits analysis, the initial fits and the merge rounds run there; the
 /// host cuts the initial partitions from the analysis, a few bytes per 2048
 /// rows, with the CPU's InitialPartitionStarts). Allocates its working
-/// memory (about 250 bytes per initial partition) with cudaMallocAsync on
-/// `stream` and synchronises `stream` before returning.
+/// memory (about 250 bytes per initial partition, and 8 bytes per row with
+/// the minimax line) with cudaMallocAsync on `stream` and synchronises
+/// `stream` before returning.
 ///
 /// kUnsupportedFeature where the options ask for what the device does not
-/// do yet: DELTA partitions, the minimax line, halving (split_min_rows > 0).
+/// do yet: halving (split_min_rows > 0, the archive profile's).
 Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
                       const l3::internal::PartitionPlanOptions& options,
                       std::vector<l3::internal::PlannedPartition>* plan, cudaStream_t stream);

@@ -1,9 +1,9 @@
 // The CUDA writer's partition fit (codec/encode/fit_partition.cuh) against the
 // CPU writer's FitBestModel: for every integer type, generated shapes and the
 // real arrays, partitions of 1 row to 65536 rows, V in {64, 8, 1}, both
-// polynomial gains, with and without DELTA, the device's choice must equal the CPU's field for
-// field (model, width, Base, runs, Theta bits, bounds, cost). This is what lets a GPU-written file
-// be byte-identical to the CPU writer's.
+// polynomial gains, with and without DELTA and the minimax line, the device's choice must equal the
+// CPU's field for field (model, width, Base, runs, Theta bits, bounds, cost). This is what lets a
+// GPU-written file be byte-identical to the CPU writer's.
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
@@ -97,10 +97,11 @@ int CompareFits(const std::vector<T>& values, const std::vector<PartitionSpan>& 
   DeviceBuffer d_values(values.data(), values.size() * sizeof(T));
   DeviceBuffer d_spans(spans.size() * sizeof(PartitionSpan));
   DeviceBuffer d_fits(spans.size() * sizeof(PartitionFit));
-  const Status status =
-      encode::FitPartitions(TypeOf<T>(), d_values.data(), values.size(), spans.data(), spans.size(),
-                            static_cast<PartitionSpan*>(d_spans.data()), options,
-                            static_cast<PartitionFit*>(d_fits.data()), nullptr);
+  DeviceBuffer d_hulls(2 * values.size() * sizeof(uint32_t));
+  const Status status = encode::FitPartitions(
+      TypeOf<T>(), d_values.data(), values.size(), spans.data(), spans.size(),
+      static_cast<PartitionSpan*>(d_spans.data()), static_cast<uint32_t*>(d_hulls.data()), options,
+      static_cast<PartitionFit*>(d_fits.data()), nullptr);
   REQUIRE_MESSAGE(status.ok(), status.ToString());
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   const std::vector<uint8_t> bytes = d_fits.ToHost();
@@ -121,11 +122,12 @@ int CompareFits(const std::vector<T>& values, const std::vector<PartitionSpan>& 
   return mismatches;
 }
 
-FitOptions DeviceOptions(uint32_t values_per_lane, double poly_min_gain, bool delta = true) {
+FitOptions DeviceOptions(uint32_t values_per_lane, double poly_min_gain, bool delta = true,
+                         bool minimax = true) {
   FitOptions o;
   o.values_per_lane = values_per_lane;
   o.enable_delta = delta;
-  o.minimax_lines = false;
+  o.minimax_lines = minimax;
   o.poly_min_gain = poly_min_gain;
   return o;
 }
@@ -187,7 +189,8 @@ void CheckType(uint64_t seed) {
           CAPTURE(V);
           CAPTURE(gain);
           CAPTURE(delta);
-          CHECK(CompareFits(v, spans, DeviceOptions(V, gain, delta), models) == 0);
+          CHECK(CompareFits(v, spans, DeviceOptions(V, gain, delta, true), models) == 0);
+          CHECK(CompareFits(v, spans, DeviceOptions(V, gain, delta, false), models) == 0);
         }
       }
     }
@@ -229,22 +232,27 @@ TEST_CASE("the device fit chooses the CPU writer's model on the real arrays") {
   }
 }
 
-TEST_CASE("the device fit refuses what it cannot fit yet, and bad spans") {
+TEST_CASE("the device fit refuses bad arguments") {
   std::vector<uint32_t> v(100, 7);
   DeviceBuffer d_values(v.data(), v.size() * sizeof(uint32_t));
-  DeviceBuffer d_spans(sizeof(PartitionSpan));
-  DeviceBuffer d_fits(sizeof(PartitionFit));
-  const auto fit = [&](PartitionSpan span, const FitOptions& options) {
-    return encode::FitPartitions(PhysicalType::kUInt32, d_values.data(), v.size(), &span, 1,
-                                 static_cast<PartitionSpan*>(d_spans.data()), options,
-                                 static_cast<PartitionFit*>(d_fits.data()), nullptr)
+  DeviceBuffer d_spans(2 * sizeof(PartitionSpan));
+  DeviceBuffer d_fits(2 * sizeof(PartitionFit));
+  DeviceBuffer d_hulls(2 * v.size() * sizeof(uint32_t));
+  const auto fit = [&](std::vector<PartitionSpan> spans, const FitOptions& options,
+                       bool with_hulls = true) {
+    return encode::FitPartitions(PhysicalType::kUInt32, d_values.data(), v.size(), spans.data(),
+                                 spans.size(), static_cast<PartitionSpan*>(d_spans.data()),
+                                 with_hulls ? static_cast<uint32_t*>(d_hulls.data()) : nullptr,
+                                 options, static_cast<PartitionFit*>(d_fits.data()), nullptr)
         .code();
   };
-  CHECK(fit({0, 100}, DeviceOptions(64, 0.05)) == StatusCode::kOk);
-  CHECK(fit({0, 100}, FitOptions{}) == StatusCode::kUnsupportedFeature);  // minimax on
-  CHECK(fit({0, 0}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
-  CHECK(fit({60, 41}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
-  CHECK(fit({0, 100}, DeviceOptions(3, 0.05)) == StatusCode::kInvalidArgument);
+  CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05)) == StatusCode::kOk);
+  CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05, true, false), false) == StatusCode::kOk);
+  CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05), false) == StatusCode::kInvalidArgument);
+  CHECK(fit({{0, 60}, {50, 50}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
+  CHECK(fit({{0, 0}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
+  CHECK(fit({{60, 41}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
+  CHECK(fit({{0, 100}}, DeviceOptions(3, 0.05)) == StatusCode::kInvalidArgument);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 

@@ -102,6 +102,16 @@ L3_HD PartitionFit RunsEfFit(const Summary<T>& s, uint32_t n) {
   return fit;
 }
 
+/// The minimax line as a LINEAR Candidate, its strip centred on 0.
+L3_HD Candidate CandidateOfLine(const MinimaxLine& line) {
+  Candidate c;
+  c.model_type = kLinearModel;
+  c.theta[0] = line.intercept;
+  c.theta[1] = line.slope;
+  c.error = {DDiv(-line.spread, 2.0), DDiv(line.spread, 2.0)};
+  return c;
+}
+
 /// The exact residual range of a predicted model (spec §8.8 rule 1).
 struct ResidualRange {
   int64_t lo = INT64_MAX;

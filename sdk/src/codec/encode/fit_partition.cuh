@@ -9,9 +9,8 @@
 // any order. The exact residual scan runs the canonical predictor (spec §8.4)
 // on lane L of every tile, as the decoder does.
 //
-// The DELTA fit is delta/delta_fit.cuh's. Not on the device yet: the minimax
-// line; callers must turn FitOptions::minimax_lines off (FitPartitions
-// checks).
+// The DELTA fit is delta/delta_fit.cuh's; the minimax line runs the shared
+// hull steps (minimax_hulls.hpp) on lane 0 over global scratch.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include "codec/delta/delta_fit.cuh"
 #include "codec/encode/fit_arith.hpp"
 #include "codec/encode/fit_choice.hpp"
+#include "codec/encode/minimax_hulls.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "codec/predictor.hpp"
 
@@ -98,10 +98,40 @@ struct WarpPasses {
     return WarpDeltaFit(v, n, values_per_lane, lane, scratch);
   }
 
-  __device__ Candidate Minimax(const Summary<T>&) {
-    Candidate none;  // unreachable: FitPartitions rejects minimax_lines
-    none.error = {0.0, Infinity()};
-    return none;
+  /// 2 * n words of global memory owned by this partition (null where the
+  /// options have no minimax line): the hull stacks.
+  uint32_t* hulls;
+
+  // The minimax line by lane 0 alone (the hull walk is sequential), then
+  // broadcast.
+  __device__ Candidate Minimax(const Summary<T>& s) {
+    MinimaxLine line;
+    if (lane == 0) {
+      const auto min = static_cast<int64_t>(s.min);
+      const auto max = static_cast<int64_t>(s.max);
+      if (n < 2) {
+        line.intercept = FitValue(v[0]);
+      } else if (HullFitsInt64(n, min, max)) {
+        line = HullLine<int64_t>();
+      } else {
+        line = HullLine<__int128>();
+      }
+    }
+    line.intercept = __shfl_sync(kFullWarp, line.intercept, 0);
+    line.slope = __shfl_sync(kFullWarp, line.slope, 0);
+    line.spread = __shfl_sync(kFullWarp, line.spread, 0);
+    return CandidateOfLine(line);
+  }
+
+  template <typename Wide>
+  __device__ MinimaxLine HullLine() {
+    uint32_t* upper = hulls;
+    uint32_t* lower = hulls + n;
+    size_t upper_size = 0, lower_size = 0;
+    HullCandidates<Wide>(v, n, upper, &upper_size, lower, &lower_size);
+    upper_size = ChainUpperHull<Wide>(v, upper, upper_size);
+    lower_size = ChainLowerHull<Wide>(v, lower, lower_size);
+    return WalkHullVertices<Wide>(v, n, upper, upper_size, lower, lower_size);
   }
 
   __device__ GramFit LeastSquares(const GramBasis& b) {
@@ -178,20 +208,30 @@ __device__ __forceinline__ uint32_t* WarpScratch() {
   return fit_scratch + (threadIdx.x / 32) * kDeltaFitScratchWords;
 }
 
+/// The hull scratch of the partition starting at `first_row`: 2 * rows
+/// words at 2 * first_row of a buffer of 2 words per row of the column
+/// (disjoint partitions get disjoint scratch); null stays null.
+__device__ __forceinline__ uint32_t* PartitionHulls(uint32_t* hull_scratch, uint64_t first_row) {
+  return hull_scratch == nullptr ? nullptr : hull_scratch + 2 * first_row;
+}
+
 /// Fits spans[i] into fits[i], one warp per span (blockDim.x a multiple of
 /// 32, FitSharedBytes(blockDim.x) bytes of dynamic shared memory); spans must
-/// lie inside the column and have num_rows >= 1.
+/// lie inside the column, have num_rows >= 1, and not overlap where the
+/// options ask for the minimax line (hull_scratch: 2 words per row).
 template <typename T>
 __global__ void FitPartitionsKernel(const T* __restrict__ values,
                                     const PartitionSpan* __restrict__ spans, uint64_t count,
-                                    FitOptions options, PartitionFit* __restrict__ fits) {
+                                    FitOptions options, uint32_t* hull_scratch,
+                                    PartitionFit* __restrict__ fits) {
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   for (uint64_t i = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
     const PartitionSpan span = spans[i];
     const T* v = values + span.first_row;
     const Summary<T> summary = WarpSummarize(v, span.num_rows, lane);
-    WarpPasses<T> passes{v, span.num_rows, options.values_per_lane, lane, WarpScratch()};
+    WarpPasses<T> passes{v,    span.num_rows, options.values_per_lane,
+                         lane, WarpScratch(), PartitionHulls(hull_scratch, span.first_row)};
     const PartitionFit fit = ChooseModel(passes, summary, span.num_rows, options);
     if (lane == 0) fits[i] = fit;
   }

@@ -251,13 +251,7 @@ Candidate MinimaxCandidate(const T* v, uint32_t n, const Summary<T>& s,
     BuildLineHulls(v, n, min, max, hulls);
   }
   if (sources.out != nullptr) sources.out->valid = true;
-  const MinimaxLine line = FitMinimaxLineOfHulls(v, n, min, max, *hulls);
-  Candidate c;
-  c.model_type = kLinearModel;
-  c.theta[0] = line.intercept;
-  c.theta[1] = line.slope;
-  c.error = {static_cast<double>(-line.spread / 2), static_cast<double>(line.spread / 2)};
-  return c;
+  return CandidateOfLine(FitMinimaxLineOfHulls(v, n, min, max, *hulls));
 }
 
 // ---------------------------------------------------------------------------

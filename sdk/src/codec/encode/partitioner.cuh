@@ -41,7 +41,7 @@ __global__ void AnalysisWidthKernel(const T* __restrict__ values, uint64_t n, ui
     const uint64_t first = b * block_rows;
     const auto rows = static_cast<uint32_t>(n - first < block_rows ? n - first : block_rows);
     const T* v = values + first;
-    WarpPasses<T> passes{v, rows, 64, lane, nullptr};
+    WarpPasses<T> passes{v, rows, 64, lane, nullptr, nullptr};
     const uint32_t bits = AnalysisWidthOf(passes, WarpSummarize(v, rows, lane), rows, use_linear);
     if (lane == 0) block_bits[b] = static_cast<uint8_t>(bits);
   }
@@ -53,14 +53,16 @@ __global__ void AnalysisWidthKernel(const T* __restrict__ values, uint64_t n, ui
 template <typename T>
 __global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
                                    const uint64_t* __restrict__ starts, uint64_t count,
-                                   FitOptions options, DeviceNode* __restrict__ nodes) {
+                                   FitOptions options, uint32_t* hull_scratch,
+                                   DeviceNode* __restrict__ nodes) {
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   for (uint64_t i = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
     const uint64_t first = starts[i];
     const auto rows = static_cast<uint32_t>((i + 1 < count ? starts[i + 1] : n) - first);
     const T* v = values + first;
-    WarpPasses<T> passes{v, rows, options.values_per_lane, lane, WarpScratch()};
+    WarpPasses<T> passes{v,    rows,          options.values_per_lane,
+                         lane, WarpScratch(), PartitionHulls(hull_scratch, first)};
     const PartitionFit fit = ChooseModel(passes, WarpSummarize(v, rows, lane), rows, options);
     if (lane == 0) nodes[i] = DeviceNode{first, i, kNoNodeId, fit};
   }
@@ -71,7 +73,8 @@ __global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
 template <typename T>
 __global__ void MergePairsKernel(const T* __restrict__ values, const DeviceNode* __restrict__ nodes,
                                  uint64_t pairs, uint32_t parity, uint32_t max_rows, double keep,
-                                 FitOptions options, PartitionFit* __restrict__ merged,
+                                 FitOptions options, uint32_t* hull_scratch,
+                                 PartitionFit* __restrict__ merged,
                                  MergeVerdict* __restrict__ verdicts,
                                  uint32_t* __restrict__ merged_flags) {
   const uint32_t lane = threadIdx.x % 32;
@@ -90,7 +93,12 @@ __global__ void MergePairsKernel(const T* __restrict__ values, const DeviceNode*
       } else if (rows <= max_rows) {
         const T* v = values + a.first_row;
         const auto n = static_cast<uint32_t>(rows);
-        WarpPasses<T> passes{v, n, options.values_per_lane, lane, WarpScratch()};
+        WarpPasses<T> passes{v,
+                             n,
+                             options.values_per_lane,
+                             lane,
+                             WarpScratch(),
+                             PartitionHulls(hull_scratch, a.first_row)};
         fit = ChooseModel(passes, WarpSummarize(v, n, lane), n, options);
         verdict =
             UnionSaves(fit, a.fit, b.fit, keep) ? MergeVerdict::kMerged : MergeVerdict::kRejected;

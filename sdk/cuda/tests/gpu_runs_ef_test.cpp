@@ -3,8 +3,9 @@
 // runs, many short ones, every Bit_Width 1..N, u8/u16/u32/u64/i32/i64,
 // partitions of up to 65536 rows, V in {1, 8, 64, 1024}; whole-column
 // decodes (blocks of 4 and 8 warps), ranges that start mid-run and mid-tile,
-// small spans (every tile found by rank), and Take; checked against the runs themselves. A corrupt payload
-// must decode without a fault (run under compute-sanitizer memcheck).
+// small spans (every tile found by rank), and Take; checked against the
+// runs themselves. A corrupt payload must decode without a fault (run under
+// compute-sanitizer memcheck).
 #include <doctest/doctest.h>
 
 #include <algorithm>

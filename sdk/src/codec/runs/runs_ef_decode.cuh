@@ -280,7 +280,8 @@ __device__ __forceinline__ void DecodeRunsEfRows(const KernelChunk& c, const Dev
 }
 
 /// Runs held by the shared stage of one warp per batch of
-/// DecodeRunsEfRowsStaged (their values and the 1 bits of their starts).
+/// DecodeRunsEfRowsStaged (their values and the high parts of their
+/// starts).
 template <typename U>
 inline constexpr uint32_t kRunsEfBatchRuns = sizeof(U) <= 4 ? 512 : 256;
 /// Rows one batch covers at most (its bitmap of run starts).
@@ -335,11 +336,13 @@ __device__ __forceinline__ uint32_t RunsEfHighBits(const RunsEfWarpLayout& g, ui
 ///
 /// The payload is untrusted: H is read only inside its H_n bits, run
 /// indices stay in [0, m] and stage indices in [0, C), and every batch
-/// either moves cur forward or b0 forward (at most R + rows / 32 batches),
+/// moves cur to its row limit or b0 forward by C (at most
+/// R / C + rows / kRunsEfBatchRows + 1 batches),
 /// so corrupt input gives wrong values, never an access outside the
 /// partition or the stage, or an unbounded loop.
 template <typename U, bool kMap>
-__device__ __forceinline__ void DecodeRunsEfRowsStaged(const KernelChunk& c, const DevicePartition& d,
+__device__ __forceinline__ void DecodeRunsEfRowsStaged(const KernelChunk& c,
+                                                       const DevicePartition& d,
                                                        uint64_t base_word, uint64_t runs,
                                                        uint32_t lo, uint32_t hi, int64_t out_lo,
                                                        uint64_t range_len, U* __restrict__ out,

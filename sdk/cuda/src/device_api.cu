@@ -50,7 +50,9 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
       return CudaStatus(error, "cudaFuncSetAttribute (wide tile stage)");
     }
   }
-  if constexpr (kDelta) stage_bytes = size_t{threads / 32} * detail::DeltaStageBytes<U>();
+  if constexpr (kDelta || kRunsEf) {
+    stage_bytes = size_t{threads / 32} * detail::WarpStageBytes<U, kDelta, kRunsEf>();
+  }
   kernel<<<blocks, threads, stage_bytes, stream>>>(args);
   return CheckLaunch("DecodeRowsKernel");
 }

@@ -1,10 +1,11 @@
 // The CUDA decoder of RUNS_EF partitions (spec §8.11) on chunks built here by
 // hand, without the CPU writer: runs of one row (R = n), R = 2, a few long
 // runs, many short ones, every Bit_Width 1..N, u8/u16/u32/u64/i32/i64,
-// partitions of up to 65536 rows, V in {1, 8, 64}; whole-column decodes,
-// ranges that start mid-run and mid-tile, small spans (every tile found by
-// rank), and Take; checked against the runs themselves. A corrupt payload
-// must decode without a fault (run under compute-sanitizer memcheck).
+// partitions of up to 65536 rows, V in {1, 8, 64, 1024}; whole-column
+// decodes (blocks of 4 and 8 warps), ranges that start mid-run and mid-tile,
+// small spans (every tile found by rank), and Take; checked against the
+// runs themselves. A corrupt payload must decode without a fault (run under
+// compute-sanitizer memcheck).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -169,6 +170,10 @@ void CheckChunk(const HandChunk& c, std::mt19937_64& rng) {
   LaunchConfig small;
   small.span_rows = static_cast<uint32_t>(tile_rows);
   CHECK(GpuDecode({d.chunk}, 0, n, small) == Bytes(c, 0, n));
+  // Eight warps a block: each has its own shared stage.
+  LaunchConfig wide;
+  wide.block_threads = 256;
+  CHECK(GpuDecode({d.chunk}, 0, n, wide) == Bytes(c, 0, n));
   // Ranges from mid-tile and mid-run rows, short and long.
   for (int k = 0; k < 12; ++k) {
     uint64_t a = rng() % n;
@@ -197,8 +202,8 @@ TEST_CASE("RUNS_EF partitions of every shape, width and type decode on the GPU")
   std::mt19937_64 rng(41);
   const uint64_t sizes[] = {2, 3, 31, 33, 256, 1000, 2048, 2049, 5000, 65536};
   for (PhysicalType type : kTypes) {
-    uint32_t w = 1;  // every width 1..N in turn, over the three chunks
-    for (uint32_t V : {1u, 8u, 64u}) {
+    uint32_t w = 1;  // every width 1..N in turn, over the chunks
+    for (uint32_t V : {1u, 8u, 64u, 1024u}) {
       CAPTURE(PhysicalTypeName(type));
       CAPTURE(V);
       std::vector<RunsEfPartition> parts;

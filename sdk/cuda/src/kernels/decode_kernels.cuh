@@ -502,7 +502,11 @@ __device__ __forceinline__ void DispatchWidth(const KernelChunk& c, const Staged
   }
 }
 
-template <typename U, int kV, bool kStageWide, bool kDelta, bool kDictionary, bool kRunsEf = false>
+/// kRunsEfStage: `stage` holds RunsEfStageBytes<U>() per warp, and RUNS_EF
+/// tiles decode through it (DecodeRowsKernel); else they use the register
+/// window (the fused table scan).
+template <typename U, int kV, bool kStageWide, bool kDelta, bool kDictionary, bool kRunsEf = false,
+          bool kRunsEfStage = false>
 __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPartition& d,
                                            uint32_t tile, int64_t tile_out, uint64_t range_len,
                                            U* __restrict__ out, uint32_t lane, uint64_t* stage,
@@ -541,7 +545,10 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
       // decoder (DeviceChunk::runs_ef_rows): a call site more in this switch
       // makes the span loop of every other launch spill (ptxas -v), as
       // DELTA's did. Checked by LoadPartition: 2 <= R <= n <= 65536, w >= 1.
-      if constexpr (kRunsEf) {
+      if constexpr (kRunsEf && kRunsEfStage) {
+        DecodeRunsEfTileStaged<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane,
+                                                   stage);
+      } else if constexpr (kRunsEf) {
         DecodeRunsEfTile<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       }
       break;
@@ -554,6 +561,22 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
       break;
   }
 }
+
+/// Dynamic shared memory per warp of a DecodeRowsKernel launch without the
+/// wide-tile stage: DELTA's stage, RUNS_EF's, or the larger of the two.
+template <typename U, bool kDelta, bool kRunsEf>
+__host__ __device__ constexpr uint32_t WarpStageBytes() {
+  const uint32_t delta = kDelta ? DeltaStageBytes<U>() : 0;
+  const uint32_t runs_ef = kRunsEf ? RunsEfStageBytes<U>() : 0;
+  return delta > runs_ef ? delta : runs_ef;
+}
+static_assert(WarpStageBytes<uint8_t, true, true>() % 8 == 0 &&
+                  WarpStageBytes<uint16_t, true, true>() % 8 == 0 &&
+                  WarpStageBytes<uint32_t, true, true>() % 8 == 0 &&
+                  WarpStageBytes<uint64_t, true, true>() % 8 == 0 &&
+                  WarpStageBytes<uint8_t, false, true>() % 8 == 0 &&
+                  WarpStageBytes<uint64_t, false, true>() % 8 == 0,
+              "warp stages are whole 64-bit words");
 
 /// Partitions staged per round (7 KiB of shared memory per block).
 inline constexpr uint32_t kStageBatch = 128;
@@ -570,8 +593,9 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Small partitions thus cost their warp no dependent metadata loads.
 /// Blocks loop over block spans when the grid is smaller (persistent).
 /// kStageWide launches carry StageWordsPerWarp(stage_rows - 2) words of
-/// dynamic shared memory per warp for StageWideTile, kDelta launches
-/// DeltaStageBytes<U>() per warp for DecodeDeltaTile.
+/// dynamic shared memory per warp for StageWideTile, kDelta and kRunsEf
+/// launches WarpStageBytes (per warp) for DecodeDeltaTile and
+/// DecodeRunsEfTileStaged.
 ///
 /// Registers: DELTA launches without a dictionary get 80 per thread (three
 /// 256-thread blocks per SM): their tile decoder spills at 64 and runs 6–50%
@@ -593,11 +617,13 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
   const uint64_t block_rows = uint64_t{blockDim.x / 32} * args.span_rows;
   U* const out = static_cast<U*>(args.out);
   // Dynamic shared memory: the wide-tile stage of kStageWide launches, or
-  // the DELTA stage (DeltaStageBytes per warp) of kDelta launches.
+  // the DELTA and RUNS_EF stages (WarpStageBytes per warp) of kDelta and
+  // kRunsEf launches.
+  constexpr uint32_t kWarpStageWords = WarpStageBytes<U, kDelta, kRunsEf>() / sizeof(uint64_t);
   uint64_t* const warp_stage =
-      kStageWide ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch
-      : kDelta   ? wide_stage + uint64_t{warp} * (DeltaStageBytes<U>() / sizeof(uint64_t))
-                 : nullptr;
+      kStageWide             ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch
+      : kWarpStageWords != 0 ? wide_stage + uint64_t{warp} * kWarpStageWords
+                             : nullptr;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;
@@ -700,7 +726,7 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
             const uint32_t tiles = min((d.rows - 1) / tile_rows + 1, tiles_in_span);
             const int64_t part_out = chunk_out + d.first;
             for (; tile < tiles; ++tile) {
-              DecodeTile<U, kV, kStageWide, kDelta, kDictionary, kRunsEf>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
+              DecodeTile<U, kV, kStageWide, kDelta, kDictionary, kRunsEf, kRunsEf>(c, sp, tile, part_out + int64_t{tile} * tile_rows,
                                             chunk_range, chunk_dst, lane, warp_stage,
                                             args.stage_rows);
             }

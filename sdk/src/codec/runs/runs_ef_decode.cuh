@@ -1,14 +1,17 @@
 // RUNS_EF (spec §8.11), the CUDA half: a warp decodes the rows of one tile
-// (DecodeRunsEfTile), or any row range of a partition (WarpDecodeRunsEfRows,
-// for the PGM lookup's windows), and one thread finds one row by random
-// access (DecodeRunsEfOne). Included by the CUDA backend's
+// (DecodeRunsEfTileStaged in DecodeRowsKernel, through a shared-memory stage
+// per warp: see DecodeRunsEfRowsStaged; DecodeRunsEfTile in the fused table
+// scan), or any row range of a partition (WarpDecodeRunsEfRows, for the PGM
+// lookup's windows), and one thread finds one row by random access
+// (DecodeRunsEfOne). Included by the CUDA backend's
 // decode_kernels.cuh after the run decoder of §8.7 (DecodeRunTile), whose
 // 32-run register window and step (RunWindowValue) it reuses; the CPU half
 // is beside this file, and both follow the same spec text. The bit
 // arithmetic shared with the host (select in a word, the bucket of a high
 // part, random access) is runs_ef_select.hpp.
 //
-// A warp keeps runs b .. b+31 in registers as DecodeRunTile does: lane j
+// The register-window decoder (DecodeRunsEfRows): a warp keeps runs
+// b .. b+31 in registers as DecodeRunTile does: lane j
 // holds the start and value of run b + j and every lane knows window_end,
 // the start of run b + 32. Only how starts are found differs:
 //
@@ -276,6 +279,217 @@ __device__ __forceinline__ void DecodeRunsEfRows(const KernelChunk& c, const Dev
   }
 }
 
+/// Runs held by the shared stage of one warp per batch of
+/// DecodeRunsEfRowsStaged (their values and the high parts of their
+/// starts).
+template <typename U>
+inline constexpr uint32_t kRunsEfBatchRuns = sizeof(U) <= 4 ? 512 : 256;
+/// Rows one batch covers at most (its bitmap of run starts).
+inline constexpr uint32_t kRunsEfBatchRows = 2048;
+
+/// Shared memory of one warp for DecodeRunsEfRowsStaged: the values of a
+/// batch's runs (U), the high parts of their starts (u16: n <= 65536) and
+/// a bitmap of the rows where they start.
+template <typename U>
+__host__ __device__ constexpr uint32_t RunsEfStageBytes() {
+  return kRunsEfBatchRuns<U> * static_cast<uint32_t>(sizeof(U) + sizeof(uint16_t)) +
+         kRunsEfBatchRows / 8;
+}
+
+/// H bits [bit, bit + 32) (any bit position), zero past H_n (no load past it).
+__device__ __forceinline__ uint32_t RunsEfHighBits(const RunsEfWarpLayout& g, uint32_t bit) {
+  if (bit >= g.high_bits) return 0;
+  const uint32_t left = g.high_bits - bit;
+  const uint32_t bits = static_cast<uint32_t>(LoadField(g.words, g.high_bit0 + bit, 32));
+  return left >= 32 ? bits : bits & ((1u << left) - 1);
+}
+
+/// Rows [lo, hi) of a checked RUNS_EF partition `d` by the whole warp, as
+/// DecodeRunsEfRows, through the warp's RunsEfStageBytes<U>() of shared
+/// memory `stage`. Row x goes to out[x - lo + out_lo] when that index is in
+/// [0, range_len); with kMap, a dictionary chunk's code is mapped once per
+/// run instead of once per row.
+///
+/// The rows are decoded in batches. A batch starts at row `cur` in run b0
+/// (start_b0 <= cur) with a cursor into H (a bit position p and the
+/// p_ones >= b0 ones before it; b0 of them in a valid payload, so that
+/// the 1 bit of run b0 + 1 is the first at or after p) and covers at
+/// most kRunsEfBatchRows rows (up to `limit`) and C = kRunsEfBatchRuns
+/// runs:
+///
+/// 1. The 1 bits of runs b0 + 1 .. b0 + C whose high part is at most that
+///    of the batch's last row: each lane reads 32 bits of H (1024 bits a
+///    round), a warp scan of their popcounts gives every 1 bit its run r,
+///    and each lane writes the high parts of its own 1 bits to the stage:
+///    run r's 1 bit at q gives q - (r - 1), the 0 bits before q, which
+///    never decreases along H whatever the payload holds. The runs found
+///    are runs b0 + 1 .. b0 + found, and the walk stops at the first 1 bit
+///    past them.
+/// 2. Lane-parallel over the runs: the values of runs b0 .. b0 + found
+///    (mapped, with kMap) go to the stage, and each found start s that
+///    lies in (cur, limit) sets bit s - cur of the row bitmap. The
+///    batch ends at the start of run b0 + C when all C were found, else at
+///    its row limit.
+/// 3. Steps of 32 rows: the run of row x is b0 plus the found starts at or
+///    before cur plus the bitmap's 1 bits in (cur, x], one shared word and
+///    one popcount per lane; its value is read from the stage.
+///
+/// The payload is untrusted: H is read only inside its H_n bits, run
+/// indices stay in [0, m] and stage indices in [0, C), and every batch
+/// moves cur to its row limit or b0 forward by C (at most
+/// R / C + rows / kRunsEfBatchRows + 1 batches),
+/// so corrupt input gives wrong values, never an access outside the
+/// partition or the stage, or an unbounded loop.
+template <typename U, bool kMap>
+__device__ __forceinline__ void DecodeRunsEfRowsStaged(const KernelChunk& c,
+                                                       const DevicePartition& d,
+                                                       uint64_t base_word, uint64_t runs,
+                                                       uint32_t lo, uint32_t hi, int64_t out_lo,
+                                                       uint64_t range_len, U* __restrict__ out,
+                                                       uint32_t lane, uint64_t* stage) {
+  constexpr uint32_t C = kRunsEfBatchRuns<U>;
+  constexpr uint32_t kPastEnd = 0xFFFFFFFFu;
+  U* const values = reinterpret_cast<U*>(stage);
+  uint16_t* const highs = reinterpret_cast<uint16_t*>(values + C);  // of runs b0 + 1 + k
+  uint32_t* const begins = reinterpret_cast<uint32_t*>(highs + C);
+  const RunsEfWarpLayout g = MakeRunsEfWarpLayout(c, d, runs);
+  const U base = static_cast<U>(base_word);  // spec §8.2 Base
+  // MapCode<kMap> with the dictionary read once (spec §8.10).
+  const U* const dictionary = kMap ? static_cast<const U*>(c.dictionary) : nullptr;
+  const uint32_t entries = kMap ? c.dictionary_entries : 0;
+  auto map = [&](U code) -> U {
+    if (!kMap || dictionary == nullptr) return code;
+    return code < entries ? __ldg(dictionary + code) : U{0};
+  };
+  // The run before the first start of lo's bucket (start_b0 < lo), or run 0.
+  const RunsEfWarpBucket bucket = WarpFindBucket(g, lo >> g.low_bits, lane);
+  uint32_t b0 = min(bucket.starts_below, g.starts);
+  uint32_t p = bucket.first_bit;        // look for run b0 + 1's 1 bit from here
+  uint32_t p_ones = bucket.starts_below;  // 1 bits of H before p
+  for (uint32_t cur = lo; cur < hi;) {
+    const uint32_t limit = min(hi, cur + kRunsEfBatchRows);
+    const uint32_t high_limit = (limit - 1) >> g.low_bits;
+    // 1. The 1 bits of runs b0 + 1 .. b0 + found.
+    uint32_t last = 0;  // the last run whose 1 bit this lane wrote
+    for (uint32_t at = p, ones = p_ones; at < g.high_bits;) {
+      const uint32_t bit0 = at + 32 * lane;
+      uint32_t bits = RunsEfHighBits(g, bit0);
+      const uint32_t count = __popc(bits);
+      const uint32_t through = internal::WarpInclusiveSum(count);
+      uint32_t r = ones + (through - count);  // 1 bits before this lane's bits
+      bool stop = false;
+      while (bits != 0) {
+        const uint32_t q = bit0 + static_cast<uint32_t>(__ffs(static_cast<int>(bits)) - 1);
+        bits &= bits - 1;
+        ++r;  // the r-th 1 bit of H: run r's
+        if (r > g.starts || q - (r - 1) > high_limit || r - b0 > C) {
+          stop = true;
+          break;
+        }
+        // r > b0 (p has at least b0 ones before it); the high part is at
+        // most high_limit < 2^16.
+        highs[r - b0 - 1] = static_cast<uint16_t>(q - (r - 1));
+        last = r;
+      }
+      if (__any_sync(0xFFFFFFFFu, stop)) break;
+      ones += __shfl_sync(0xFFFFFFFFu, through, 31);
+      at += 32 * internal::kLanes;
+    }
+    const uint32_t top = __reduce_max_sync(0xFFFFFFFFu, last);
+    const uint32_t found = top > b0 ? top - b0 : 0;
+    // 2. Values and the bitmap of starts.
+    const uint32_t words = (limit - cur + 31) / 32;
+    for (uint32_t i = lane; i < words; i += internal::kLanes) begins[i] = 0;
+    __syncwarp();
+    uint32_t at_or_before = 0;  // found starts <= cur
+    uint32_t through_limit = 0;  // found starts <= limit
+    uint32_t last_start = kPastEnd;  // start of run b0 + C, when found == C
+    // kAhead runs per lane at a time: their value and low-part loads are in
+    // flight together, then each maps its value (one dictionary load per
+    // run, not per row) and marks its start.
+    constexpr uint32_t kAhead = 4;
+    static_assert(C % (kAhead * internal::kLanes) == 0, "whole rounds of runs");
+    for (uint32_t j0 = 0; j0 <= found && j0 < C; j0 += kAhead * internal::kLanes) {
+      uint64_t field[kAhead];
+      uint32_t low[kAhead];
+#pragma unroll
+      for (uint32_t k = 0; k < kAhead; ++k) {
+        const uint32_t j = j0 + k * internal::kLanes + lane;
+        field[k] = j <= found ? LoadField(g.words, uint64_t{b0 + j} * g.w, g.w) : 0;  // run <= m
+        low[k] = j < found ? g.Low(b0 + 1 + j) : 0;
+      }
+#pragma unroll
+      for (uint32_t k = 0; k < kAhead; ++k) {
+        const uint32_t j = j0 + k * internal::kLanes + lane;  // < C
+        if (j <= found) values[j] = map(static_cast<U>(base + static_cast<U>(field[k])));
+        uint32_t s = kPastEnd;
+        if (j < found) {
+          // "start_i" = (q_i - (i - 1)) * 2^l + low_i, below 2^32 (a high
+          // part below 2^16, l <= 15).
+          s = (uint32_t{highs[j]} << g.low_bits) + low[k];
+          if (s > cur && s < limit) atomicOr(&begins[(s - cur) / 32], 1u << ((s - cur) % 32));
+        }
+        at_or_before += __popc(__ballot_sync(0xFFFFFFFFu, s <= cur));
+        through_limit += __popc(__ballot_sync(0xFFFFFFFFu, s <= limit));
+        if (j0 + (k + 1) * internal::kLanes == C) last_start = __shfl_sync(0xFFFFFFFFu, s, 31);
+      }
+    }
+    // The batch ends at the start of run b0 + C when all C runs were found
+    // and it lies before the limit (then the next batch begins in run
+    // b0 + C), else at the limit (then in the last found run that starts
+    // at or before it: a run that starts at the limit but was not found,
+    // its high part being above high_limit, is found by the next batch).
+    uint32_t batch_end = limit;
+    uint32_t reached = through_limit;  // runs from b0 to the next batch's first
+    if (found == C && last_start < limit) {
+      batch_end = last_start;
+      reached = C;
+    }
+    __syncwarp();
+    // 3. The rows [cur, batch_end): unchecked stores when they all lie in
+    // the output range (the usual case; whole steps without a row check),
+    // else StoreChecked.
+    const uint32_t rows = batch_end > cur ? batch_end - cur : 0;
+    const int64_t first_out = out_lo + static_cast<int64_t>(cur - lo);
+    const uint32_t through_lane = 0xFFFFFFFFu >> (31 - lane);
+    uint32_t run_of = at_or_before;  // runs from b0 to the step's row before lane 0
+    // The value of row cur + off + lane (off: the step's first row).
+    auto step_value = [&](uint32_t off) {
+      const uint32_t word = begins[off / 32];
+      const uint32_t idx = min(run_of + __popc(word & through_lane), C - 1);
+      run_of += __popc(word);
+      return values[idx];
+    };
+    if (first_out >= 0 && static_cast<uint64_t>(first_out) + rows <= range_len) {
+      U* const o = out + first_out + lane;
+      const uint32_t whole = rows & ~(internal::kLanes - 1);
+      uint32_t off = 0;
+      for (; off < whole; off += internal::kLanes) o[off] = step_value(off);
+      if (off < rows) {
+        const U v = step_value(off);
+        if (off + lane < rows) o[off] = v;
+      }
+    } else {
+      for (uint32_t off = 0; off < rows; off += internal::kLanes) {
+        const U v = step_value(off);
+        StoreChecked<false>(c, out, first_out + (off + lane), range_len, off + lane < rows, v);
+      }
+    }
+    if (found > 0) {
+      if (reached < found) {
+        p = highs[reached] + b0 + reached;  // q = high part + (r - 1)
+        p_ones = b0 + reached;
+      } else {
+        p = highs[found - 1] + b0 + found;  // after the 1 bit of run b0 + found
+        p_ones = b0 + found;
+      }
+    }
+    __syncwarp();  // the stage is read before the next batch writes it
+    b0 += reached;
+    cur = max(cur, batch_end);
+  }
+}
+
 /// A RUNS_EF partition's tile (spec §8.11), by the whole warp. Not inlined,
 /// like DecodeRunTile, so that its registers are its own.
 template <typename U, int kV, bool kMap>
@@ -290,6 +504,23 @@ __device__ __noinline__ void DecodeRunsEfTile(const KernelChunk& c, const Staged
   // spec §8.2: Base, "Num_Runs" (checked by LoadPartition); n <= 65536.
   DecodeRunsEfRows<U, kMap>(c, d, sp.params[0], sp.params[1], lo, hi, tile_out, range_len, out,
                             lane);
+}
+
+/// DecodeRunsEfTile through the warp's RunsEfStageBytes<U>() of shared
+/// memory (DecodeRowsKernel's launches with RUNS_EF partitions).
+template <typename U, int kV, bool kMap>
+__device__ __noinline__ void DecodeRunsEfTileStaged(const KernelChunk& c, const StagedPartition& sp,
+                                                    uint32_t tile, int64_t tile_out,
+                                                    uint64_t range_len, U* __restrict__ out,
+                                                    uint32_t lane, uint64_t* stage) {
+  const DevicePartition& d = sp.d;
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint32_t lo = static_cast<uint32_t>(uint64_t{tile} * tile_rows);
+  const uint32_t hi = static_cast<uint32_t>(min(uint64_t{lo} + tile_rows, uint64_t{d.rows}));
+  // spec §8.2: Base, "Num_Runs" (checked by LoadPartition); n <= 65536.
+  DecodeRunsEfRowsStaged<U, kMap>(c, d, sp.params[0], sp.params[1], lo, hi, tile_out, range_len,
+                                  out, lane, stage);
 }
 
 /// Local rows [lo, hi) of a checked RUNS_EF partition by the whole warp into

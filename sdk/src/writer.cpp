@@ -423,6 +423,7 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.compute_bounds = options.write_partition_bounds;
     config.compute_statistics = options.write_statistics;
     config.num_threads = encoder_threads;
+    config.planner = options.partition_planner.get();
     L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
                         internal::BuildChunkPgm(type, values.data(), num_rows, options));
     L3_ASSIGN_OR_RETURN(Candidate chosen, EncodeCandidate(type, values, num_rows, config, options));

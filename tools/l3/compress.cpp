@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#if defined(L3_CLI_HAVE_CUDA)
+#include "l3/cuda.hpp"
+#endif
 #include "common/args.hpp"
 #include "common/csv.hpp"
 #include "common/errors.hpp"
@@ -23,6 +26,20 @@
 namespace l3::cli {
 
 namespace {
+
+// --gpu: the CUDA backend's partition planner where this build has the
+// backend and the machine a GPU; otherwise a note on stderr, and the CPU
+// plans (the bytes are the same either way).
+void UseGpuIfAvailable(WriteOptions* options) {
+#if defined(L3_CLI_HAVE_CUDA)
+  const Status status = cuda::UseGpuPartitioner(options);
+  if (status.ok()) return;
+  std::fprintf(stderr, "l3: --gpu: %s; compressing on the CPU\n", status.ToString().c_str());
+#else
+  (void)options;
+  std::fprintf(stderr, "l3: --gpu: this l3 was built without the CUDA backend; compressing on the CPU\n");
+#endif
+}
 
 // The value of a keyword option: one of `choices`, else a usage error
 // naming them ("--OPT: 'x' is not a, b or c").
@@ -118,6 +135,8 @@ ArgParser MakeParser() {
             "                            not also with long partitions or whole deltas")
       .Option("threads", "N", "encoder threads, 0 = one per core (default 0); never changes\n"
               "                            the bytes written")
+      .Flag("gpu", "plan the partitions of integer chunks on a CUDA GPU (same bytes as on the\n"
+            "                            CPU); without a GPU, says so and compresses on the CPU")
       .Flag("pgm", "store a PGM learned index (spec §11.3) in every chunk; fails on a column\n"
             "                            that is not sorted (non-decreasing)")
       .Flag("pgm-sorted", "store a PGM index in every chunk that is sorted; skip the others")
@@ -223,6 +242,7 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
   if (args.Has("threads")) {
     o.num_threads = static_cast<int>(ParseUnsigned(args.Get("threads"), "--threads", 0, 4096));
   }
+  if (args.Has("gpu")) UseGpuIfAvailable(&o);
   if (args.Has("float-encoding")) {
     o.float_encoding = ParseChoice<FloatEncoding>(
         "--float-encoding", args.Get("float-encoding"),

@@ -2,6 +2,7 @@
 // their CPU halves in sdk/src/codec/encode/.
 #include <algorithm>
 #include <cub/device/device_scan.cuh>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -243,3 +244,66 @@ Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
 }
 
 }  // namespace l3::cuda::encode
+
+namespace l3::cuda {
+namespace {
+
+using l3::internal::PartitionPlanOptions;
+using l3::internal::PlannedPartition;
+
+// The CUDA backend's PartitionPlanner: each call copies the chunk's values to
+// the device on a stream of its own and plans there (thread-safe).
+class GpuPartitionPlanner final : public l3::internal::PartitionPlanner {
+ public:
+  explicit GpuPartitionPlanner(int device) : device_(device) {}
+
+  Status Plan(PhysicalType type, const void* values, uint64_t n,
+              const PartitionPlanOptions& options,
+              std::vector<PlannedPartition>* plan) const override {
+    if (options.split_min_rows > 0) {
+      return Status(StatusCode::kUnsupportedFeature, "halving is planned on the CPU");
+    }
+    const int bytes_per_value = PhysicalTypeBytes(type);
+    if (!PhysicalTypeIsInteger(type) || values == nullptr || plan == nullptr) {
+      return Status(StatusCode::kInvalidArgument, "integer values expected");
+    }
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaSetDevice(device_), "cudaSetDevice"));
+    cudaStream_t stream = nullptr;
+    L3_CUDA_RETURN_NOT_OK(
+        CudaStatus(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"));
+    const size_t bytes = n * static_cast<size_t>(bytes_per_value);
+    void* d_values = nullptr;
+    Status status = CudaStatus(cudaMallocAsync(&d_values, bytes, stream), "cudaMallocAsync");
+    if (status.ok()) {
+      status = CudaStatus(cudaMemcpyAsync(d_values, values, bytes, cudaMemcpyHostToDevice, stream),
+                          "copy values");
+    }
+    if (status.ok()) status = encode::PlanPartitions(type, d_values, n, options, plan, stream);
+    if (d_values != nullptr) cudaFreeAsync(d_values, stream);
+    const Status synced = CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    cudaStreamDestroy(stream);
+    return status.ok() ? synced : status;
+  }
+
+ private:
+  int device_;
+};
+
+}  // namespace
+
+Status UseGpuPartitioner(WriteOptions* options, int device) {
+  if (options == nullptr) return Status(StatusCode::kInvalidArgument, "options is null");
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the error state
+    return Status(StatusCode::kDeviceError, "no CUDA device");
+  }
+  if (device < 0 || device >= count) {
+    return Status(StatusCode::kInvalidArgument,
+                  "device " + std::to_string(device) + " of " + std::to_string(count));
+  }
+  options->partition_planner = std::make_shared<GpuPartitionPlanner>(device);
+  return Status::OK();
+}
+
+}  // namespace l3::cuda

@@ -37,6 +37,15 @@ namespace l3::cuda {
 /// True when at least one CUDA device can be used.
 bool DeviceAvailable() noexcept;
 
+/// The GPU writer, first part: sets options->partition_planner so that a
+/// Writer plans the partitions of its integer chunks (the delta-bits
+/// analysis, every model fit, the merge rounds) on CUDA device `device`,
+/// with the CPU partitioner's result bit for bit (spec §14.1): the file's
+/// bytes do not change. The archive profile's halving of partitions is
+/// still planned on the CPU, as are float columns; segments are still
+/// packed on the CPU. kDeviceError without a CUDA device.
+Status UseGpuPartitioner(WriteOptions* options, int device = 0);
+
 /// One column chunk whose decoded segments lie in device memory.
 ///
 /// Obtain it from MakeDeviceChunk or UploadColumn; the fields are public so

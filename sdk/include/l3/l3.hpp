@@ -200,6 +200,10 @@ enum class DistinctSketchMode : uint8_t {
   kAlways = 2,  ///< every integer chunk, for engines that merge across files
 };
 
+namespace internal {
+class PartitionPlanner;
+}  // namespace internal
+
 struct WriteOptions {
   /// Rows per column chunk (the unit of streaming and of GPU residency).
   uint64_t chunk_rows = uint64_t{1} << 26;
@@ -243,6 +247,11 @@ struct WriteOptions {
   /// Worker threads for encoding; 0 = one per hardware thread. The bytes
   /// written never depend on this.
   int num_threads = 0;
+  /// Where the partitions of integer chunks are planned: null, the default,
+  /// on the CPU; l3::cuda::UseGpuPartitioner sets the CUDA backend's planner,
+  /// which plans on a GPU with the same result (the file's bytes do not
+  /// change), and leaves to the CPU what it cannot plan.
+  std::shared_ptr<const internal::PartitionPlanner> partition_planner;
   /// Application key/value pairs stored in the footer.
   std::vector<std::pair<std::string, std::string>> metadata;
   /// The newest format minor version the file may need (spec §4.1): 0 writes

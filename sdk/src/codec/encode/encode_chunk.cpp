@@ -135,7 +135,14 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
 
 template <typename T>
 Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& config) {
-  return Assemble(v, n, config, PlanPartitions(v, n, PlanOptionsFor(config)));
+  const PartitionPlanOptions options = PlanOptionsFor(config);
+  if (config.planner != nullptr) {
+    std::vector<PlannedPartition> plan;
+    const Status status = config.planner->Plan(config.type, v, n, options, &plan);
+    if (status.ok()) return Assemble(v, n, config, plan);
+    if (status.code() != StatusCode::kUnsupportedFeature) return status;
+  }
+  return Assemble(v, n, config, PlanPartitions(v, n, options));
 }
 
 template <typename T>

@@ -19,6 +19,9 @@ struct EncoderConfig {
   bool compute_bounds = true;
   bool compute_statistics = true;
   int num_threads = 1;  ///< >= 1; output must not depend on it
+  /// Plans the partitions instead of PlanPartitions when set (not owned;
+  /// same result, see PartitionPlanner).
+  const PartitionPlanner* planner = nullptr;
 };
 
 /// Chunk statistics as stored in the footer (spec §7.6).

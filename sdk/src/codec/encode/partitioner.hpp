@@ -26,6 +26,20 @@ struct PartitionPlanOptions {
   int num_threads = 1;
 };
 
+/// Plans a chunk's partitions somewhere other than in PlanPartitions (the
+/// CUDA backend's planner, l3::cuda::UseGpuPartitioner), with PlanPartitions'
+/// result. Called from the writer's worker threads: must be thread-safe.
+class PartitionPlanner {
+ public:
+  virtual ~PartitionPlanner() = default;
+  /// PlanPartitions(values, n, options) for `n` values of `type` in host
+  /// memory. kUnsupportedFeature where it cannot plan with these options
+  /// (the encoder then plans on the CPU); any other error fails the write.
+  virtual Status Plan(PhysicalType type, const void* values, uint64_t n,
+                      const PartitionPlanOptions& options,
+                      std::vector<PlannedPartition>* plan) const = 0;
+};
+
 /// kInvalidArgument for option values that make no sense (zero sizes,
 /// fractions outside [0, 1)).
 Status ValidatePartitionerOptions(const PartitionerOptions& options);

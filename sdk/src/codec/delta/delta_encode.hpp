@@ -260,32 +260,34 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
 /// L = R - (z + 2) 2^s (0 when that is negative), and hw >= bitlen(L >> w).
 /// The bound is the least cost over w of
 /// n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >> w))) bits.
-inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
-                                    int64_t max_delta, uint32_t n, uint32_t values_per_lane) {
-  const uint64_t m = deltas.size();
+/// The bucket shift s of DeltaCostLowerBound: buckets of 2^s values from
+/// min_delta, at most 64 of them.
+L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
+  const uint32_t range_bits =
+      BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
+  return range_bits > 6 ? range_bits - 6 : 0;
+}
+
+/// DeltaCostLowerBound from the deltas' bucket counts (counts[k] = the
+/// deltas d with (d - min_delta) >> DeltaBoundShift = k). Shared with the
+/// CUDA writer.
+L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
+                                            int64_t max_delta, uint32_t n,
+                                            uint32_t values_per_lane) {
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
-  const uint32_t range_bits = BitLength(range);
-  const uint32_t s = range_bits > 6 ? range_bits - 6 : 0;
+  const uint32_t s = DeltaBoundShift(min_delta, max_delta);
   const uint32_t num_buckets = static_cast<uint32_t>(range >> s) + 1;  // <= 64
-  uint32_t counts[2][64] = {};
-  const int64_t* all = deltas.data();
-  uint64_t i = 0;
-  for (; i + 2 <= m; i += 2) {
-    ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
-    ++counts[1][(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
-  }
-  for (; i < m; ++i) ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
   uint64_t bucket_rows[128];  // two rounds, for cyclic windows
   uint64_t empty_run = 0, longest_empty_run = 0;
   for (uint32_t k = 0; k < num_buckets; ++k) {
-    bucket_rows[k] = bucket_rows[k + num_buckets] = uint64_t{counts[0][k]} + counts[1][k];
+    bucket_rows[k] = bucket_rows[k + num_buckets] = counts[k];
     empty_run = bucket_rows[k] == 0 ? empty_run + 1 : 0;
-    longest_empty_run = std::max(longest_empty_run, empty_run);
+    longest_empty_run = longest_empty_run > empty_run ? longest_empty_run : empty_run;
   }
   const uint64_t widest_gap = (longest_empty_run + 2) << s;  // > every gap inside
   const uint64_t largest_offset = range > widest_gap ? range - widest_gap : 0;
-  // W(t): the most rows in t cyclically consecutive buckets.
+  // The most deltas in t cyclically consecutive buckets.
   const auto most_in_window = [&](uint32_t t) -> uint64_t {
     if (t >= num_buckets) return m;
     uint64_t sum = 0;
@@ -294,7 +296,7 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
     for (uint32_t k = 0; k + 1 < num_buckets; ++k) {
       sum += bucket_rows[k + t];
       sum -= bucket_rows[k];
-      most = std::max(most, sum);
+      most = most > sum ? most : sum;
     }
     return most;
   };
@@ -304,22 +306,56 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
     return PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
   };
   uint64_t lowest = ~uint64_t{0};
-  // Every w < s gives t = 4; of those, w = 0 costs least.
+  // Widths below s cannot do better than width 0 with windows of 4 buckets;
+  // then every width from s up, until a width fits all deltas.
   for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
     const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
     const uint64_t fitting = most_in_window(t);
     const uint64_t exceptions = m > fitting ? m - fitting : 0;
     const uint32_t width = w < s ? 0 : w;
-    const uint32_t high_bits =
-        std::max<uint32_t>(1, width >= 64 ? 0 : BitLength(largest_offset >> width));
+    const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
+    const uint32_t high_bits = high > 1 ? high : 1;
     const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
-    lowest = std::min(lowest, cost_of_bits(bits));
+    const uint64_t cost = cost_of_bits(bits);
+    lowest = cost < lowest ? cost : lowest;
     if (exceptions == 0) break;  // wider w only cost more
   }
   return lowest;
 }
 
-/// No cost limit for DeltaFit.
+inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
+                                    int64_t max_delta, uint32_t n, uint32_t values_per_lane) {
+  const uint64_t m = deltas.size();
+  const uint64_t floor = static_cast<uint64_t>(min_delta);
+  const uint32_t s = DeltaBoundShift(min_delta, max_delta);
+  uint32_t counts[2][64] = {};
+  const int64_t* all = deltas.data();
+  uint64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
+    ++counts[1][(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
+  }
+  for (; i < m; ++i) ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
+  for (int k = 0; k < 64; ++k) counts[0][k] += counts[1][k];
+  return DeltaCostLowerBoundOfBuckets(counts[0], m, min_delta, max_delta, n, values_per_lane);
+}
+
+/// DeltaFit gives up (cost ~0) without fitting where no DELTA fit can cost
+/// less than `cost_limit`: when Delta_Base = the smallest delta and the
+/// width of the range already cost at least the limit, and the bound does
+/// too. Shared with the CUDA writer; `lower_bound` is called only when
+/// needed.
+template <typename LowerBound>
+L3_HD bool DeltaHopeless(int64_t min_delta, int64_t max_delta, uint32_t n,
+                         uint32_t values_per_lane, uint64_t cost_limit, LowerBound&& lower_bound) {
+  const uint32_t whole_width =
+      BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
+  const uint64_t whole_cost =
+      PartitionCost(static_cast<uint8_t>(Model::kDelta), whole_width,
+                    DeltaPayloadWords(n, whole_width, values_per_lane, DeltaExceptions{0, 0}));
+  return cost_limit != ~uint64_t{0} && whole_cost >= cost_limit && lower_bound() >= cost_limit;
+}
+
 /// The ranks (from the bottom, of the m = n - 1 deltas) whose deltas are
 /// Delta_Base candidates besides the smallest: m / 64, m / 16 and m / 4,
 /// each only where it is not 0.
@@ -395,13 +431,9 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
     // With Delta_Base the smallest delta, Bit_Width bitlen(R) holds every
     // row: when that already costs less than the limit, the bound cannot
     // rule DELTA out and is not worth its pass.
-    const uint32_t whole_width =
-        BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
-    const uint64_t whole_cost = PartitionCost(
-        static_cast<uint8_t>(Model::kDelta), whole_width,
-        DeltaPayloadWords(n, whole_width, values_per_lane, DeltaExceptions{0, 0}));
-    if (cost_limit != kNoDeltaCostLimit && whole_cost >= cost_limit &&
-        DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane) >= cost_limit) {
+    if (DeltaHopeless(min_delta, max_delta, n, values_per_lane, cost_limit, [&] {
+          return DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane);
+        })) {
       PartitionFit hopeless;
       hopeless.cost_bytes = ~uint64_t{0};
       return hopeless;

@@ -5,8 +5,8 @@
 // supplies its inputs: the smallest delta, the deltas at the ranks
 // m / 64, m / 16 and m / 4 (a radix select, eight bits a pass, over
 // key = d - smallest delta), and the width counts of every distinct base.
-// DeltaFit's lower bound only skips fits that cannot win, so the device
-// always fits and the choice is the same.
+// The lower bound that skips fits which cannot win is shared too
+// (DeltaHopeless, DeltaCostLowerBoundOfBuckets).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +17,9 @@
 
 namespace l3::internal {
 
-/// Shared-memory words (uint32) one warp's DELTA fit needs: a 256-bin
-/// histogram, then 4 x 65 uint64 width counts (8-byte aligned).
-inline constexpr uint32_t kDeltaFitScratchWords = 256 + 2 * 4 * 65;
+/// Shared-memory words (uint32) one warp's DELTA fit needs: three 256-bin
+/// histograms, then 4 x 65 uint64 width counts (8-byte aligned).
+inline constexpr uint32_t kDeltaFitScratchWords = 3 * 256 + 2 * 4 * 65;
 
 namespace delta_fit_detail {
 
@@ -43,47 +43,59 @@ __device__ __forceinline__ V WarpReduceMax(V a) {
   return a;
 }
 
-/// The delta of rank `rank` (0-based, ascending) among d(1..n-1), given the
-/// smallest delta `lo` and bitlen(largest - lo) = `key_bits`.
+/// The deltas of ranks rank[0..count) (0-based, ascending) among d(1..n-1),
+/// given the smallest delta `lo` and bitlen(largest - lo) = `key_bits`: a
+/// radix select of all of them at once, eight bits of key = d - lo a pass,
+/// one 256-bin histogram each (`histograms`: 3 * 256 words).
 template <typename T>
-__device__ int64_t WarpSelectDelta(const T* v, uint32_t n, uint32_t lane, int64_t lo,
-                                   uint32_t key_bits, uint64_t rank, uint32_t* histogram) {
-  uint64_t prefix = 0;
+__device__ void WarpSelectDeltas(const T* v, uint32_t n, uint32_t lane, int64_t lo,
+                                 uint32_t key_bits, const uint64_t* rank_in, int count,
+                                 uint32_t* histograms, int64_t* out) {
+  uint64_t prefix[3] = {0, 0, 0};
+  uint64_t rank[3] = {rank_in[0], rank_in[1], rank_in[2]};
   for (int shift = key_bits == 0 ? -8 : static_cast<int>((key_bits - 1) / 8 * 8); shift >= 0;
        shift -= 8) {
-    for (int i = static_cast<int>(lane); i < 256; i += 32) histogram[i] = 0;
+    for (int i = static_cast<int>(lane); i < 256 * count; i += 32) histograms[i] = 0;
     __syncwarp();
     const int high = shift + 8;  // the digits above this one must equal prefix's
     for (uint32_t x = lane + 1; x < n; x += 32) {
       const uint64_t key =
           static_cast<uint64_t>(SignedDelta(v[x], v[x - 1])) - static_cast<uint64_t>(lo);
-      if (high >= 64 || (key >> high) == (prefix >> high)) {
-        atomicAdd(&histogram[(key >> shift) & 255], 1u);
+      const uint32_t digit = static_cast<uint32_t>(key >> shift) & 255;
+      for (int r = 0; r < count; ++r) {
+        if (high >= 64 || (key >> high) == (prefix[r] >> high)) {
+          atomicAdd(&histograms[256 * r + digit], 1u);
+        }
       }
     }
     __syncwarp();
-    uint32_t digit = 0;
-    uint64_t below = 0;
-    if (lane == 0) {
-      while (below + histogram[digit] <= rank) below += histogram[digit++];
+    for (int r = 0; r < count; ++r) {
+      uint32_t digit = 0;
+      uint64_t below = 0;
+      if (lane == 0) {
+        const uint32_t* histogram = histograms + 256 * r;
+        while (below + histogram[digit] <= rank[r]) below += histogram[digit++];
+      }
+      digit = __shfl_sync(kAllLanes, digit, 0);
+      below = __shfl_sync(kAllLanes, below, 0);
+      rank[r] -= below;
+      prefix[r] |= uint64_t{digit} << shift;
     }
-    digit = __shfl_sync(kAllLanes, digit, 0);
-    below = __shfl_sync(kAllLanes, below, 0);
-    rank -= below;
-    prefix |= uint64_t{digit} << shift;
     __syncwarp();
   }
-  return static_cast<int64_t>(static_cast<uint64_t>(lo) + prefix);
+  for (int r = 0; r < count; ++r) {
+    out[r] = static_cast<int64_t>(static_cast<uint64_t>(lo) + prefix[r]);
+  }
 }
 
 }  // namespace delta_fit_detail
 
-/// DeltaFit(v, n, values_per_lane) computed by one warp (all lanes call it
-/// and get the result). `scratch`: kDeltaFitScratchWords words of shared
-/// memory owned by this warp.
+/// DeltaFit(v, n, values_per_lane, cost_limit) computed by one warp (all
+/// lanes call it and get the result). `scratch`: kDeltaFitScratchWords
+/// words of shared memory owned by this warp.
 template <typename T>
 __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
-                                     uint32_t lane, uint32_t* scratch) {
+                                     uint64_t cost_limit, uint32_t lane, uint32_t* scratch) {
   using namespace delta_fit_detail;
   using U = typename ValueTraits<T>::Unsigned;
   if (n <= 1) return MakeDeltaFit<T>(n, 0, 0, DeltaExceptions{0, 0}, values_per_lane);
@@ -96,15 +108,41 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
   }
   lo = WarpReduceMin(lo);
   hi = WarpReduceMax(hi);
+  const auto lower_bound = [&] {
+    const uint32_t s = DeltaBoundShift(lo, hi);
+    for (int i = static_cast<int>(lane); i < 64; i += 32) scratch[i] = 0;
+    __syncwarp();
+    for (uint32_t x = lane + 1; x < n; x += 32) {
+      const uint64_t key =
+          static_cast<uint64_t>(SignedDelta(v[x], v[x - 1])) - static_cast<uint64_t>(lo);
+      atomicAdd(&scratch[key >> s], 1u);
+    }
+    __syncwarp();
+    const uint64_t bound = DeltaCostLowerBoundOfBuckets(scratch, m, lo, hi, n, values_per_lane);
+    __syncwarp();
+    return bound;
+  };
+  if (DeltaHopeless(lo, hi, n, values_per_lane, cost_limit, lower_bound)) {
+    PartitionFit hopeless;
+    hopeless.cost_bytes = ~uint64_t{0};
+    return hopeless;
+  }
   const uint32_t key_bits = BitLength(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
-  int64_t at_rank[3] = {0, 0, 0};
+  uint64_t ranks[3] = {0, 0, 0};
+  int count = 0;
   for (int i = 0; i < 3; ++i) {
-    const uint64_t rank = m / DeltaRankDivisor(i);
-    if (rank != 0) at_rank[i] = WarpSelectDelta(v, n, lane, lo, key_bits, rank, scratch);
+    if (m / DeltaRankDivisor(i) != 0) ranks[count++] = m / DeltaRankDivisor(i);
+  }
+  int64_t selected[3] = {0, 0, 0};
+  if (count > 0) WarpSelectDeltas(v, n, lane, lo, key_bits, ranks, count, scratch, selected);
+  // selected[] holds the nonzero ranks in divisor order.
+  int64_t at_rank[3] = {0, 0, 0};
+  for (int i = 0, j = 0; i < 3; ++i) {
+    if (m / DeltaRankDivisor(i) != 0) at_rank[i] = selected[j++];
   }
   const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
 
-  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 256);
+  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 3 * 256);
   for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = 0;
   __syncwarp();
   U base[4];

@@ -92,10 +92,8 @@ struct WarpPasses {
   /// where the options have no DELTA).
   uint32_t* scratch;
 
-  // DeltaFit's cost limit only skips fits that cannot win; the device always
-  // fits, with the same result.
-  __device__ PartitionFit Delta(uint64_t) {
-    return WarpDeltaFit(v, n, values_per_lane, lane, scratch);
+  __device__ PartitionFit Delta(uint64_t cost_limit) {
+    return WarpDeltaFit(v, n, values_per_lane, cost_limit, lane, scratch);
   }
 
   /// 2 * n words of global memory owned by this partition (null where the

@@ -70,14 +70,6 @@ void WithValues(const datagen::Column& column, Fn&& fn) {
   if (const auto* v = column.values<uint64_t>()) fn(*v);
 }
 
-bool SameFit(const PartitionFit& a, const PartitionFit& b) {
-  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
-         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
-         std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 && a.min_value == b.min_value &&
-         a.max_value == b.max_value && a.payload_words == b.payload_words &&
-         a.cost_bytes == b.cost_bytes && a.value_runs == b.value_runs;
-}
-
 std::string Describe(const PartitionFit& f) {
   std::string s = "model " + std::to_string(f.model_type) + " w " + std::to_string(f.bit_width) +
                   " cost " + std::to_string(f.cost_bytes) + " theta";
@@ -112,7 +104,7 @@ int CompareFits(const std::vector<T>& values, const std::vector<PartitionSpan>& 
     const PartitionFit cpu =
         l3::internal::FitBestModel(values.data() + spans[i].first_row, spans[i].num_rows, options);
     ++models_seen[cpu.model_type & 7];
-    if (!SameFit(cpu, gpu)) {
+    if (!SamePartitionFit(cpu, gpu)) {
       if (++mismatches <= 5) {
         MESSAGE("span " << i << " rows " << spans[i].num_rows << ": CPU " << Describe(cpu)
                         << " / GPU " << Describe(gpu));

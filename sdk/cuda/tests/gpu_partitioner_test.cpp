@@ -58,14 +58,6 @@ EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
   return config;
 }
 
-bool SameFit(const internal::PartitionFit& a, const internal::PartitionFit& b) {
-  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
-         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
-         std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 && a.min_value == b.min_value &&
-         a.max_value == b.max_value && a.payload_words == b.payload_words &&
-         a.cost_bytes == b.cost_bytes;
-}
-
 /// Plans `values` on both sides and compares the plans and the chunks.
 void CheckColumn(const void* values, uint64_t n, PhysicalType type, const Setting& setting) {
   INFO("setting " << setting.name);
@@ -87,7 +79,7 @@ void CheckColumn(const void* values, uint64_t n, PhysicalType type, const Settin
   size_t differing = 0;
   for (size_t i = 0; i < cpu_plan.size(); ++i) {
     if (gpu_plan[i].first_row != cpu_plan[i].first_row ||
-        !SameFit(gpu_plan[i].fit, cpu_plan[i].fit)) {
+        !SamePartitionFit(gpu_plan[i].fit, cpu_plan[i].fit)) {
       if (++differing <= 3) {
         MESSAGE("partition " << i << " first row CPU " << cpu_plan[i].first_row << " GPU "
                              << gpu_plan[i].first_row << ", model CPU "

@@ -210,4 +210,12 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
   }
 }
 
+bool SamePartitionFit(const internal::PartitionFit& a, const internal::PartitionFit& b) {
+  return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
+         a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&
+         std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 && a.min_value == b.min_value &&
+         a.max_value == b.max_value && a.payload_words == b.payload_words &&
+         a.cost_bytes == b.cost_bytes && a.value_runs == b.value_runs;
+}
+
 }  // namespace l3::cuda::testing

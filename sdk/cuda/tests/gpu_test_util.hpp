@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/model_fit.hpp"
 #include "l3/cuda.hpp"
 #include "l3/l3.hpp"
 
@@ -68,5 +69,9 @@ std::vector<uint8_t> WriteColumn(const std::string& name, PhysicalType type, con
 /// `original` is not null, against the original values.
 void CheckColumnAgainstCpu(const Reader& reader, int column, const void* original,
                            uint64_t seed);
+
+/// Two partition fits equal field for field (Theta by its bits), as the
+/// GPU writer must reproduce the CPU writer's.
+bool SamePartitionFit(const internal::PartitionFit& a, const internal::PartitionFit& b);
 
 }  // namespace l3::cuda::testing

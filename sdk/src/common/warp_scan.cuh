@@ -1,5 +1,6 @@
 // Warp-wide inclusive scans for the CUDA kernels (DELTA tiles, IBP rows):
-// a Kogge-Stone scan whose steps are one shuffle and one predicated add.
+// a Kogge-Stone scan whose steps are one shuffle and one predicated add; and
+// the all-lanes minimum and maximum of the writer's fits.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,26 @@ __device__ __forceinline__ S WarpInclusiveSum(S x) {
 #pragma unroll
   for (uint32_t offset = 1; offset < 32; offset <<= 1) x = ShuffleUpAdd(x, offset);
   return x;
+}
+
+/// The minimum of `a` over the 32 lanes, in every lane (xor butterfly).
+template <typename V>
+__device__ __forceinline__ V WarpMin(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(0xffffffffu, a, offset);
+    a = b < a ? b : a;
+  }
+  return a;
+}
+
+/// The maximum of `a` over the 32 lanes, in every lane.
+template <typename V>
+__device__ __forceinline__ V WarpMax(V a) {
+  for (int offset = 16; offset >= 1; offset /= 2) {
+    const V b = __shfl_xor_sync(0xffffffffu, a, offset);
+    a = b > a ? b : a;
+  }
+  return a;
 }
 
 #endif  // __CUDACC__

@@ -14,6 +14,7 @@
 #include "codec/delta/delta_encode.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "common/bits.hpp"
+#include "common/warp_scan.cuh"
 
 namespace l3::internal {
 
@@ -24,24 +25,6 @@ inline constexpr uint32_t kDeltaFitScratchWords = 3 * 256 + 2 * 4 * 65;
 namespace delta_fit_detail {
 
 inline constexpr unsigned kAllLanes = 0xffffffffu;
-
-template <typename V>
-__device__ __forceinline__ V WarpReduceMin(V a) {
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    const V b = __shfl_xor_sync(kAllLanes, a, offset);
-    a = b < a ? b : a;
-  }
-  return a;
-}
-
-template <typename V>
-__device__ __forceinline__ V WarpReduceMax(V a) {
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    const V b = __shfl_xor_sync(kAllLanes, a, offset);
-    a = b > a ? b : a;
-  }
-  return a;
-}
 
 /// The deltas of ranks rank[0..count) (0-based, ascending) among d(1..n-1),
 /// given the smallest delta `lo` and bitlen(largest - lo) = `key_bits`: a
@@ -106,8 +89,8 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
     lo = d < lo ? d : lo;
     hi = d > hi ? d : hi;
   }
-  lo = WarpReduceMin(lo);
-  hi = WarpReduceMax(hi);
+  lo = WarpMin(lo);
+  hi = WarpMax(hi);
   const auto lower_bound = [&] {
     const uint32_t s = DeltaBoundShift(lo, hi);
     for (int i = static_cast<int>(lane); i < 64; i += 32) scratch[i] = 0;

@@ -22,30 +22,13 @@
 #include "codec/encode/minimax_hulls.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "codec/predictor.hpp"
+#include "common/warp_scan.cuh"
 
 namespace l3::internal {
 
 inline constexpr unsigned kFullWarp = 0xffffffffu;
 
 __device__ __forceinline__ double Infinity() { return __longlong_as_double(0x7ff0000000000000LL); }
-
-template <typename V>
-__device__ __forceinline__ V WarpMin(V a) {
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    const V b = __shfl_xor_sync(kFullWarp, a, offset);
-    a = b < a ? b : a;
-  }
-  return a;
-}
-
-template <typename V>
-__device__ __forceinline__ V WarpMax(V a) {
-  for (int offset = 16; offset >= 1; offset /= 2) {
-    const V b = __shfl_xor_sync(kFullWarp, a, offset);
-    a = b > a ? b : a;
-  }
-  return a;
-}
 
 /// ReduceLanes (fit_arith.hpp) across a warp: every lane gets the sum.
 __device__ __forceinline__ double WarpSumLaneOrder(double a) {

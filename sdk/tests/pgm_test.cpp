@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "codec/encode/value_traits.hpp"
 #include "common/status_macros.hpp"
 #include "container_test_util.hpp"
 #include "l3/l3.hpp"
@@ -19,18 +20,6 @@
 using namespace l3;
 
 namespace {
-
-template <typename T>
-constexpr PhysicalType TypeOf() {
-  if constexpr (std::is_same_v<T, int8_t>) return PhysicalType::kInt8;
-  if constexpr (std::is_same_v<T, int16_t>) return PhysicalType::kInt16;
-  if constexpr (std::is_same_v<T, int32_t>) return PhysicalType::kInt32;
-  if constexpr (std::is_same_v<T, int64_t>) return PhysicalType::kInt64;
-  if constexpr (std::is_same_v<T, uint8_t>) return PhysicalType::kUInt8;
-  if constexpr (std::is_same_v<T, uint16_t>) return PhysicalType::kUInt16;
-  if constexpr (std::is_same_v<T, uint32_t>) return PhysicalType::kUInt32;
-  return PhysicalType::kUInt64;
-}
 
 // Sorted values spanning the type's whole range, with long duplicate runs
 // and both extremes.
@@ -51,7 +40,7 @@ std::vector<T> SortedValues(size_t n, uint64_t seed) {
 
 template <typename T>
 std::vector<uint8_t> WriteColumn(const std::vector<T>& v, const WriteOptions& options) {
-  auto w = Writer::CreateInMemory({ColumnSpec{"k", TypeOf<T>(), {}}}, options);
+  auto w = Writer::CreateInMemory({ColumnSpec{"k", internal::PhysicalTypeOf<T>(), {}}}, options);
   REQUIRE(w.ok());
   REQUIRE(w->AppendTyped<T>(0, v.data(), v.size()).ok());
   REQUIRE(w->Close().ok());

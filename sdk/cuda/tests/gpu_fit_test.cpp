@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codec/encode/model_fit.hpp"
+#include "codec/encode/value_traits.hpp"
 #include "gpu_encode.hpp"
 #include "gpu_test_util.hpp"
 #include "l3/datagen.hpp"
@@ -43,18 +44,6 @@ std::vector<PartitionSpan> SpansOver(uint64_t n, uint64_t seed) {
     row += rows;
   }
   return spans;
-}
-
-template <typename T>
-constexpr PhysicalType TypeOf() {
-  if constexpr (std::is_same_v<T, int8_t>) return PhysicalType::kInt8;
-  if constexpr (std::is_same_v<T, int16_t>) return PhysicalType::kInt16;
-  if constexpr (std::is_same_v<T, int32_t>) return PhysicalType::kInt32;
-  if constexpr (std::is_same_v<T, int64_t>) return PhysicalType::kInt64;
-  if constexpr (std::is_same_v<T, uint8_t>) return PhysicalType::kUInt8;
-  if constexpr (std::is_same_v<T, uint16_t>) return PhysicalType::kUInt16;
-  if constexpr (std::is_same_v<T, uint32_t>) return PhysicalType::kUInt32;
-  return PhysicalType::kUInt64;
 }
 
 /// Calls fn(values) with the typed values of an integer column.
@@ -91,7 +80,7 @@ int CompareFits(const std::vector<T>& values, const std::vector<PartitionSpan>& 
   DeviceBuffer d_fits(spans.size() * sizeof(PartitionFit));
   DeviceBuffer d_hulls(2 * values.size() * sizeof(uint32_t));
   const Status status = encode::FitPartitions(
-      TypeOf<T>(), d_values.data(), values.size(), spans.data(), spans.size(),
+      internal::PhysicalTypeOf<T>(), d_values.data(), values.size(), spans.data(), spans.size(),
       static_cast<PartitionSpan*>(d_spans.data()), static_cast<uint32_t*>(d_hulls.data()), options,
       static_cast<PartitionFit*>(d_fits.data()), nullptr);
   REQUIRE_MESSAGE(status.ok(), status.ToString());

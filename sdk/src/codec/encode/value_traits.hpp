@@ -54,6 +54,21 @@ struct ValueTraits {
   }
 };
 
+/// The integer physical type of the C++ type T (the inverse of
+/// DispatchIntegerType).
+template <typename T>
+constexpr PhysicalType PhysicalTypeOf() {
+  static_assert(std::is_integral<T>::value && sizeof(T) <= 8, "integer columns only");
+  if constexpr (std::is_same_v<T, int8_t>) return PhysicalType::kInt8;
+  if constexpr (std::is_same_v<T, int16_t>) return PhysicalType::kInt16;
+  if constexpr (std::is_same_v<T, int32_t>) return PhysicalType::kInt32;
+  if constexpr (std::is_same_v<T, int64_t>) return PhysicalType::kInt64;
+  if constexpr (std::is_same_v<T, uint8_t>) return PhysicalType::kUInt8;
+  if constexpr (std::is_same_v<T, uint16_t>) return PhysicalType::kUInt16;
+  if constexpr (std::is_same_v<T, uint32_t>) return PhysicalType::kUInt32;
+  return PhysicalType::kUInt64;
+}
+
 /// Calls `fn(T{})` with the C++ type of an integer physical type. Returns
 /// false for a type that is not an integer type.
 template <typename Fn>

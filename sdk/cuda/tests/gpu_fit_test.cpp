@@ -148,8 +148,8 @@ std::vector<T> Shape(int shape, uint64_t n, std::mt19937_64& rng) {
       case 6:
         v[x] = static_cast<T>(42);
         break;  // constant
-      default:  // 64-bit values near 2^53 (spec §8.8 rule 3 on both sides)
-        v[x] = clamp(9007199254740992.0 - 1e6 + t * 3 + noise(rng));
+      default:  // 64-bit values crossing 2^53 (spec §8.8 rule 3 on both sides)
+        v[x] = clamp(9007199254740992.0 - 2e5 + t * 3 + noise(rng));
         break;
     }
   }

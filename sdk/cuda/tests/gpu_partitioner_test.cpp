@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,28 @@ TEST_CASE("the device partitioner plans as the CPU writer on the real arrays") {
   for (const datagen::Column& column : *columns) {
     INFO("real array " << column.name());
     CheckColumn(column.data(), column.size(), column.type(), kSettings[0]);
+  }
+}
+
+TEST_CASE("the device partitioner plans short and odd-sized columns as the CPU writer") {
+  // One row, fewer rows than a lane, a tile and an analysis block, and sizes
+  // just past them; u8 (widths 0..8) to u64 (width 64).
+  std::mt19937_64 rng(31);
+  for (uint64_t n : {1ull, 2ull, 31ull, 33ull, 257ull, 2047ull, 2049ull, 4097ull}) {
+    std::vector<uint8_t> u8(n);
+    std::vector<uint64_t> u64(n);
+    std::vector<int16_t> i16(n);
+    for (uint64_t x = 0; x < n; ++x) {
+      u8[x] = static_cast<uint8_t>(x % 7 == 0 ? rng() : x);
+      u64[x] = x % 3 == 0 ? rng() : x * 1000;
+      i16[x] = static_cast<int16_t>(static_cast<int64_t>(x) - 1000);
+    }
+    INFO("rows " << n);
+    for (const Setting& setting : kSettings) {
+      CheckColumn(u8.data(), n, PhysicalType::kUInt8, setting);
+      CheckColumn(u64.data(), n, PhysicalType::kUInt64, setting);
+      CheckColumn(i16.data(), n, PhysicalType::kInt16, setting);
+    }
   }
 }
 

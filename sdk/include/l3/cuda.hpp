@@ -42,8 +42,9 @@ bool DeviceAvailable() noexcept;
 /// analysis, every model fit, the merge rounds) on CUDA device `device`,
 /// with the CPU partitioner's result bit for bit (spec §14.1): the file's
 /// bytes do not change. The archive profile's halving of partitions is
-/// still planned on the CPU, as are float columns; segments are still
-/// packed on the CPU. kDeviceError without a CUDA device.
+/// still planned on the CPU, as are float columns and any chunk the device
+/// fails to plan (out of memory, say); segments are still packed on the
+/// CPU. kDeviceError without a CUDA device.
 Status UseGpuPartitioner(WriteOptions* options, int device = 0);
 
 /// One column chunk whose decoded segments lie in device memory.

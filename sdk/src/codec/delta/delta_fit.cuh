@@ -101,7 +101,11 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
       atomicAdd(&scratch[key >> s], 1u);
     }
     __syncwarp();
-    const uint64_t bound = DeltaCostLowerBoundOfBuckets(scratch, m, lo, hi, n, values_per_lane);
+    // One lane evaluates the bound (its 1 KiB of windows stays in one
+    // thread's stack) and shares it.
+    uint64_t bound = 0;
+    if (lane == 0) bound = DeltaCostLowerBoundOfBuckets(scratch, m, lo, hi, n, values_per_lane);
+    bound = __shfl_sync(kAllLanes, bound, 0);
     __syncwarp();
     return bound;
   };

@@ -137,10 +137,13 @@ template <typename T>
 Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& config) {
   const PartitionPlanOptions options = PlanOptionsFor(config);
   if (config.planner != nullptr) {
+    // A planner that cannot plan this chunk (options it does not support, a
+    // device out of memory or failing) leaves it to the CPU: the plan, and
+    // so the file, is the same either way.
     std::vector<PlannedPartition> plan;
-    const Status status = config.planner->Plan(config.type, v, n, options, &plan);
-    if (status.ok()) return Assemble(v, n, config, plan);
-    if (status.code() != StatusCode::kUnsupportedFeature) return status;
+    if (config.planner->Plan(config.type, v, n, options, &plan).ok()) {
+      return Assemble(v, n, config, plan);
+    }
   }
   return Assemble(v, n, config, PlanPartitions(v, n, options));
 }

@@ -33,8 +33,8 @@ class PartitionPlanner {
  public:
   virtual ~PartitionPlanner() = default;
   /// PlanPartitions(values, n, options) for `n` values of `type` in host
-  /// memory. kUnsupportedFeature where it cannot plan with these options
-  /// (the encoder then plans on the CPU); any other error fails the write.
+  /// memory. On any error (kUnsupportedFeature where it cannot plan with
+  /// these options, kDeviceError, ...) the encoder plans on the CPU.
   virtual Status Plan(PhysicalType type, const void* values, uint64_t n,
                       const PartitionPlanOptions& options,
                       std::vector<PlannedPartition>* plan) const = 0;

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -176,6 +178,35 @@ TEST_CASE("a Writer with the GPU partitioner writes the CPU writer's bytes") {
     }
   }
   CHECK(files > 0);
+}
+
+TEST_CASE("the conformance writer inputs are written alike with the GPU partitioner") {
+  // conformance/writer-inputs: NAME.TYPE.bin, raw little-endian values.
+  const std::filesystem::path dir = std::filesystem::path(L3_CONFORMANCE_DIR) / "writer-inputs";
+  REQUIRE(std::filesystem::is_directory(dir));
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    const size_t dot = name.find('.');
+    if (entry.path().extension() != ".bin" || dot == std::string::npos) continue;
+    const std::string type_name = name.substr(dot + 1, name.rfind('.') - dot - 1);
+    Result<PhysicalType> type = ParsePhysicalType(type_name);
+    REQUIRE_MESSAGE(type.ok(), name);
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
+    const uint64_t rows = bytes.size() / static_cast<uint64_t>(PhysicalTypeBytes(*type));
+    for (Profile profile : {Profile::kHot, Profile::kArchive}) {
+      INFO(name << (profile == Profile::kHot ? " hot" : " archive"));
+      WriteOptions options;
+      options.profile = profile;
+      const std::vector<uint8_t> cpu = WriteColumn("v", *type, bytes.data(), rows, options);
+      REQUIRE(UseGpuPartitioner(&options).ok());
+      CHECK(WriteColumn("v", *type, bytes.data(), rows, options) == cpu);
+      ++files;
+    }
+  }
+  CHECK(files >= 26);
 }
 
 TEST_CASE("the device partitioner refuses what it does not do yet") {

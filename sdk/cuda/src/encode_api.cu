@@ -19,6 +19,18 @@ using l3::internal::FitOptions;
 using l3::internal::PartitionFit;
 using l3::internal::PartitionSpan;
 
+namespace {
+
+constexpr int kThreads = 256;
+
+// Blocks for one warp per item (capped; the kernels loop).
+unsigned WarpGrid(uint64_t items) {
+  const uint64_t blocks = (items * 32 + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::clamp<uint64_t>(blocks, 1, 65535u * 16));
+}
+
+}  // namespace
+
 Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
                      const PartitionSpan* spans, uint64_t count, PartitionSpan* span_scratch,
                      uint32_t* hull_scratch, const FitOptions& options, PartitionFit* fits,
@@ -50,14 +62,10 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
       CudaStatus(cudaMemcpyAsync(span_scratch, spans, count * sizeof(PartitionSpan),
                                  cudaMemcpyHostToDevice, stream),
                  "FitPartitions: copy spans"));
-  constexpr int kThreads = 256;
-  const uint64_t warps_needed = count;
-  const uint64_t blocks = (warps_needed * 32 + kThreads - 1) / kThreads;
-  const unsigned grid = static_cast<unsigned>(blocks < 65535 * 16 ? blocks : 65535 * 16);
   bool launched = l3::internal::DispatchIntegerType(type, [&](auto zero) {
     using T = decltype(zero);
     l3::internal::FitPartitionsKernel<T>
-        <<<grid, kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
+        <<<WarpGrid(count), kThreads, l3::internal::FitSharedBytes(kThreads), stream>>>(
             static_cast<const T*>(values), span_scratch, count, options, hull_scratch, fits);
   });
   if (!launched) {
@@ -73,13 +81,6 @@ using l3::internal::MergeVerdict;
 using l3::internal::PartitionPlanOptions;
 using l3::internal::PlannedPartition;
 
-constexpr int kThreads = 256;
-
-// Blocks for one warp per item (capped; the kernels loop).
-unsigned WarpGrid(uint64_t items) {
-  const uint64_t blocks = (items * 32 + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::clamp<uint64_t>(blocks, 1, 65535u * 16));
-}
 
 // Device allocations of PlanPartitions, freed in stream order.
 class StreamAllocations {

@@ -10,7 +10,12 @@
 // bandwidth of the same bytes, for scale.
 //
 //   l3_gpu_plan_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
-//                     [--md FILE] [--commit REV]
+//                     [--md FILE] [--json FILE] [--dump-dir DIR] [--commit REV]
+//
+// --dump-dir DIR writes each column's values to DIR/<name>.bin and lists them
+// in DIR/manifest.json (as l3bench does), so that bench/gpu/nvcomp_bench.py
+// times nvCOMP's compressors on the same arrays in the same session;
+// bench/gpu/gpu_writer_report.py puts the two JSON reports side by side.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -19,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -78,6 +84,22 @@ std::vector<uint8_t> Tile(const void* data, uint64_t bytes, uint64_t out_bytes) 
     std::memcpy(out.data() + at, data, std::min(bytes, out_bytes - at));
   }
   return out;
+}
+
+// Writes the column's raw values to dir/<name>.bin and returns its manifest
+// entry (the format of l3bench --dump-dir).
+nlohmann::json DumpColumn(const std::string& dir, const std::string& name, l3::PhysicalType type,
+                          const void* values, uint64_t n) {
+  std::string file = name;
+  for (char& ch : file) {
+    if (ch == ':' || ch == '/' || ch == '@') ch = '_';
+  }
+  file += ".bin";
+  std::ofstream out(dir + "/" + file, std::ios::binary);
+  out.write(static_cast<const char*>(values),
+            static_cast<std::streamsize>(n * static_cast<uint64_t>(l3::PhysicalTypeBytes(type))));
+  if (!out) Die("cannot write " + dir + "/" + file);
+  return {{"dataset", name}, {"type", l3::PhysicalTypeName(type)}, {"rows", n}, {"file", file}};
 }
 
 Row Measure(const std::string& name, l3::PhysicalType type, const void* values, uint64_t n,
@@ -159,7 +181,7 @@ int main(int argc, char** argv) {
   bool real = false;
   uint64_t real_rows = 100000000;
   int reps = 3;
-  std::string md, commit = "unknown";
+  std::string md, json_path, dump_dir, commit = "unknown";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto next = [&]() -> std::string {
@@ -186,6 +208,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   Cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   std::vector<Row> results;
+  nlohmann::json manifest = nlohmann::json::array();
   std::stringstream list(datasets);
   for (std::string name; std::getline(list, name, ',');) {
     if (name.empty() || name == "none") continue;
@@ -194,6 +217,9 @@ int main(int argc, char** argv) {
     const uint64_t n = rows > 0 ? rows : std::min<uint64_t>(info->report_rows, 200000000);
     l3::Result<l3::datagen::Column> column = l3::datagen::Generate(name, n);
     if (!column.ok()) Die(column.status().ToString());
+    if (!dump_dir.empty()) {
+      manifest.push_back(DumpColumn(dump_dir, name, column->type(), column->data(), column->size()));
+    }
     results.push_back(Measure(name, column->type(), column->data(), column->size(), reps));
   }
   if (real) {
@@ -203,9 +229,29 @@ int main(int argc, char** argv) {
       const std::vector<uint8_t> tiled =
           Tile(c.data(), c.size_bytes(),
                real_rows * static_cast<uint64_t>(l3::PhysicalTypeBytes(c.type())));
-      results.push_back(Measure("real:" + c.name() + "@" + std::to_string(real_rows), c.type(),
-                                tiled.data(), real_rows, reps));
+      const std::string name = "real:" + c.name() + "@" + std::to_string(real_rows);
+      if (!dump_dir.empty()) {
+        manifest.push_back(DumpColumn(dump_dir, name, c.type(), tiled.data(), real_rows));
+      }
+      results.push_back(Measure(name, c.type(), tiled.data(), real_rows, reps));
     }
+  }
+  if (!dump_dir.empty()) {
+    std::ofstream(dump_dir + "/manifest.json") << nlohmann::json{{"columns", manifest}}.dump(2)
+                                               << "\n";
+  }
+  if (!json_path.empty()) {
+    nlohmann::json report = {{"device", prop.name},
+                             {"cpu_threads", std::thread::hardware_concurrency()},
+                             {"commit", commit},
+                             {"results", nlohmann::json::array()}};
+    for (const Row& r : results) {
+      report["results"].push_back({{"dataset", r.name}, {"type", r.type}, {"rows", r.rows},
+                                   {"partitions", r.partitions}, {"gpu_plan_gbps", r.gpu_gbs},
+                                   {"cpu_plan_gbps", r.cpu_gbs}, {"copy_gbps", r.copy_gbs},
+                                   {"identical", r.identical}});
+    }
+    std::ofstream(json_path) << report.dump(2) << "\n";
   }
   if (!md.empty()) {
     std::ofstream out(md);

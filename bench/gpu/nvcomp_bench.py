@@ -5,7 +5,8 @@ l3bench --dump-dir DIR writes each column it measures to DIR/<name>.bin with
 DIR/manifest.json; this program compresses each with nvCOMP's codecs that a
 GPU user would pick for integer columns (Cascaded in both modes, Bitcomp, ANS,
 GPU zstd, LZ4, GDeflate), checks that each decodes back to the same bytes, and
-times the decode with CUDA events (warm-up, then the median of --reps runs).
+times the decode and the encode (the data already in device memory) with CUDA
+events (warm-up, then the median of --reps runs).
 It measures a device-to-device copy in the same process, so a decode is also
 reported as a fraction of the copy roofline, counted as l3bench counts it:
 (compressed bytes read + decoded bytes written) / copy bandwidth.
@@ -111,8 +112,12 @@ def main():
             r = {"codec": label}
             try:
                 codec = nvcomp.Codec(cuda_stream=stream.ptr, **kwargs)
-                encoded = codec.encode(nvcomp.as_array(data))
+                source = nvcomp.as_array(data)
+                encoded = codec.encode(source)
                 stream.synchronize()
+                # Compression of data already in device memory (the GPU
+                # writer's peer): warm-up, then the median of --reps.
+                encode_ms = time_ms(cp, stream, lambda: codec.encode(source), 1, args.reps)
                 comp = int(encoded.buffer_size)
                 out = cp.empty(raw, dtype=cp.uint8)
                 codec.decode(encoded, out=out)
@@ -126,13 +131,15 @@ def main():
                              3, args.reps)
                 roof_ms = (comp + raw) / bps * 1e3
                 r.update(compressed_bytes=comp, ratio=raw / comp, decode_ms=ms,
+                         encode_ms=encode_ms, encode_gbps=raw / (encode_ms * 1e-3) / 1e9,
                          decode_gbps=raw / (ms * 1e-3) / 1e9, roofline_efficiency=roof_ms / ms,
                          decoded_equals_input=same)
                 all_ok &= same
                 print(f"  {col['dataset']:<44} {label:<19} ratio {raw / comp:8.2f}  "
                       f"{raw / (ms * 1e-3) / 1e9:7.0f} GB/s  {100 * roof_ms / ms:5.1f}%"
+                      f"  encode {raw / (encode_ms * 1e-3) / 1e9:6.1f} GB/s"
                       f"{'' if same else '  MISMATCH'}", flush=True)
-                del encoded, out, codec, config
+                del encoded, out, codec, config, source
             except Exception as e:  # a codec that refuses a type is reported, not fatal
                 r["error"] = f"{type(e).__name__}: {e}"
                 print(f"  {col['dataset']:<44} {label:<19} error: {r['error']}", flush=True)

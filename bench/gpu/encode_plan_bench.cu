@@ -200,6 +200,10 @@ int main(int argc, char** argv) {
       reps = std::stoi(next());
     else if (a == "--md")
       md = next();
+    else if (a == "--json")
+      json_path = next();
+    else if (a == "--dump-dir")
+      dump_dir = next();
     else if (a == "--commit")
       commit = next();
     else

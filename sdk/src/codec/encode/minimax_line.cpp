@@ -52,13 +52,11 @@ MinimaxLine WalkHulls(const T* v, uint32_t n, const LineHulls& hulls) {
                                 hulls.lower.size());
 }
 
-bool FitsInt64(uint32_t n, int64_t min, int64_t max) { return HullFitsInt64(n, min, max); }
-
 }  // namespace
 
 template <typename T>
 void BuildLineHulls(const T* v, uint32_t n, int64_t min, int64_t max, LineHulls* hulls) {
-  if (FitsInt64(n, min, max)) {
+  if (HullFitsInt64(n, min, max)) {
     BuildWith<int64_t>(v, n, hulls);
   } else {
     BuildWith<__int128>(v, n, hulls);
@@ -68,7 +66,7 @@ void BuildLineHulls(const T* v, uint32_t n, int64_t min, int64_t max, LineHulls*
 template <typename T>
 void JoinLineHulls(const T* v, const LineHulls& left, uint32_t left_rows, const LineHulls& right,
                    uint32_t right_rows, int64_t min, int64_t max, LineHulls* hulls) {
-  if (FitsInt64(left_rows + right_rows, min, max)) {
+  if (HullFitsInt64(left_rows + right_rows, min, max)) {
     JoinWith<int64_t>(v, left, left_rows, right, hulls);
   } else {
     JoinWith<__int128>(v, left, left_rows, right, hulls);
@@ -83,7 +81,7 @@ MinimaxLine FitMinimaxLineOfHulls(const T* v, uint32_t n, int64_t min, int64_t m
     line.intercept = FitValue(v[0]);
     return line;
   }
-  return FitsInt64(n, min, max) ? WalkHulls<int64_t>(v, n, hulls)
+  return HullFitsInt64(n, min, max) ? WalkHulls<int64_t>(v, n, hulls)
                                 : WalkHulls<__int128>(v, n, hulls);
 }
 

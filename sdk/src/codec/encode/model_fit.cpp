@@ -106,7 +106,6 @@ Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionF
 // register on x86-64, one NEON register on AArch64). Each vector lane performs
 // exactly the scalar operations of GramTermsAt / GramErrorsAt.
 using Vec2 = double __attribute__((vector_size(16)));
-using Int64x2 = int64_t __attribute__((vector_size(16)));
 
 inline Vec2 Min2(Vec2 a, Vec2 b) { return a < b ? a : b; }
 inline Vec2 Max2(Vec2 a, Vec2 b) { return a > b ? a : b; }

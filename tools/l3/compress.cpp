@@ -27,12 +27,12 @@ namespace l3::cli {
 
 namespace {
 
-// --gpu: the CUDA backend's partition planner where this build has the
-// backend and the machine a GPU; otherwise a note on stderr, and the CPU
-// plans (the bytes are the same either way).
+// --gpu: the CUDA backend's chunk encoder where this build has the backend
+// and the machine a GPU; otherwise a note on stderr, and the CPU encodes
+// (the bytes are the same either way).
 void UseGpuIfAvailable(WriteOptions* options) {
 #if defined(L3_CLI_HAVE_CUDA)
-  const Status status = cuda::UseGpuPartitioner(options);
+  const Status status = cuda::UseGpuWriter(options);
   if (status.ok()) return;
   std::fprintf(stderr, "l3: --gpu: %s; compressing on the CPU\n", status.ToString().c_str());
 #else

@@ -12,6 +12,7 @@
 #include "cuda_status.hpp"
 #include "format/layout.hpp"
 #include "gpu_encode.hpp"
+#include "temp_arena.hpp"
 
 namespace l3::cuda::encode {
 
@@ -82,52 +83,34 @@ using l3::internal::PartitionPlanOptions;
 using l3::internal::PlannedPartition;
 
 
-// Device allocations of PlanPartitions, freed in stream order.
-class StreamAllocations {
- public:
-  explicit StreamAllocations(cudaStream_t stream) : stream_(stream) {}
-  ~StreamAllocations() {
-    for (void* p : pointers_) cudaFreeAsync(p, stream_);
-  }
-  template <typename U>
-  Status Allocate(uint64_t count, U** out) {
-    void* p = nullptr;
-    L3_CUDA_RETURN_NOT_OK(
-        CudaStatus(cudaMallocAsync(&p, std::max<uint64_t>(count, 1) * sizeof(U), stream_),
-                   "PlanPartitions: cudaMallocAsync"));
-    pointers_.push_back(p);
-    *out = static_cast<U*>(p);
-    return Status::OK();
-  }
-
- private:
-  cudaStream_t stream_;
-  std::vector<void*> pointers_;
-};
-
 template <typename T>
-Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& options,
-                 std::vector<PlannedPartition>* plan, cudaStream_t stream) {
+Status PlanOnDeviceTyped(const T* values, uint64_t n, const PartitionPlanOptions& options,
+                         TempArena* arena, DeviceNode** plan_nodes, uint64_t* plan_count,
+                         cudaStream_t stream) {
   const PartitionerOptions& p = options.partitioner;
   const FitOptions fit_options =
       l3::internal::MakeFitOptions(p, options.values_per_lane, options.minimax_lines);
-  StreamAllocations memory(stream);
+  const bool sizing = arena->counting();
 
   // 1. Delta-bits analysis on the device; 2 and 3 on the host.
   const uint64_t block_rows = p.analysis_block_rows;
   const uint64_t num_blocks = (n + block_rows - 1) / block_rows;
   uint8_t* d_bits = nullptr;
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(num_blocks, &d_bits));
-  l3::internal::AnalysisWidthKernel<T><<<WarpGrid(num_blocks), kThreads, 0, stream>>>(
-      values, n, p.analysis_block_rows, p.enable_linear, num_blocks, d_bits);
-  L3_CUDA_RETURN_NOT_OK(CheckLaunch("AnalysisWidthKernel"));
-  std::vector<uint8_t> block_bits(num_blocks);
-  L3_CUDA_RETURN_NOT_OK(CudaStatus(
-      cudaMemcpyAsync(block_bits.data(), d_bits, num_blocks, cudaMemcpyDeviceToHost, stream),
-      "PlanPartitions: copy widths"));
-  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: analysis"));
-  const std::vector<uint64_t> starts = l3::internal::InitialPartitionStarts(block_bits, n, p);
-  uint64_t count = starts.size();
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(num_blocks, &d_bits));
+  std::vector<uint64_t> starts;
+  uint64_t count = MaxInitialPartitions(n, p);
+  if (!sizing) {
+    l3::internal::AnalysisWidthKernel<T><<<WarpGrid(num_blocks), kThreads, 0, stream>>>(
+        values, n, p.analysis_block_rows, p.enable_linear, num_blocks, d_bits);
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("AnalysisWidthKernel"));
+    std::vector<uint8_t> block_bits(num_blocks);
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(
+        cudaMemcpyAsync(block_bits.data(), d_bits, num_blocks, cudaMemcpyDeviceToHost, stream),
+        "PlanPartitions: copy widths"));
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: analysis"));
+    starts = l3::internal::InitialPartitionStarts(block_bits, n, p);
+    count = starts.size();
+  }
 
   // 4. The initial partitions, fitted.
   uint64_t* d_starts = nullptr;
@@ -138,24 +121,25 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
   uint32_t* flags = nullptr;
   uint32_t* before = nullptr;
   const uint64_t max_pairs = count / 2 + 1;
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &d_starts));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &nodes));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(count, &next));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &merged));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &verdicts));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &flags));
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(max_pairs, &before));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(count, &d_starts));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(count, &nodes));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(count, &next));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(max_pairs, &merged));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(max_pairs, &verdicts));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(max_pairs, &flags));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(max_pairs, &before));
   size_t scan_bytes = 0;
   L3_CUDA_RETURN_NOT_OK(
       CudaStatus(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, flags, before,
                                                static_cast<int64_t>(max_pairs), stream),
                  "PlanPartitions: scan size"));
   uint8_t* scan_temp = nullptr;
-  L3_CUDA_RETURN_NOT_OK(memory.Allocate(scan_bytes, &scan_temp));
+  L3_CUDA_RETURN_NOT_OK(arena->Allocate(scan_bytes, &scan_temp));
   // The minimax line's hull stacks: 2 words per row (disjoint partitions use
   // disjoint words).
   uint32_t* hulls = nullptr;
-  if (options.minimax_lines) L3_CUDA_RETURN_NOT_OK(memory.Allocate(2 * n, &hulls));
+  if (options.minimax_lines) L3_CUDA_RETURN_NOT_OK(arena->Allocate(2 * n, &hulls));
+  if (sizing) return Status::OK();
   L3_CUDA_RETURN_NOT_OK(
       CudaStatus(cudaMemcpyAsync(d_starts, starts.data(), count * sizeof(uint64_t),
                                  cudaMemcpyHostToDevice, stream),
@@ -205,15 +189,64 @@ Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& option
     }
     if (!any_merged) break;
   }
+  *plan_nodes = nodes;
+  *plan_count = count;
+  return Status::OK();
+}
 
-  std::vector<DeviceNode> host(count);
-  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMemcpyAsync(host.data(), nodes, count * sizeof(DeviceNode),
-                                                   cudaMemcpyDeviceToHost, stream),
-                                   "PlanPartitions: copy plan"));
-  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: plan"));
+}  // namespace
+
+uint64_t MaxInitialPartitions(uint64_t n, const PartitionerOptions& p) {
+  const uint64_t initial_rows = std::min<uint64_t>(
+      std::max<uint64_t>(32, (uint64_t{p.initial_partition_rows} + 31) / 32 * 32),
+      p.max_partition_rows);
+  const uint64_t num_blocks = (n + p.analysis_block_rows - 1) / p.analysis_block_rows;
+  return n / initial_rows + num_blocks + 1;
+}
+
+Status PlanOnDevice(PhysicalType type, const void* values, uint64_t n,
+                    const l3::internal::PartitionPlanOptions& options, TempArena* arena,
+                    l3::internal::DeviceNode** nodes, uint64_t* count, cudaStream_t stream) {
+  Status status =
+      Status(StatusCode::kUnsupportedFeature, "the device partitioner takes integer columns only");
+  l3::internal::DispatchIntegerType(type, [&](auto zero) {
+    using T = decltype(zero);
+    status = PlanOnDeviceTyped(static_cast<const T*>(values), n, options, arena, nodes, count,
+                               stream);
+  });
+  return status;
+}
+
+namespace {
+
+template <typename T>
+Status PlanTyped(const T* values, uint64_t n, const PartitionPlanOptions& options,
+                 std::vector<PlannedPartition>* plan, cudaStream_t stream) {
+  TempArena sizing;
+  L3_CUDA_RETURN_NOT_OK(
+      PlanOnDeviceTyped(values, n, options, &sizing, nullptr, nullptr, stream));
+  void* temp = nullptr;
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMallocAsync(&temp, sizing.used(), stream),
+                                   "PlanPartitions: cudaMallocAsync"));
+  TempArena arena(temp, sizing.used());
+  DeviceNode* nodes = nullptr;
+  uint64_t count = 0;
+  Status status = PlanOnDeviceTyped(values, n, options, &arena, &nodes, &count, stream);
+  std::vector<DeviceNode> host;
+  if (status.ok()) {
+    host.resize(count);
+    status = CudaStatus(cudaMemcpyAsync(host.data(), nodes, count * sizeof(DeviceNode),
+                                        cudaMemcpyDeviceToHost, stream),
+                        "PlanPartitions: copy plan");
+  }
+  cudaFreeAsync(temp, stream);
+  const Status synced = CudaStatus(cudaStreamSynchronize(stream), "PlanPartitions: plan");
+  L3_CUDA_RETURN_NOT_OK(status);
+  L3_CUDA_RETURN_NOT_OK(synced);
   plan->resize(count);
-  for (uint64_t i = 0; i < count; ++i)
+  for (uint64_t i = 0; i < count; ++i) {
     (*plan)[i] = PlannedPartition{host[i].first_row, host[i].fit};
+  }
   return Status::OK();
 }
 
@@ -245,66 +278,3 @@ Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
 }
 
 }  // namespace l3::cuda::encode
-
-namespace l3::cuda {
-namespace {
-
-using l3::internal::PartitionPlanOptions;
-using l3::internal::PlannedPartition;
-
-// The CUDA backend's PartitionPlanner: each call copies the chunk's values to
-// the device on a stream of its own and plans there (thread-safe).
-class GpuPartitionPlanner final : public l3::internal::PartitionPlanner {
- public:
-  explicit GpuPartitionPlanner(int device) : device_(device) {}
-
-  Status Plan(PhysicalType type, const void* values, uint64_t n,
-              const PartitionPlanOptions& options,
-              std::vector<PlannedPartition>* plan) const override {
-    if (options.split_min_rows > 0) {
-      return Status(StatusCode::kUnsupportedFeature, "halving is planned on the CPU");
-    }
-    const int bytes_per_value = PhysicalTypeBytes(type);
-    if (!PhysicalTypeIsInteger(type) || values == nullptr || plan == nullptr) {
-      return Status(StatusCode::kInvalidArgument, "integer values expected");
-    }
-    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaSetDevice(device_), "cudaSetDevice"));
-    cudaStream_t stream = nullptr;
-    L3_CUDA_RETURN_NOT_OK(
-        CudaStatus(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate"));
-    const size_t bytes = n * static_cast<size_t>(bytes_per_value);
-    void* d_values = nullptr;
-    Status status = CudaStatus(cudaMallocAsync(&d_values, bytes, stream), "cudaMallocAsync");
-    if (status.ok()) {
-      status = CudaStatus(cudaMemcpyAsync(d_values, values, bytes, cudaMemcpyHostToDevice, stream),
-                          "copy values");
-    }
-    if (status.ok()) status = encode::PlanPartitions(type, d_values, n, options, plan, stream);
-    if (d_values != nullptr) cudaFreeAsync(d_values, stream);
-    const Status synced = CudaStatus(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    cudaStreamDestroy(stream);
-    return status.ok() ? synced : status;
-  }
-
- private:
-  int device_;
-};
-
-}  // namespace
-
-Status UseGpuPartitioner(WriteOptions* options, int device) {
-  if (options == nullptr) return Status(StatusCode::kInvalidArgument, "options is null");
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-    cudaGetLastError();  // clear the error state
-    return Status(StatusCode::kDeviceError, "no CUDA device");
-  }
-  if (device < 0 || device >= count) {
-    return Status(StatusCode::kInvalidArgument,
-                  "device " + std::to_string(device) + " of " + std::to_string(count));
-  }
-  options->partition_planner = std::make_shared<GpuPartitionPlanner>(device);
-  return Status::OK();
-}
-
-}  // namespace l3::cuda

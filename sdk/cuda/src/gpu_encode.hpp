@@ -11,6 +11,7 @@
 
 #include "codec/encode/model_fit.hpp"
 #include "codec/encode/partitioner.hpp"
+#include "temp_arena.hpp"
 #include "l3/l3.hpp"
 #include "l3/status.hpp"
 
@@ -50,5 +51,21 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
 Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
                       const l3::internal::PartitionPlanOptions& options,
                       std::vector<l3::internal::PlannedPartition>* plan, cudaStream_t stream);
+
+/// The most initial partitions InitialPartitionStarts cuts from n rows (each
+/// run of analysis blocks between breakpoints adds at most one partition to
+/// its share of n / initial rows); merging only lowers the count.
+uint64_t MaxInitialPartitions(uint64_t n, const PartitionerOptions& options);
+
+/// PlanPartitions with its working memory taken from `arena` and its result
+/// left in device memory: *nodes (inside the arena) holds *count partitions
+/// in row order. Synchronises `stream` (once after the analysis and once per
+/// merge step, to read the partition count). With a counting arena it only
+/// sizes its memory, for the most partitions n rows can have (values, nodes
+/// and count may then be null), and launches nothing. Arguments are checked
+/// by the caller (PlanPartitions' rules).
+Status PlanOnDevice(PhysicalType type, const void* values, uint64_t n,
+                    const l3::internal::PartitionPlanOptions& options, TempArena* arena,
+                    l3::internal::DeviceNode** nodes, uint64_t* count, cudaStream_t stream);
 
 }  // namespace l3::cuda::encode

@@ -31,36 +31,6 @@ using l3::internal::EncodedChunk;
 using l3::internal::EncoderConfig;
 using l3::internal::PlannedPartition;
 
-struct Setting {
-  const char* name;
-  bool delta;
-  bool minimax;
-  uint32_t values_per_lane;
-  uint32_t initial_rows;
-  uint32_t max_rows;
-  double min_merge_benefit;
-};
-
-constexpr Setting kSettings[] = {
-    {"hot profile", true, true, 64, 256, 8192, 0.0},
-    {"no DELTA, no minimax line", false, false, 64, 256, 8192, 0.0},
-    {"V=8, long partitions", true, true, 8, 1024, 65536, 0.0},
-    {"V=1, merge benefit 2%, no minimax line", true, false, 1, 256, 8192, 0.02},
-};
-
-EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
-  EncoderConfig config;
-  config.type = type;
-  config.values_per_lane = s.values_per_lane;
-  config.partitioner.enable_delta = s.delta;
-  config.partitioner.minimax_lines = s.minimax;
-  config.partitioner.split_min_rows = 0u;
-  config.partitioner.initial_partition_rows = s.initial_rows;
-  config.partitioner.max_partition_rows = s.max_rows;
-  config.partitioner.min_merge_benefit = s.min_merge_benefit;
-  return config;
-}
-
 /// Plans `values` on both sides and compares the plans and the chunks.
 void CheckColumn(const void* values, uint64_t n, PhysicalType type, const Setting& setting) {
   INFO("setting " << setting.name);
@@ -154,33 +124,44 @@ TEST_CASE("the device partitioner plans short and odd-sized columns as the CPU w
   }
 }
 
-TEST_CASE("a Writer with the GPU partitioner writes the CPU writer's bytes") {
-  // Whole files: the planner is used for every integer chunk (plain and
-  // dictionary candidates, the RUNS_EF gate); the archive profile's halving
-  // falls back to the CPU.
+// The two ways a Writer uses the device: plans only, or whole chunks.
+struct GpuWriterMode {
+  const char* name;
+  Status (*install)(WriteOptions*, int);
+};
+constexpr GpuWriterMode kGpuWriterModes[] = {{"GPU partitioner", UseGpuPartitioner},
+                                             {"GPU writer", UseGpuWriter}};
+
+TEST_CASE("a Writer with the GPU partitioner or the GPU writer writes the CPU writer's bytes") {
+  // Whole files of several chunks: the device is used for every integer
+  // chunk (plain and dictionary candidates, the RUNS_EF gate); the archive
+  // profile's halving falls back to the CPU.
   int files = 0;
   for (const datagen::DatasetInfo& info : datagen::Datasets()) {
     Result<datagen::Column> column = datagen::Generate(info.name, 250000);
     REQUIRE(column.ok());
     for (Profile profile : {Profile::kHot, Profile::kArchive}) {
-      INFO("dataset " << info.name << (profile == Profile::kHot ? " hot" : " archive"));
       WriteOptions options;
       options.profile = profile;
       options.chunk_rows = 100000;
       const std::vector<uint8_t> cpu =
           WriteColumn("v", column->type(), column->data(), column->size(), options);
-      REQUIRE(UseGpuPartitioner(&options).ok());
-      const std::vector<uint8_t> gpu =
-          WriteColumn("v", column->type(), column->data(), column->size(), options);
       CHECK(!cpu.empty());
-      CHECK(gpu == cpu);
-      ++files;
+      for (const GpuWriterMode& mode : kGpuWriterModes) {
+        INFO("dataset " << info.name << (profile == Profile::kHot ? " hot, " : " archive, ")
+                        << mode.name);
+        WriteOptions gpu_options = options;
+        REQUIRE(mode.install(&gpu_options, 0).ok());
+        CHECK(WriteColumn("v", column->type(), column->data(), column->size(), gpu_options) ==
+              cpu);
+        ++files;
+      }
     }
   }
   CHECK(files > 0);
 }
 
-TEST_CASE("the conformance writer inputs are written alike with the GPU partitioner") {
+TEST_CASE("the conformance writer inputs are written alike with the GPU partitioner and writer") {
   // conformance/writer-inputs: NAME.TYPE.bin, raw little-endian values.
   const std::filesystem::path dir = std::filesystem::path(L3_CONFORMANCE_DIR) / "writer-inputs";
   REQUIRE(std::filesystem::is_directory(dir));
@@ -201,12 +182,16 @@ TEST_CASE("the conformance writer inputs are written alike with the GPU partitio
       WriteOptions options;
       options.profile = profile;
       const std::vector<uint8_t> cpu = WriteColumn("v", *type, bytes.data(), rows, options);
-      REQUIRE(UseGpuPartitioner(&options).ok());
-      CHECK(WriteColumn("v", *type, bytes.data(), rows, options) == cpu);
-      ++files;
+      for (const GpuWriterMode& mode : kGpuWriterModes) {
+        INFO(mode.name);
+        WriteOptions gpu_options = options;
+        REQUIRE(mode.install(&gpu_options, 0).ok());
+        CHECK(WriteColumn("v", *type, bytes.data(), rows, gpu_options) == cpu);
+        ++files;
+      }
     }
   }
-  CHECK(files >= 26);
+  CHECK(files >= 52);
 }
 
 TEST_CASE("the device partitioner refuses what it does not do yet") {

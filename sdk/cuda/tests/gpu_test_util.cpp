@@ -218,4 +218,17 @@ bool SamePartitionFit(const internal::PartitionFit& a, const internal::Partition
          a.cost_bytes == b.cost_bytes && a.value_runs == b.value_runs;
 }
 
+internal::EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
+  internal::EncoderConfig config;
+  config.type = type;
+  config.values_per_lane = s.values_per_lane;
+  config.partitioner.enable_delta = s.delta;
+  config.partitioner.minimax_lines = s.minimax;
+  config.partitioner.split_min_rows = 0u;
+  config.partitioner.initial_partition_rows = s.initial_rows;
+  config.partitioner.max_partition_rows = s.max_rows;
+  config.partitioner.min_merge_benefit = s.min_merge_benefit;
+  return config;
+}
+
 }  // namespace l3::cuda::testing

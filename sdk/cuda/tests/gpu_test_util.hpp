@@ -74,4 +74,27 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
 /// GPU writer must reproduce the CPU writer's.
 bool SamePartitionFit(const internal::PartitionFit& a, const internal::PartitionFit& b);
 
+/// Partitioner settings the GPU writer tests run: the hot profile's, and
+/// others that reach other code paths (no DELTA, no minimax line, V = 8 and
+/// V = 1, long partitions, a merge benefit).
+struct Setting {
+  const char* name;
+  bool delta;
+  bool minimax;
+  uint32_t values_per_lane;
+  uint32_t initial_rows;
+  uint32_t max_rows;
+  double min_merge_benefit;
+};
+
+inline constexpr Setting kSettings[] = {
+    {"hot profile", true, true, 64, 256, 8192, 0.0},
+    {"no DELTA, no minimax line", false, false, 64, 256, 8192, 0.0},
+    {"V=8, long partitions", true, true, 8, 1024, 65536, 0.0},
+    {"V=1, merge benefit 2%, no minimax line", true, false, 1, 256, 8192, 0.02},
+};
+
+/// The chunk encoder's configuration for `type` with `setting` (no halving).
+internal::EncoderConfig ConfigFor(PhysicalType type, const Setting& setting);
+
 }  // namespace l3::cuda::testing

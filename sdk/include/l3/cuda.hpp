@@ -37,14 +37,20 @@ namespace l3::cuda {
 /// True when at least one CUDA device can be used.
 bool DeviceAvailable() noexcept;
 
-/// The GPU writer, first part: sets options->partition_planner so that a
-/// Writer plans the partitions of its integer chunks (the delta-bits
-/// analysis, every model fit, the merge rounds) on CUDA device `device`,
-/// with the CPU partitioner's result bit for bit (spec §14.1): the file's
-/// bytes do not change. The archive profile's halving of partitions is
-/// still planned on the CPU, as are float columns and any chunk the device
-/// fails to plan (out of memory, say); segments are still packed on the
-/// CPU. kDeviceError without a CUDA device.
+/// The GPU writer: sets options->partition_planner so that a Writer encodes
+/// its integer chunks on CUDA device `device` (EncodeChunk below: the
+/// partitioner, every model fit, the packing of the segments and the
+/// statistics), with the CPU writer's bytes (spec §14.1). Each chunk's values
+/// are copied to the device and its segments back; the host still places
+/// them, compresses them in the archive profile and writes the footer. What
+/// the device does not do is done on the CPU, with the same bytes: the
+/// archive profile's halving of partitions (planned and packed on the CPU),
+/// float columns, and any chunk the device fails to encode (out of memory,
+/// say). kDeviceError without a CUDA device.
+Status UseGpuWriter(WriteOptions* options, int device = 0);
+
+/// As UseGpuWriter, but only the partitions are planned on the device; the
+/// segments are packed on the CPU (for comparisons).
 Status UseGpuPartitioner(WriteOptions* options, int device = 0);
 
 /// One column chunk whose decoded segments lie in device memory.
@@ -169,6 +175,87 @@ Result<size_t> TakeTempBytes(const DeviceChunk* chunks, size_t num_chunks, size_
 Status Take(const DeviceChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
             size_t num_rows, void* d_out, size_t out_bytes, void* d_temp, size_t temp_bytes,
             cudaStream_t stream);
+
+// ---------------------------------------------------------------------------
+// The GPU writer's device layer: one integer column chunk from values in
+// device memory to its segments in device memory (spec §7.3-§7.6, §8),
+// byte for byte the CPU writer's chunk for the same options (spec §14.1).
+// Unlike the decoders these calls synchronise `stream`: the merge rounds of
+// the partitioner read the partition count back to the host, and the
+// segment sizes are only known once the partitions are.
+
+/// The chunk encoder's options (WriteOptions' values_per_lane, partitioner,
+/// write_partition_bounds and write_statistics; resolve the profile defaults
+/// first, as the Writer does).
+struct ChunkEncodeOptions {
+  PhysicalType type = PhysicalType::kInt64;  ///< an integer type
+  uint32_t values_per_lane = 64;             ///< V, spec §8.5
+  /// split_min_rows must be unset or 0: the archive profile's halving runs on
+  /// the CPU only (kUnsupportedFeature).
+  PartitionerOptions partitioner;
+  bool partition_bounds = true;  ///< write the bounds segment (spec §7.5)
+  bool statistics = true;        ///< compute the chunk statistics (spec §7.6)
+};
+
+/// Bytes of a chunk's four segments: Partition_Table, Parameters, Payload
+/// (with its 32 bytes of padding) and Bounds.
+struct ChunkSegmentSizes {
+  uint64_t partition_table = 0;
+  uint64_t parameters = 0;
+  uint64_t payload = 0;
+  uint64_t bounds = 0;
+};
+
+/// Caller-owned device buffers for the segments (8-byte aligned), and their
+/// capacities in bytes. `bounds` may be null without partition_bounds.
+struct ChunkSegmentBuffers {
+  void* partition_table = nullptr;
+  void* parameters = nullptr;
+  void* payload = nullptr;
+  void* bounds = nullptr;
+  ChunkSegmentSizes capacity;
+};
+
+/// What EncodeChunk wrote.
+struct EncodedChunkInfo {
+  uint64_t num_rows = 0;
+  uint32_t num_partitions = 0;
+  uint32_t values_per_lane = 0;
+  ChunkSegmentSizes sizes;  ///< bytes written to each buffer
+  /// Format 1.1 features the chunk needs (spec §8.9, §8.11): the footer's
+  /// required feature bits DELTA_MODEL and RUNS_EF_MODEL.
+  bool uses_delta = false;
+  bool uses_runs_ef = false;
+  /// spec §7.6 (present with ChunkEncodeOptions::statistics; null_count 0;
+  /// no distinct sketch).
+  ChunkStatistics statistics;
+  /// CRC32C of each segment's bytes (the SegmentRef checksum of a segment
+  /// stored uncompressed): table, parameters, payload, bounds (0 when absent).
+  uint32_t crc32c[4] = {0, 0, 0, 0};
+};
+
+/// Temporary device bytes EncodeChunk needs for num_rows values: the
+/// partitioner's lists for the most partitions num_rows rows can have, the
+/// minimax line's hulls (8 bytes per row when partitioner.minimax_lines),
+/// the packer's offsets, statistics and checksums.
+Result<size_t> EncodeChunkTempBytes(uint64_t num_rows, const ChunkEncodeOptions& options);
+
+/// Upper bounds on the segment sizes EncodeChunk can write for num_rows
+/// values: buffers of these capacities never see kBufferTooSmall.
+Result<ChunkSegmentSizes> EncodeChunkMaxBytes(uint64_t num_rows,
+                                              const ChunkEncodeOptions& options);
+
+/// Encodes `num_rows` values (1..2^32 - 1) of options.type at `d_values`
+/// (device memory, aligned to the value size) into `out` on `stream`, and
+/// reports the result in *info (host memory). Returns after synchronising
+/// `stream`. The bytes equal the CPU writer's EncodeChunk with the same
+/// options. Errors: kInvalidArgument, kUnsupportedFeature (halving, a
+/// non-integer type), kBufferTooSmall (temporary storage, or a segment
+/// larger than its capacity: info->sizes then says how large),
+/// kDeviceError.
+Status EncodeChunk(const void* d_values, uint64_t num_rows, const ChunkEncodeOptions& options,
+                   void* d_temp, size_t temp_bytes, const ChunkSegmentBuffers& out,
+                   EncodedChunkInfo* info, cudaStream_t stream);
 
 // ---------------------------------------------------------------------------
 // Key lookups with the PGM learned index (spec §11.3, format 1.1)

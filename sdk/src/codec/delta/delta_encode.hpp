@@ -23,7 +23,7 @@ L3_HD int64_t SignedDelta(T current, T previous) {
 /// u(x) = (d(x) - Delta_Base) mod 2^N, the unsigned value a row's field and
 /// high part hold together (spec §8.9).
 template <typename T>
-inline uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
+L3_HD uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
   using U = typename ValueTraits<T>::Unsigned;
   return static_cast<U>(ValueTraits<T>::Offset(current, previous) - delta_base);
 }

@@ -137,9 +137,11 @@ template <typename T>
 Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& config) {
   const PartitionPlanOptions options = PlanOptionsFor(config);
   if (config.planner != nullptr) {
-    // A planner that cannot plan this chunk (options it does not support, a
-    // device out of memory or failing) leaves it to the CPU: the plan, and
-    // so the file, is the same either way.
+    // A planner that cannot encode or plan this chunk (options it does not
+    // support, a device out of memory or failing) leaves it to the CPU: the
+    // plan, and so the file, is the same either way.
+    EncodedChunk chunk;
+    if (config.planner->Encode(v, n, config, &chunk).ok()) return chunk;
     std::vector<PlannedPartition> plan;
     if (config.planner->Plan(config.type, v, n, options, &plan).ok()) {
       return Assemble(v, n, config, plan);

@@ -15,19 +15,11 @@
 #include "codec/encode/fit_choice.hpp"
 #include "codec/encode/fit_partition.cuh"
 #include "codec/encode/model_fit.hpp"
+#include "codec/encode/partitioner.hpp"
 
 namespace l3::internal {
 
 inline constexpr uint64_t kNoNodeId = ~uint64_t{0};
-
-/// One partition of the current list. Ids tell whether a pair rejected in an
-/// earlier step has changed since (partitioner.cpp: Node::rejected_right).
-struct DeviceNode {
-  uint64_t first_row;
-  uint64_t id;
-  uint64_t rejected_right;
-  PartitionFit fit;
-};
 
 /// Step 1: the delta-bits width of each block of `block_rows` rows.
 template <typename T>

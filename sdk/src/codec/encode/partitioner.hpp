@@ -16,6 +16,17 @@ struct PlannedPartition {
   PartitionFit fit;
 };
 
+/// A partition of the CUDA partitioner's list in device memory
+/// (partitioner.cuh), and of its result. Ids tell whether a pair rejected in
+/// an earlier merge step has changed since (partitioner.cpp:
+/// Node::rejected_right).
+struct DeviceNode {
+  uint64_t first_row;
+  uint64_t id;
+  uint64_t rejected_right;
+  PartitionFit fit;
+};
+
 /// The partitioner's knobs, resolved from PartitionerOptions.
 struct PartitionPlanOptions {
   PartitionerOptions partitioner;
@@ -26,9 +37,13 @@ struct PartitionPlanOptions {
   int num_threads = 1;
 };
 
-/// Plans a chunk's partitions somewhere other than in PlanPartitions (the
-/// CUDA backend's planner, l3::cuda::UseGpuPartitioner), with PlanPartitions'
-/// result. Called from the writer's worker threads: must be thread-safe.
+struct EncoderConfig;  // encode_chunk.hpp
+struct EncodedChunk;
+
+/// Plans, or encodes, a chunk somewhere other than on the CPU (the CUDA
+/// backend, l3::cuda::UseGpuWriter and UseGpuPartitioner), with the CPU's
+/// result bit for bit. Called from the writer's worker threads: must be
+/// thread-safe.
 class PartitionPlanner {
  public:
   virtual ~PartitionPlanner() = default;
@@ -38,6 +53,14 @@ class PartitionPlanner {
   virtual Status Plan(PhysicalType type, const void* values, uint64_t n,
                       const PartitionPlanOptions& options,
                       std::vector<PlannedPartition>* plan) const = 0;
+  /// EncodeChunk(values, n, config), segments and statistics, tried before
+  /// Plan. On any error (kUnsupportedFeature where it only plans, or not
+  /// with this config) the encoder goes on with Plan.
+  virtual Status Encode(const void* values, uint64_t n, const EncoderConfig& config,
+                        EncodedChunk* chunk) const {
+    (void)values, (void)n, (void)config, (void)chunk;
+    return Status(StatusCode::kUnsupportedFeature, "this planner does not encode");
+  }
 };
 
 /// kInvalidArgument for option values that make no sense (zero sizes,

@@ -1,16 +1,17 @@
-// l3_gpu_plan_bench: the CUDA partitioner (the GPU writer's partitioning and
-// model fit) beside the CPU partitioner on all cores, on the same columns in
-// one run. Not a test.
+// l3_gpu_encode_bench: the GPU writer's chunk encoder beside the CPU chunk
+// encoder on all cores, on the same columns in one run. Not a test.
 //
-// For each column: input GB/s of encode::PlanPartitions with the values in
-// device memory (wall time, median of --reps runs after a warm-up; the call
-// synchronises), input GB/s of the CPU PlanPartitions with every hardware
-// thread, and whether the two plans are identical field for field. The
-// options are the hot profile's. Also measures the device-to-device copy
+// Each column is one chunk. For each: input GB/s of l3::cuda::EncodeChunk
+// with the values already in device memory (partitioner, packing,
+// statistics and checksums; wall time, median of --reps runs after a
+// warm-up; the call synchronises) and of the partitioner alone
+// (encode::PlanPartitions); input GB/s of the CPU's EncodeChunk with every
+// hardware thread; and whether the two chunks are identical byte for byte.
+// The options are the hot profile's. Also measures the device-to-device copy
 // bandwidth of the same bytes, for scale.
 //
-//   l3_gpu_plan_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
-//                     [--md FILE] [--json FILE] [--dump-dir DIR] [--commit REV]
+//   l3_gpu_encode_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
+//                       [--md FILE] [--json FILE] [--dump-dir DIR] [--commit REV]
 //
 // --dump-dir DIR writes each column's values to DIR/<name>.bin and lists them
 // in DIR/manifest.json (as l3bench does), so that bench/gpu/nvcomp_bench.py
@@ -34,6 +35,7 @@
 #include "codec/encode/partitioner.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "gpu_encode.hpp"
+#include "l3/cuda.hpp"
 #include "l3/datagen.hpp"
 #include "l3/l3.hpp"
 
@@ -42,7 +44,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 [[noreturn]] void Die(const std::string& what) {
-  std::fprintf(stderr, "l3_gpu_plan_bench: %s\n", what.c_str());
+  std::fprintf(stderr, "l3_gpu_encode_bench: %s\n", what.c_str());
   std::exit(2);
 }
 
@@ -54,29 +56,36 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-bool SamePlans(const std::vector<l3::internal::PlannedPartition>& a,
-               const std::vector<l3::internal::PlannedPartition>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const auto &x = a[i].fit, &y = b[i].fit;
-    if (a[i].first_row != b[i].first_row || x.num_rows != y.num_rows ||
-        x.model_type != y.model_type || x.bit_width != y.bit_width || x.base != y.base ||
-        x.num_runs != y.num_runs || std::memcmp(x.theta, y.theta, sizeof x.theta) != 0 ||
-        x.cost_bytes != y.cost_bytes) {
-      return false;
-    }
-  }
-  return true;
-}
-
 struct Row {
   std::string name;
   std::string type;
   uint64_t rows;
   uint64_t partitions;
-  double gpu_gbs, cpu_gbs, copy_gbs;
+  uint64_t raw_bytes;      // the values
+  uint64_t encoded_bytes;  // the four segments
+  double gpu_plan_gbs, gpu_encode_gbs, cpu_encode_gbs, copy_gbs;
   bool identical;
 };
+
+// The median wall time of `reps` calls of fn after one warm-up.
+template <typename Fn>
+double MedianSeconds(int reps, Fn&& fn) {
+  std::vector<double> times;
+  for (int r = 0; r <= reps; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    const auto t1 = Clock::now();
+    if (r > 0) times.push_back(Seconds(t0, t1));
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+std::vector<uint8_t> Download(const void* device, uint64_t bytes) {
+  std::vector<uint8_t> host(bytes);
+  if (bytes > 0) Cuda(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDeviceToHost), "download");
+  return host;
+}
 
 std::vector<uint8_t> Tile(const void* data, uint64_t bytes, uint64_t out_bytes) {
   std::vector<uint8_t> out(out_bytes);
@@ -108,29 +117,50 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
   const uint64_t bytes = n * static_cast<uint64_t>(value_bytes);
   l3::internal::EncoderConfig config;
   config.type = type;
-  config.partitioner.split_min_rows = 0u;        // the hot profile's
+  config.partitioner.split_min_rows = 0u;          // the hot profile's
   config.partitioner.runs_ef_min_gain = 1.0 / 32;  // the hot profile's
   config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const l3::internal::PartitionPlanOptions options = l3::internal::PlanOptionsFor(config);
 
+  l3::cuda::ChunkEncodeOptions encode_options;
+  encode_options.type = type;
+  encode_options.values_per_lane = config.values_per_lane;
+  encode_options.partitioner = config.partitioner;
+  const l3::Result<size_t> temp_bytes = l3::cuda::EncodeChunkTempBytes(n, encode_options);
+  const l3::Result<l3::cuda::ChunkSegmentSizes> max =
+      l3::cuda::EncodeChunkMaxBytes(n, encode_options);
+  if (!temp_bytes.ok() || !max.ok()) Die(name + ": cannot size the encoder");
+
   void* d_values = nullptr;
   void* d_copy = nullptr;
+  void* d_temp = nullptr;
   Cuda(cudaMalloc(&d_values, bytes), "cudaMalloc");
   Cuda(cudaMalloc(&d_copy, bytes), "cudaMalloc");
+  Cuda(cudaMalloc(&d_temp, *temp_bytes), "cudaMalloc");
+  l3::cuda::ChunkSegmentBuffers out;
+  out.capacity = *max;
+  Cuda(cudaMalloc(&out.partition_table, max->partition_table), "cudaMalloc");
+  Cuda(cudaMalloc(&out.parameters, max->parameters), "cudaMalloc");
+  Cuda(cudaMalloc(&out.payload, max->payload), "cudaMalloc");
+  Cuda(cudaMalloc(&out.bounds, max->bounds), "cudaMalloc");
   Cuda(cudaMemcpy(d_values, values, bytes, cudaMemcpyHostToDevice), "upload");
 
   std::vector<l3::internal::PlannedPartition> gpu_plan;
-  std::vector<double> times;
-  for (int r = 0; r <= reps; ++r) {
-    const auto t0 = Clock::now();
+  const double plan_s = MedianSeconds(reps, [&] {
     const l3::Status s =
         l3::cuda::encode::PlanPartitions(type, d_values, n, options, &gpu_plan, nullptr);
-    const auto t1 = Clock::now();
     if (!s.ok()) Die(name + ": " + s.ToString());
-    if (r > 0) times.push_back(Seconds(t0, t1));
-  }
-  std::sort(times.begin(), times.end());
-  const double gpu_s = times[times.size() / 2];
+  });
+  l3::cuda::EncodedChunkInfo info;
+  const double encode_s = MedianSeconds(reps, [&] {
+    const l3::Status s = l3::cuda::EncodeChunk(d_values, n, encode_options, d_temp, *temp_bytes,
+                                               out, &info, nullptr);
+    if (!s.ok()) Die(name + ": " + s.ToString());
+  });
+  const std::vector<uint8_t> gpu_segments[4] = {
+      Download(out.partition_table, info.sizes.partition_table),
+      Download(out.parameters, info.sizes.parameters), Download(out.payload, info.sizes.payload),
+      Download(out.bounds, info.sizes.bounds)};
 
   cudaEvent_t e0, e1;
   Cuda(cudaEventCreate(&e0), "event");
@@ -144,30 +174,42 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
   Cuda(cudaEventElapsedTime(&copy_ms, e0, e1), "event");
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
-  cudaFree(d_values);
-  cudaFree(d_copy);
+  for (void* p :
+       {d_values, d_copy, d_temp, out.partition_table, out.parameters, out.payload, out.bounds}) {
+    cudaFree(p);
+  }
 
-  std::vector<l3::internal::PlannedPartition> cpu_plan;
   const auto c0 = Clock::now();
-  l3::internal::DispatchIntegerType(type, [&](auto zero) {
-    using T = decltype(zero);
-    cpu_plan = l3::internal::PlanPartitions(static_cast<const T*>(values), n, options);
-  });
+  l3::Result<l3::internal::EncodedChunk> cpu = l3::internal::EncodeChunk(values, n, config);
   const auto c1 = Clock::now();
+  if (!cpu.ok()) Die(name + ": " + cpu.status().ToString());
+  const bool identical = gpu_segments[0] == cpu->partition_table &&
+                         gpu_segments[1] == cpu->parameters && gpu_segments[2] == cpu->payload &&
+                         gpu_segments[3] == cpu->bounds &&
+                         info.statistics.distinct_count == cpu->statistics.distinct_count &&
+                         info.statistics.min_value == cpu->statistics.min_value &&
+                         info.statistics.max_value == cpu->statistics.max_value;
 
   Row row;
   row.name = name;
   row.type = l3::PhysicalTypeName(type);
   row.rows = n;
-  row.partitions = gpu_plan.size();
-  row.gpu_gbs = static_cast<double>(bytes) / gpu_s / 1e9;
-  row.cpu_gbs = static_cast<double>(bytes) / Seconds(c0, c1) / 1e9;
+  row.partitions = info.num_partitions;
+  row.raw_bytes = bytes;
+  row.encoded_bytes =
+      info.sizes.partition_table + info.sizes.parameters + info.sizes.payload + info.sizes.bounds;
+  row.gpu_plan_gbs = static_cast<double>(bytes) / plan_s / 1e9;
+  row.gpu_encode_gbs = static_cast<double>(bytes) / encode_s / 1e9;
+  row.cpu_encode_gbs = static_cast<double>(bytes) / Seconds(c0, c1) / 1e9;
   row.copy_gbs = static_cast<double>(bytes) / (copy_ms / 1e3) / 1e9;
-  row.identical = SamePlans(gpu_plan, cpu_plan);
+  row.identical = identical && gpu_plan.size() == info.num_partitions;
   std::printf(
-      "%-52s %-4s %10llu rows %8llu partitions  GPU %7.2f GB/s  CPU(%d thr) %6.3f GB/s  %s\n",
+      "%-52s %-4s %10llu rows %8llu partitions ratio %6.2f  GPU encode %7.2f GB/s (plan %7.2f)  "
+      "CPU(%d thr) %6.3f GB/s  %s\n",
       name.c_str(), row.type.c_str(), static_cast<unsigned long long>(n),
-      static_cast<unsigned long long>(row.partitions), row.gpu_gbs, config.num_threads, row.cpu_gbs,
+      static_cast<unsigned long long>(row.partitions),
+      static_cast<double>(bytes) / static_cast<double>(row.encoded_bytes), row.gpu_encode_gbs,
+      row.gpu_plan_gbs, config.num_threads, row.cpu_encode_gbs,
       row.identical ? "identical" : "DIFFERENT");
   std::fflush(stdout);
   return row;
@@ -222,7 +264,8 @@ int main(int argc, char** argv) {
     l3::Result<l3::datagen::Column> column = l3::datagen::Generate(name, n);
     if (!column.ok()) Die(column.status().ToString());
     if (!dump_dir.empty()) {
-      manifest.push_back(DumpColumn(dump_dir, name, column->type(), column->data(), column->size()));
+      manifest.push_back(
+          DumpColumn(dump_dir, name, column->type(), column->data(), column->size()));
     }
     results.push_back(Measure(name, column->type(), column->data(), column->size(), reps));
   }
@@ -241,8 +284,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!dump_dir.empty()) {
-    std::ofstream(dump_dir + "/manifest.json") << nlohmann::json{{"columns", manifest}}.dump(2)
-                                               << "\n";
+    std::ofstream(dump_dir + "/manifest.json")
+        << nlohmann::json{{"columns", manifest}}.dump(2) << "\n";
   }
   if (!json_path.empty()) {
     nlohmann::json report = {{"device", prop.name},
@@ -250,9 +293,15 @@ int main(int argc, char** argv) {
                              {"commit", commit},
                              {"results", nlohmann::json::array()}};
     for (const Row& r : results) {
-      report["results"].push_back({{"dataset", r.name}, {"type", r.type}, {"rows", r.rows},
-                                   {"partitions", r.partitions}, {"gpu_plan_gbps", r.gpu_gbs},
-                                   {"cpu_plan_gbps", r.cpu_gbs}, {"copy_gbps", r.copy_gbs},
+      report["results"].push_back({{"dataset", r.name},
+                                   {"type", r.type},
+                                   {"rows", r.rows},
+                                   {"partitions", r.partitions},
+                                   {"encoded_bytes", r.encoded_bytes},
+                                   {"gpu_plan_gbps", r.gpu_plan_gbs},
+                                   {"gpu_encode_gbps", r.gpu_encode_gbs},
+                                   {"cpu_encode_gbps", r.cpu_encode_gbs},
+                                   {"copy_gbps", r.copy_gbs},
                                    {"identical", r.identical}});
     }
     std::ofstream(json_path) << report.dump(2) << "\n";
@@ -261,16 +310,19 @@ int main(int argc, char** argv) {
     std::ofstream out(md);
     out << "- GPU: " << prop.name << "; CPU threads: " << std::thread::hardware_concurrency()
         << "; commit " << commit << "\n\n";
-    out << "| column | type | rows | partitions | GPU plan GB/s | CPU plan GB/s (all threads) | "
-           "GPU / CPU | D2D copy GB/s | plans identical "
-           "|\n|---|---|---:|---:|---:|---:|---:|---:|---|\n";
+    out << "| column | type | rows | partitions | ratio | GPU encode GB/s | GPU plan GB/s | "
+           "CPU encode GB/s (all threads) | GPU / CPU | D2D copy GB/s | chunks identical "
+           "|\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
     for (const Row& r : results) {
       char line[512];
       std::snprintf(line, sizeof line,
-                    "| %s | %s | %llu | %llu | %.2f | %.3f | %.1fx | %.0f | %s |\n", r.name.c_str(),
-                    r.type.c_str(), static_cast<unsigned long long>(r.rows),
-                    static_cast<unsigned long long>(r.partitions), r.gpu_gbs, r.cpu_gbs,
-                    r.gpu_gbs / r.cpu_gbs, r.copy_gbs, r.identical ? "yes" : "**no**");
+                    "| %s | %s | %llu | %llu | %.2f | %.2f | %.2f | %.3f | %.1fx | %.0f | %s |\n",
+                    r.name.c_str(), r.type.c_str(), static_cast<unsigned long long>(r.rows),
+                    static_cast<unsigned long long>(r.partitions),
+                    static_cast<double>(r.raw_bytes) / static_cast<double>(r.encoded_bytes),
+                    r.gpu_encode_gbs, r.gpu_plan_gbs, r.cpu_encode_gbs,
+                    r.gpu_encode_gbs / r.cpu_encode_gbs, r.copy_gbs,
+                    r.identical ? "yes" : "**no**");
       out << line;
     }
   }

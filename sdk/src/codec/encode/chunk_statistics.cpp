@@ -95,14 +95,15 @@ struct RangeSummary {
 
 }  // namespace
 
+HyperLogLog HyperLogLog::FromRegisters(const uint8_t* registers) {
+  HyperLogLog sketch;
+  std::copy(registers, registers + kRegisters, sketch.registers_.begin());
+  return sketch;
+}
+
 void HyperLogLog::Add(uint64_t canonical_value) {
-  const uint64_t h = Mix64(canonical_value);
-  const uint32_t index = static_cast<uint32_t>(h >> (64 - kPrecision));
-  const uint64_t rest = h << kPrecision;
-  const uint8_t rank =
-      rest == 0 ? static_cast<uint8_t>(64 - kPrecision + 1)
-                : static_cast<uint8_t>(__builtin_clzll(rest) + 1);
-  registers_[index] = std::max(registers_[index], rank);
+  const Slot slot = SlotOf(canonical_value);
+  registers_[slot.index] = std::max(registers_[slot.index], static_cast<uint8_t>(slot.rank));
 }
 
 void HyperLogLog::Merge(const HyperLogLog& other) {

@@ -126,6 +126,13 @@ double HyperLogLog::Estimate() const {
   return raw;
 }
 
+uint64_t ClampedDistinctEstimate(const HyperLogLog& sketch, uint64_t n) {
+  const double estimate = std::round(sketch.Estimate());
+  const double low = static_cast<double>(kExactDistinctLimit + 1);
+  const double high = static_cast<double>(n);
+  return static_cast<uint64_t>(std::min(std::max(estimate, low), high));
+}
+
 template <typename T>
 ChunkStatisticsData ComputeChunkStatistics(const T* v, uint64_t n, int num_threads) {
   using Traits = ValueTraits<T>;
@@ -240,10 +247,7 @@ ChunkStatisticsData ComputeChunkStatistics(const T* v, uint64_t n, int num_threa
     HyperLogLog sketch;
     for (const auto& s : sketches) sketch.Merge(s);
     // The exact attempt proved there are more than kExactDistinctLimit values.
-    const double estimate = std::round(sketch.Estimate());
-    const double low = static_cast<double>(kExactDistinctLimit + 1);
-    const double high = static_cast<double>(n);
-    stats.distinct_count = static_cast<uint64_t>(std::min(std::max(estimate, low), high));
+    stats.distinct_count = ClampedDistinctEstimate(sketch, n);
     stats.distinct_count_exact = false;
     return stats;
   }

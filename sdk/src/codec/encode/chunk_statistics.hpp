@@ -63,6 +63,11 @@ class HyperLogLog {
 /// of a 32- or 64-bit type. Sorted chunks and 8/16-bit types are always exact.
 inline constexpr uint64_t kExactDistinctLimit = uint64_t{1} << 16;
 
+/// The distinct count reported for a chunk of n values known to hold more
+/// than kExactDistinctLimit distinct values: the sketch's estimate, rounded
+/// and clamped to [kExactDistinctLimit + 1, n].
+uint64_t ClampedDistinctEstimate(const HyperLogLog& sketch, uint64_t n);
+
 /// Statistics of values[0, n), n >= 1. Independent of num_threads.
 template <typename T>
 ChunkStatisticsData ComputeChunkStatistics(const T* values, uint64_t n, int num_threads);

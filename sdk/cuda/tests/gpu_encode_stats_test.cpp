@@ -284,11 +284,12 @@ TEST_CASE("device chunk statistics: throughput on 100M uint64 (informational)") 
     const ChunkStatisticsData cpu = internal::ComputeChunkStatistics(v.data(), n, CpuThreads());
     const double cpu_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    CHECK_MESSAGE(Same(cpu, gpu),
-                  c.name << ": CPU " << Describe(cpu) << " / GPU " << Describe(gpu));
-    MESSAGE("statistics of 100M uint64, " << c.name << ": device " << seconds * 1e3 << " ms, "
-                                          << n * 8 / seconds / 1e9 << " GB/s; CPU (" << CpuThreads()
-                                          << " threads) " << cpu_seconds * 1e3 << " ms");
+    CHECK_MESSAGE(Same(cpu, gpu), std::string(c.name)
+                                      << ": CPU " << Describe(cpu) << " / GPU " << Describe(gpu));
+    MESSAGE("statistics of 100M uint64, " << std::string(c.name) << ": device " << seconds * 1e3
+                                          << " ms, " << n * 8 / seconds / 1e9 << " GB/s; CPU ("
+                                          << CpuThreads() << " threads) " << cpu_seconds * 1e3
+                                          << " ms");
   }
 }
 

@@ -95,14 +95,15 @@ struct RangeSummary {
 
 }  // namespace
 
+HyperLogLog HyperLogLog::FromRegisters(const uint8_t* registers) {
+  HyperLogLog sketch;
+  std::copy(registers, registers + kRegisters, sketch.registers_.begin());
+  return sketch;
+}
+
 void HyperLogLog::Add(uint64_t canonical_value) {
-  const uint64_t h = Mix64(canonical_value);
-  const uint32_t index = static_cast<uint32_t>(h >> (64 - kPrecision));
-  const uint64_t rest = h << kPrecision;
-  const uint8_t rank =
-      rest == 0 ? static_cast<uint8_t>(64 - kPrecision + 1)
-                : static_cast<uint8_t>(__builtin_clzll(rest) + 1);
-  registers_[index] = std::max(registers_[index], rank);
+  const Slot slot = SlotOf(canonical_value);
+  registers_[slot.index] = std::max(registers_[slot.index], static_cast<uint8_t>(slot.rank));
 }
 
 void HyperLogLog::Merge(const HyperLogLog& other) {
@@ -123,6 +124,13 @@ double HyperLogLog::Estimate() const {
   const double raw = alpha * m * m / sum;
   if (raw <= 2.5 * m && zeros > 0) return m * std::log(m / zeros);
   return raw;
+}
+
+uint64_t ClampedDistinctEstimate(const HyperLogLog& sketch, uint64_t n) {
+  const double estimate = std::round(sketch.Estimate());
+  const double low = static_cast<double>(kExactDistinctLimit + 1);
+  const double high = static_cast<double>(n);
+  return static_cast<uint64_t>(std::min(std::max(estimate, low), high));
 }
 
 template <typename T>
@@ -239,10 +247,7 @@ ChunkStatisticsData ComputeChunkStatistics(const T* v, uint64_t n, int num_threa
     HyperLogLog sketch;
     for (const auto& s : sketches) sketch.Merge(s);
     // The exact attempt proved there are more than kExactDistinctLimit values.
-    const double estimate = std::round(sketch.Estimate());
-    const double low = static_cast<double>(kExactDistinctLimit + 1);
-    const double high = static_cast<double>(n);
-    stats.distinct_count = static_cast<uint64_t>(std::min(std::max(estimate, low), high));
+    stats.distinct_count = ClampedDistinctEstimate(sketch, n);
     stats.distinct_count_exact = false;
     return stats;
   }

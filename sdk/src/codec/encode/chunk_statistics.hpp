@@ -8,8 +8,18 @@
 #include <vector>
 
 #include "codec/encode/encode_chunk.hpp"
+#include "common/bits.hpp"
 
 namespace l3::internal {
+
+/// DistinctSketch::Hash (spec §7.6.1: splitmix64's finaliser), callable on
+/// the device as well.
+L3_HD uint64_t StatisticsHash(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
 
 /// A HyperLogLog sketch (Flajolet et al. 2007) with 2^16 registers over a
 /// fixed 64-bit mix of each value's canonical extension, so the estimate is
@@ -18,6 +28,25 @@ class HyperLogLog {
  public:
   static constexpr uint32_t kPrecision = 16;
   static constexpr uint32_t kRegisters = 1u << kPrecision;
+
+  /// Where Add puts a value: the register (the hash's top kPrecision bits)
+  /// and the rank it raises that register to (one more than the leading
+  /// zeros of the remaining 64 - kPrecision bits; 64 - kPrecision + 1 when
+  /// they are all zero). Shared with the device statistics.
+  struct Slot {
+    uint32_t index;
+    uint32_t rank;
+  };
+  static L3_HD Slot SlotOf(uint64_t canonical_value) {
+    const uint64_t h = StatisticsHash(canonical_value);
+    const uint64_t rest = h & LowMask(64 - kPrecision);
+    return {static_cast<uint32_t>(h >> (64 - kPrecision)), 64 - kPrecision + 1 - BitLength(rest)};
+  }
+
+  /// The sketch whose registers are registers[0, kRegisters), as built
+  /// elsewhere (the device) with SlotOf: register i holds the largest rank
+  /// of the values with index i, 0 for none.
+  static HyperLogLog FromRegisters(const uint8_t* registers);
 
   void Add(uint64_t canonical_value);
   /// Register-wise maximum: the sketch of the union.
@@ -33,6 +62,11 @@ class HyperLogLog {
 /// The largest number of distinct values counted exactly in an unsorted chunk
 /// of a 32- or 64-bit type. Sorted chunks and 8/16-bit types are always exact.
 inline constexpr uint64_t kExactDistinctLimit = uint64_t{1} << 16;
+
+/// The distinct count reported for a chunk of n values known to hold more
+/// than kExactDistinctLimit distinct values: the sketch's estimate, rounded
+/// and clamped to [kExactDistinctLimit + 1, n].
+uint64_t ClampedDistinctEstimate(const HyperLogLog& sketch, uint64_t n);
 
 /// Statistics of values[0, n), n >= 1. Independent of num_threads.
 template <typename T>

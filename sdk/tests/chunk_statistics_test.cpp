@@ -86,3 +86,25 @@ TEST_CASE("chunk statistics: a HyperLogLog rebuilt from its registers estimates 
     }
   }
 }
+
+TEST_CASE("chunk statistics: distinct-sketch registers rebuilt into the sketch's bytes") {
+  std::mt19937_64 rng(14);
+  for (const uint64_t count : {uint64_t{257}, uint64_t{5000}, uint64_t{400000}}) {
+    std::vector<int64_t> values(count);
+    // Distinct values first (more than 256 of them), then random ones.
+    for (uint64_t i = 0; i < count; ++i) {
+      values[i] = i < 257 ? int64_t(i) - 128 : static_cast<int64_t>(rng() % (3 * count)) - 1000;
+    }
+    std::vector<uint8_t> registers(DistinctSketch::kRegisters, 0);
+    for (const int64_t v : values) {
+      const SketchSlot slot = SketchSlotOf(StatisticsHash(static_cast<uint64_t>(v)));
+      if (slot.rho > registers[slot.index]) registers[slot.index] = static_cast<uint8_t>(slot.rho);
+    }
+    const std::vector<uint8_t> cpu = ComputeDistinctSketch(values.data(), count, 2);
+    REQUIRE(cpu.size() > 2);
+    CHECK(cpu[0] == 1);  // the REGISTERS form
+    CHECK(DistinctSketchBytesFromRegisters(registers.data()) == cpu);
+    registers[rng() % registers.size()] ^= 1;  // a different register, different bytes
+    CHECK(DistinctSketchBytesFromRegisters(registers.data()) != cpu);
+  }
+}

@@ -1,4 +1,4 @@
-// Host entry points of the device chunk statistics and CRC32C
+// Host entry points of the device chunk statistics, distinct sketch and CRC32C
 // (gpu_encode_stats.hpp). The kernels live beside their CPU halves:
 // codec/encode/chunk_statistics.cuh and common/crc32c.cuh.
 #include <algorithm>
@@ -14,6 +14,7 @@
 
 namespace l3::cuda::encode {
 
+using l3::DistinctSketch;
 using l3::internal::ChunkStatisticsData;
 using l3::internal::DeviceStatsResult;
 using l3::internal::DeviceStatsScratch;
@@ -23,6 +24,25 @@ using l3::internal::kExactDistinctLimit;
 namespace {
 
 Status Invalid(const char* what) { return Status(StatusCode::kInvalidArgument, what); }
+
+// The checks shared by the statistics and the sketch.
+Status CheckValues(PhysicalType type, const void* d_values, uint64_t n, const void* d_temp,
+                   size_t temp_bytes, size_t needed, const void* out) {
+  if (!PhysicalTypeIsInteger(type)) {
+    return Status(StatusCode::kUnsupportedFeature,
+                  "the device statistics take integer columns only");
+  }
+  if (d_values == nullptr || d_temp == nullptr || out == nullptr) return Invalid("null pointer");
+  if (n == 0) return Invalid("no values");
+  if (reinterpret_cast<uintptr_t>(d_values) % PhysicalTypeBytes(type) != 0) {
+    return Invalid("values not aligned to their size");
+  }
+  if (reinterpret_cast<uintptr_t>(d_temp) % 8 != 0) {
+    return Invalid("temporary memory not 8-byte aligned");
+  }
+  if (temp_bytes < needed) return Invalid("temporary memory too small");
+  return Status::OK();
+}
 
 // The multiprocessors of the current device.
 Status MultiprocessorCount(int* count) {
@@ -194,28 +214,123 @@ size_t ChunkStatisticsTempBytes(PhysicalType type, uint64_t /*n*/) {
 
 Status ComputeChunkStatistics(PhysicalType type, const void* d_values, uint64_t n, void* d_temp,
                               size_t temp_bytes, ChunkStatisticsData* out, cudaStream_t stream) {
-  if (!PhysicalTypeIsInteger(type)) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  "the device statistics take integer columns only");
-  }
-  if (d_values == nullptr || d_temp == nullptr || out == nullptr) {
-    return Invalid("ComputeChunkStatistics: null pointer");
-  }
-  if (n == 0) return Invalid("ComputeChunkStatistics: no values");
-  if (reinterpret_cast<uintptr_t>(d_values) % PhysicalTypeBytes(type) != 0) {
-    return Invalid("ComputeChunkStatistics: values not aligned to their size");
-  }
-  if (reinterpret_cast<uintptr_t>(d_temp) % 8 != 0) {
-    return Invalid("ComputeChunkStatistics: temporary memory not 8-byte aligned");
-  }
-  if (temp_bytes < ChunkStatisticsTempBytes(type, n)) {
-    return Invalid("ComputeChunkStatistics: temporary memory too small");
-  }
+  L3_CUDA_RETURN_NOT_OK(
+      CheckValues(type, d_values, n, d_temp, temp_bytes, ChunkStatisticsTempBytes(type, n), out));
   Status status;
   l3::internal::DispatchIntegerType(type, [&](auto zero) {
     using T = decltype(zero);
     status = StatisticsOf(static_cast<const T*>(d_values), n, static_cast<uint8_t*>(d_temp), out,
                           stream);
+  });
+  return status;
+}
+
+namespace {
+
+// Temporary memory of the sketch: the result, the list of at most 256 keys
+// and its count, the set's slots, the registers.
+constexpr size_t kKeysOffset = kResultBytes;
+constexpr size_t kKeysBytes = (DistinctSketch::kMaxExactHashes + 1) * sizeof(unsigned long long);
+constexpr size_t kSketchSlotsOffset = kKeysOffset + kKeysBytes;
+constexpr size_t kSketchRegistersOffset = kSketchSlotsOffset + kSlotsBytes;
+constexpr size_t kSketchRegistersBytes = DistinctSketch::kRegisters * sizeof(uint32_t);
+constexpr size_t kSketchTempBytes = kSketchRegistersOffset + kSketchRegistersBytes;
+
+template <typename T>
+Status DistinctSketchOf(const T* d_values, uint64_t n, uint8_t* temp, std::vector<uint8_t>* out,
+                        cudaStream_t stream) {
+  DeviceStatsScratch scratch;
+  scratch.result = reinterpret_cast<DeviceStatsResult*>(temp);
+  scratch.bitmap = nullptr;
+  scratch.slots = reinterpret_cast<unsigned long long*>(temp + kSketchSlotsOffset);
+  auto* keys = reinterpret_cast<unsigned long long*>(temp + kKeysOffset);
+  unsigned long long* key_count = keys + DistinctSketch::kMaxExactHashes;
+  auto* registers = reinterpret_cast<uint32_t*>(temp + kSketchRegistersOffset);
+
+  int sms = 0;
+  L3_CUDA_RETURN_NOT_OK(MultiprocessorCount(&sms));
+  const uint64_t resident = uint64_t(sms) * kBlocksPerMultiprocessor;
+  const uint64_t tiles =
+      CeilDiv(n, uint64_t{l3::internal::kStatsThreads} * l3::internal::kStatsItems);
+  l3::internal::InitStatsResultKernel<<<1, 1, 0, stream>>>(scratch.result);
+  L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitStatsResultKernel"));
+  // The slots and the registers are adjacent: one clear.
+  L3_CUDA_RETURN_NOT_OK(
+      CudaStatus(cudaMemsetAsync(scratch.slots, 0, kSlotsBytes + kSketchRegistersBytes, stream),
+                 "sketch: clear set and registers"));
+  const auto grid =
+      static_cast<unsigned>(std::min({tiles, resident, uint64_t{l3::internal::kStatsMaxBlocks}}));
+  l3::internal::DistinctSketchKernel<T>
+      <<<grid, l3::internal::kStatsThreads, 0, stream>>>(d_values, n, scratch, registers);
+  L3_CUDA_RETURN_NOT_OK(CheckLaunch("DistinctSketchKernel"));
+  DeviceStatsResult r;
+  L3_CUDA_RETURN_NOT_OK(
+      CudaStatus(cudaMemcpyAsync(&r, scratch.result, sizeof r, cudaMemcpyDeviceToHost, stream),
+                 "sketch: copy result"));
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "sketch: pass"));
+
+  if (!r.set_overflow && !r.probe_overflow &&
+      r.set_size + r.has_zero <= DistinctSketch::kMaxExactHashes) {
+    // The exact form: the set's keys (at most 256), hashed and sorted by the
+    // CPU's DistinctSketch.
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(
+        cudaMemsetAsync(key_count, 0, sizeof(unsigned long long), stream), "sketch: clear count"));
+    const auto collect_grid = static_cast<unsigned>(
+        std::min<uint64_t>(resident, CeilDiv(l3::internal::kStatsSetSlots, 256)));
+    l3::internal::CollectKeysKernel<<<collect_grid, 256, 0, stream>>>(
+        scratch.slots, l3::internal::kStatsSetSlots, keys, key_count);
+    L3_CUDA_RETURN_NOT_OK(CheckLaunch("CollectKeysKernel"));
+    std::vector<unsigned long long> host(DistinctSketch::kMaxExactHashes + 1);
+    L3_CUDA_RETURN_NOT_OK(
+        CudaStatus(cudaMemcpyAsync(host.data(), keys, kKeysBytes, cudaMemcpyDeviceToHost, stream),
+                   "sketch: copy keys"));
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "sketch: keys"));
+    if (host.back() != r.set_size) {
+      return Status(StatusCode::kDeviceError, "sketch: the set's keys were miscounted");
+    }
+    DistinctSketch sketch;
+    if (r.has_zero) sketch.Add(0);
+    for (uint64_t i = 0; i < r.set_size; ++i) sketch.Add(host[i]);
+    *out = sketch.ToBytes();
+    return Status::OK();
+  }
+  if (!r.set_overflow && r.probe_overflow) {
+    // Only a table built to collide gets here: the host's sketch.
+    std::vector<T> values(n);
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(
+        cudaMemcpyAsync(values.data(), d_values, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
+        "sketch: copy values"));
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "sketch: copy values"));
+    const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    *out = l3::internal::ComputeDistinctSketch(values.data(), n, threads);
+    return Status::OK();
+  }
+  // The register form, from the registers by the CPU's code.
+  std::vector<uint32_t> words(DistinctSketch::kRegisters);
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaMemcpyAsync(words.data(), registers, kSketchRegistersBytes,
+                                                   cudaMemcpyDeviceToHost, stream),
+                                   "sketch: copy registers"));
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "sketch: registers"));
+  const std::vector<uint8_t> bytes(words.begin(), words.end());  // rho <= 50
+  *out = l3::internal::DistinctSketchBytesFromRegisters(bytes.data());
+  return Status::OK();
+}
+
+}  // namespace
+
+size_t DistinctSketchTempBytes(PhysicalType type, uint64_t /*n*/) {
+  return PhysicalTypeIsInteger(type) ? kSketchTempBytes : 0;
+}
+
+Status ComputeDistinctSketch(PhysicalType type, const void* d_values, uint64_t n, void* d_temp,
+                             size_t temp_bytes, std::vector<uint8_t>* out, cudaStream_t stream) {
+  L3_CUDA_RETURN_NOT_OK(
+      CheckValues(type, d_values, n, d_temp, temp_bytes, DistinctSketchTempBytes(type, n), out));
+  Status status;
+  l3::internal::DispatchIntegerType(type, [&](auto zero) {
+    using T = decltype(zero);
+    status = DistinctSketchOf(static_cast<const T*>(d_values), n, static_cast<uint8_t*>(d_temp),
+                              out, stream);
   });
   return status;
 }

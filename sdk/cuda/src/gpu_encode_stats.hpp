@@ -1,4 +1,4 @@
-// The CUDA writer's chunk statistics and segment checksums, callable from
+// The CUDA writer's chunk statistics, distinct sketches and segment checksums, callable from
 // host code (kernels: codec/encode/chunk_statistics.cuh, common/crc32c.cuh).
 // Internal: the device chunk encoder is built on them.
 //
@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "codec/encode/encode_chunk.hpp"
 #include "l3/l3.hpp"
@@ -50,5 +51,18 @@ size_t ChunkStatisticsTempBytes(PhysicalType type, uint64_t n);
 Status ComputeChunkStatistics(PhysicalType type, const void* d_values, uint64_t n, void* d_temp,
                               size_t temp_bytes, l3::internal::ChunkStatisticsData* out,
                               cudaStream_t stream);
+
+/// Bytes of temporary memory ComputeDistinctSketch needs for `n` values of
+/// `type` (0 for a type that is not an integer type): about 8.2 MiB, whatever
+/// n.
+size_t DistinctSketchTempBytes(PhysicalType type, uint64_t n);
+
+/// The bytes of the spec §7.6.1 distinct-count sketch of d_values[0, n)
+/// (device memory, n >= 1 values of `type`, aligned to the type's size),
+/// equal to what l3::internal::ComputeDistinctSketch computes on the CPU
+/// (empty where that would be: the register form's compression failed).
+/// Runs on `stream` and synchronises it. Errors as ComputeChunkStatistics.
+Status ComputeDistinctSketch(PhysicalType type, const void* d_values, uint64_t n, void* d_temp,
+                             size_t temp_bytes, std::vector<uint8_t>* out, cudaStream_t stream);
 
 }  // namespace l3::cuda::encode

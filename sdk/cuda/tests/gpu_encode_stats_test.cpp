@@ -215,7 +215,85 @@ void WithValues(const datagen::Column& column, Fn&& fn) {
   if (const auto* v = column.values<uint64_t>()) fn(*v);
 }
 
+template <typename T>
+std::vector<uint8_t> GpuSketch(const std::vector<T>& values) {
+  const PhysicalType type = internal::PhysicalTypeOf<T>();
+  DeviceBuffer d_values(values.data(), values.size() * sizeof(T));
+  DeviceBuffer d_temp(encode::DistinctSketchTempBytes(type, values.size()));
+  std::vector<uint8_t> out = {0xEE};  // overwritten
+  const Status status = encode::ComputeDistinctSketch(type, d_values.data(), values.size(),
+                                                      d_temp.data(), d_temp.size(), &out, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.ToString());
+  return out;
+}
+
+// Checks the device's sketch bytes against the CPU's; returns whether the
+// sketch is the exact (HASHES) form.
+template <typename T>
+bool CompareSketch(const std::vector<T>& values, const std::string& what) {
+  const std::vector<uint8_t> cpu =
+      internal::ComputeDistinctSketch(values.data(), values.size(), CpuThreads());
+  const std::vector<uint8_t> gpu = GpuSketch(values);
+  INFO("sketch of " << what << " (" << values.size() << " values of " << sizeof(T) << " bytes)");
+  REQUIRE(!cpu.empty());
+  CHECK_MESSAGE(cpu == gpu, "CPU " << cpu.size() << " bytes, form " << int(cpu[0]) << " / GPU "
+                                   << gpu.size() << " bytes");
+  return cpu[0] == 0;
+}
+
+template <typename T>
+void CheckSketchShapes(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  using Limits = std::numeric_limits<T>;
+  CHECK(CompareSketch(std::vector<T>{Limits::min()}, "one row"));
+  CHECK(CompareSketch(std::vector<T>(5000, 0), "constant zero"));
+  CHECK(CompareSketch(Shuffled<T>(100000, 256, false, rng), "256 distinct"));
+  CHECK(CompareSketch(Shuffled<T>(100000, 256, true, rng), "256 distinct with zero"));
+  if constexpr (sizeof(T) > 1) {  // an 8-bit type has 256 values
+    CHECK_FALSE(CompareSketch(Shuffled<T>(100000, 257, false, rng), "257 distinct"));
+    CHECK_FALSE(CompareSketch(Shuffled<T>(100000, 257, true, rng), "257 distinct with zero"));
+  }
+  std::vector<T> v(400000);
+  for (auto& x : v) x = static_cast<T>(rng());
+  CHECK(CompareSketch(v, "random") == (sizeof(T) == 1));
+  std::sort(v.begin(), v.end());
+  CompareSketch(v, "sorted");
+  if constexpr (sizeof(T) >= 4) {
+    CHECK_FALSE(CompareSketch(Shuffled<T>(1000000, 100000, true, rng), "100000 distinct"));
+  }
+}
+
 }  // namespace
+
+TEST_CASE("device distinct sketch bytes equal the CPU's for every integer type") {
+  SUBCASE("int8") { CheckSketchShapes<int8_t>(21); }
+  SUBCASE("uint8") { CheckSketchShapes<uint8_t>(22); }
+  SUBCASE("int16") { CheckSketchShapes<int16_t>(23); }
+  SUBCASE("uint16") { CheckSketchShapes<uint16_t>(24); }
+  SUBCASE("int32") { CheckSketchShapes<int32_t>(25); }
+  SUBCASE("uint32") { CheckSketchShapes<uint32_t>(26); }
+  SUBCASE("int64") { CheckSketchShapes<int64_t>(27); }
+  SUBCASE("uint64") { CheckSketchShapes<uint64_t>(28); }
+}
+
+TEST_CASE("device distinct sketch bytes equal the CPU's on the real arrays") {
+  const std::string dir = datagen::RealDataDir();
+  if (!std::filesystem::is_directory(dir)) {
+    MESSAGE("SKIPPED: no real-data directory at " << dir);
+    return;
+  }
+  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
+  REQUIRE(columns.ok());
+  for (const datagen::Column& column : *columns) {
+    WithValues(column, [&](const auto& values) { CompareSketch(values, column.name()); });
+  }
+  // Colliding values: the set overflows (or gives up probing) past 256 keys.
+  std::vector<uint64_t> colliding;
+  for (uint64_t j = 1; j <= 6000; ++j) colliding.push_back(UnHash(j << 20));
+  CHECK_FALSE(CompareSketch(colliding, "colliding values"));
+  colliding.resize(200);
+  CHECK(CompareSketch(colliding, "200 colliding values"));
+}
 
 TEST_CASE("device chunk statistics equal the CPU's for every integer type") {
   SUBCASE("int8") { CheckShapes<int8_t>(1); }
@@ -323,6 +401,21 @@ TEST_CASE("device chunk statistics refuse bad arguments") {
         StatusCode::kInvalidArgument);
   CHECK(stats(PhysicalType::kFloat32, bytes, 100, d_temp.data(), temp_bytes, &out) ==
         StatusCode::kUnsupportedFeature);
+  // The sketch takes the same checks.
+  const size_t sketch_bytes = encode::DistinctSketchTempBytes(PhysicalType::kUInt32, v.size());
+  DeviceBuffer d_sketch_temp(sketch_bytes);
+  std::vector<uint8_t> sketch;
+  const auto sketch_of = [&](const void* values, uint64_t n, size_t temp, std::vector<uint8_t>* o) {
+    return encode::ComputeDistinctSketch(PhysicalType::kUInt32, values, n, d_sketch_temp.data(),
+                                         temp, o, nullptr)
+        .code();
+  };
+  CHECK(sketch_of(bytes, 100, sketch_bytes, &sketch) == StatusCode::kOk);
+  CHECK(sketch == internal::ComputeDistinctSketch(v.data(), v.size(), 1));
+  CHECK(sketch_of(bytes, 100, sketch_bytes, nullptr) == StatusCode::kInvalidArgument);
+  CHECK(sketch_of(bytes, 0, sketch_bytes, &sketch) == StatusCode::kInvalidArgument);
+  CHECK(sketch_of(bytes + 1, 10, sketch_bytes, &sketch) == StatusCode::kInvalidArgument);
+  CHECK(sketch_of(bytes, 100, sketch_bytes - 1, &sketch) == StatusCode::kInvalidArgument);
   CHECK(cudaDeviceSynchronize() == cudaSuccess);
 }
 

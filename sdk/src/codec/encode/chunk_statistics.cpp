@@ -17,6 +17,7 @@
 
 #include "codec/encode/parallel.hpp"
 #include "codec/encode/value_traits.hpp"
+#include "common/zstd_codec.hpp"
 
 namespace l3::internal {
 namespace {
@@ -251,6 +252,20 @@ ChunkStatisticsData ComputeChunkStatistics(const T* v, uint64_t n, int num_threa
     stats.distinct_count_exact = false;
     return stats;
   }
+}
+
+std::vector<uint8_t> DistinctSketchBytesFromRegisters(const uint8_t* registers) {
+  // DistinctSketch keeps its registers private; its public way in is its
+  // bytes, so the registers go in as a quickly compressed frame and come out
+  // as the canonical bytes.
+  Result<std::vector<uint8_t>> frame =
+      ZstdCompress(registers, DistinctSketch::kRegisters, 1);
+  if (!frame.ok()) return {};
+  std::vector<uint8_t> form = {1, static_cast<uint8_t>(DistinctSketch::kPrecision)};
+  form.insert(form.end(), frame->begin(), frame->end());
+  Result<DistinctSketch> sketch = DistinctSketch::FromBytes(form.data(), form.size());
+  if (!sketch.ok()) return {};
+  return sketch->ToBytes();
 }
 
 template <typename T>

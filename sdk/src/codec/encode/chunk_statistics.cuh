@@ -16,6 +16,10 @@
 //  - HyperLogLogKernel, only when the set overflowed: the HyperLogLog
 //    registers of HyperLogLog::SlotOf, as 32-bit words raised with atomicMax.
 //    The host estimates from them with the CPU's code.
+//
+// The spec §7.6.1 distinct sketch (ComputeDistinctSketch) takes one pass as
+// well, DistinctSketchKernel: its registers, and the same capped set with a
+// cap of 256; the host builds the sketch's bytes with the CPU's code.
 #pragma once
 
 #include <cstdint>
@@ -91,10 +95,10 @@ struct MaxOf {
   }
 };
 
-/// Inserts a nonzero key; false once the set overflowed or probing failed
-/// (the flag is set for everyone).
+/// Inserts a nonzero key into a set capped at `limit` keys; false once the
+/// set overflowed or probing failed (the flag is set for everyone).
 __device__ __forceinline__ bool InsertStatsKey(const DeviceStatsScratch& s, uint64_t key,
-                                               unsigned long long* recent) {
+                                               uint64_t limit, unsigned long long* recent) {
   const uint64_t hash = StatisticsHash(key);
   unsigned long long* cached = &recent[(hash >> 40) % kStatsRecentKeys];
   if (*cached == key) return true;
@@ -105,7 +109,7 @@ __device__ __forceinline__ bool InsertStatsKey(const DeviceStatsScratch& s, uint
       current = atomicCAS(&s.slots[slot], 0ull, static_cast<unsigned long long>(key));
       if (current == 0) {
         *cached = key;
-        if (atomicAdd(&s.result->set_size, 1ull) >= kExactDistinctLimit) {
+        if (atomicAdd(&s.result->set_size, 1ull) >= limit) {
           atomicOr(&s.result->set_overflow, 1u);
           return false;
         }
@@ -185,7 +189,7 @@ __global__ void __launch_bounds__(kStatsThreads)
               atomicOr(&s.result->has_zero, 1u);
             }
           } else {
-            inserting = InsertStatsKey(s, c, recent);
+            inserting = InsertStatsKey(s, c, kExactDistinctLimit, recent);
           }
         }
       }
@@ -242,6 +246,67 @@ __global__ void __launch_bounds__(kStatsThreads)
       // A stale (smaller) read only costs an atomic that changes nothing.
       if (registers[slot.index] < slot.rank) atomicMax(&registers[slot.index], slot.rank);
     }
+  }
+}
+
+/// The spec §7.6.1 distinct sketch's inputs, one pass: the registers
+/// (DistinctSketch::kRegisters words, zeroed; raised with atomicMax) and the
+/// set of distinct canonical values capped at DistinctSketch::kMaxExactHashes
+/// (the result's set fields, s.slots zeroed). blockDim.x == kStatsThreads.
+template <typename T>
+__global__ void __launch_bounds__(kStatsThreads)
+    DistinctSketchKernel(const T* __restrict__ v, uint64_t n, DeviceStatsScratch s,
+                         uint32_t* registers) {
+  __shared__ unsigned long long recent[kStatsRecentKeys];
+  for (uint32_t w = threadIdx.x; w < kStatsRecentKeys; w += kStatsThreads) recent[w] = 0;
+  __syncthreads();
+  bool inserting = true, seen_zero = false;
+  constexpr uint64_t kTile = uint64_t{kStatsThreads} * kStatsItems;
+  for (uint64_t first = uint64_t{blockIdx.x} * kTile; first < n;
+       first += uint64_t{gridDim.x} * kTile) {
+    if (inserting) {
+      const volatile DeviceStatsResult* r = s.result;
+      inserting = (r->set_overflow | r->probe_overflow) == 0;
+    }
+    T x[kStatsItems], prev[kStatsItems];
+#pragma unroll
+    for (int k = 0; k < kStatsItems; ++k) {
+      const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
+      if (i < n) {
+        x[k] = v[i];
+        prev[k] = i > 0 ? v[i - 1] : x[k];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kStatsItems; ++k) {
+      const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
+      if (i >= n) break;
+      if (i > 0 && x[k] == prev[k]) continue;  // a repeat adds nothing
+      const uint64_t c = ValueTraits<T>::Canonical(x[k]);
+      const SketchSlot slot = SketchSlotOf(StatisticsHash(c));
+      // A stale (smaller) read only costs an atomic that changes nothing.
+      if (registers[slot.index] < slot.rho) atomicMax(&registers[slot.index], slot.rho);
+      if (!inserting) continue;
+      if (c == 0) {
+        if (!seen_zero) {
+          seen_zero = true;
+          atomicOr(&s.result->has_zero, 1u);
+        }
+      } else {
+        inserting = InsertStatsKey(s, c, DistinctSketch::kMaxExactHashes, recent);
+      }
+    }
+  }
+}
+
+/// Appends every key of the set to keys[] (*count zeroed; room for all).
+__global__ void CollectKeysKernel(const unsigned long long* __restrict__ slots, uint64_t num_slots,
+                                  unsigned long long* __restrict__ keys,
+                                  unsigned long long* count) {
+  for (uint64_t i = uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < num_slots;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    const unsigned long long key = slots[i];
+    if (key != 0) keys[atomicAdd(count, 1ull)] = key;
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include "codec/encode/encode_chunk.hpp"
 #include "common/bits.hpp"
+#include "l3/distinct_sketch.hpp"
 
 namespace l3::internal {
 
@@ -67,6 +68,24 @@ inline constexpr uint64_t kExactDistinctLimit = uint64_t{1} << 16;
 /// than kExactDistinctLimit distinct values: the sketch's estimate, rounded
 /// and clamped to [kExactDistinctLimit + 1, n].
 uint64_t ClampedDistinctEstimate(const HyperLogLog& sketch, uint64_t n);
+
+/// The spec §7.6.1 register rule of DistinctSketch::AddHash: register
+/// hash >> 49 gets rho = 50 - bitlen(the 49 low bits).
+struct SketchSlot {
+  uint32_t index;
+  uint32_t rho;
+};
+L3_HD SketchSlot SketchSlotOf(uint64_t hash) {
+  constexpr uint32_t kRemainderBits = 64 - DistinctSketch::kPrecision;
+  return {static_cast<uint32_t>(hash >> kRemainderBits),
+          kRemainderBits + 1 - BitLength(hash & LowMask(kRemainderBits))};
+}
+
+/// The bytes of the REGISTERS form of spec §7.6.1 for the registers
+/// registers[0, DistinctSketch::kRegisters) (built elsewhere, the device,
+/// with SketchSlotOf): what DistinctSketch::ToBytes gives for a sketch with
+/// those registers; empty if compression fails, as there.
+std::vector<uint8_t> DistinctSketchBytesFromRegisters(const uint8_t* registers);
 
 /// Statistics of values[0, n), n >= 1. Independent of num_threads.
 template <typename T>

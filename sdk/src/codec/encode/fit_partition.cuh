@@ -83,20 +83,21 @@ struct WarpPasses {
   /// options have no minimax line): the hull stacks.
   uint32_t* hulls;
 
-  // The minimax line by lane 0 alone (the hull walk is sequential), then
-  // broadcast.
+  // The minimax line: each lane takes the hulls of its run of rows, lane 0
+  // joins the 32 pairs of hulls (ExtendHull) and walks the result (the walk
+  // is sequential), then broadcasts the line.
   __device__ Candidate Minimax(const Summary<T>& s) {
     MinimaxLine line;
-    if (lane == 0) {
-      const auto min = static_cast<int64_t>(s.min);
-      const auto max = static_cast<int64_t>(s.max);
-      if (n < 2) {
-        line.intercept = FitValue(v[0]);
-      } else if (HullFitsInt64(n, min, max)) {
-        line = HullLine<int64_t>();
-      } else {
-        line = HullLine<__int128>();
-      }
+    if (n < 2) {
+      line.intercept = FitValue(v[0]);
+      return CandidateOfLine(line);
+    }
+    const auto min = static_cast<int64_t>(s.min);
+    const auto max = static_cast<int64_t>(s.max);
+    if (HullFitsInt64(n, min, max)) {
+      line = HullLine<int64_t>();
+    } else {
+      line = HullLine<__int128>();
     }
     line.intercept = __shfl_sync(kFullWarp, line.intercept, 0);
     line.slope = __shfl_sync(kFullWarp, line.slope, 0);
@@ -104,15 +105,32 @@ struct WarpPasses {
     return CandidateOfLine(line);
   }
 
+  // Lane 0's result is the line; the hull of lane L's rows goes to
+  // upper/lower[begin(L) ...], where ExtendHull finds it.
   template <typename Wide>
   __device__ MinimaxLine HullLine() {
     uint32_t* upper = hulls;
     uint32_t* lower = hulls + n;
+    const uint32_t per_lane = (n + 31) / 32;
+    const uint32_t begin = lane * per_lane < n ? lane * per_lane : n;
+    const uint32_t end = begin + per_lane < n ? begin + per_lane : n;
+    const auto my_upper = static_cast<uint32_t>(HullOfRows<true, Wide>(v, begin, end, upper + begin));
+    const auto my_lower =
+        static_cast<uint32_t>(HullOfRows<false, Wide>(v, begin, end, lower + begin));
+    __syncwarp();
     size_t upper_size = 0, lower_size = 0;
-    HullCandidates<Wide>(v, n, upper, &upper_size, lower, &lower_size);
-    upper_size = ChainUpperHull<Wide>(v, upper, upper_size);
-    lower_size = ChainLowerHull<Wide>(v, lower, lower_size);
-    return WalkHullVertices<Wide>(v, n, upper, upper_size, lower, lower_size);
+    for (uint32_t from_lane = 0; from_lane < 32; ++from_lane) {
+      const uint32_t count_upper = __shfl_sync(kFullWarp, my_upper, from_lane);
+      const uint32_t count_lower = __shfl_sync(kFullWarp, my_lower, from_lane);
+      const uint32_t from = from_lane * per_lane < n ? from_lane * per_lane : n;
+      if (lane == 0) {
+        upper_size = ExtendHull<true, Wide>(v, upper, upper_size, from, count_upper);
+        lower_size = ExtendHull<false, Wide>(v, lower, lower_size, from, count_lower);
+      }
+    }
+    MinimaxLine line;
+    if (lane == 0) line = WalkHullVertices<Wide>(v, n, upper, upper_size, lower, lower_size);
+    return line;
   }
 
   __device__ GramFit LeastSquares(const GramBasis& b) {

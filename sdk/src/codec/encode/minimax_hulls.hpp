@@ -1,6 +1,7 @@
 // The convex-hull steps of the minimax line (minimax_line.cpp), on plain
-// arrays, shared by the CPU writer and the CUDA writer (one lane per
-// partition there, fit_partition.cuh).
+// arrays, shared by the CPU writer and the CUDA writer (fit_partition.cuh:
+// each lane takes the hulls of a run of rows, one lane joins them and walks
+// the result).
 //
 // For a slope m, the strip height is H(m) = max_x (v - m x) - min_x (v - m x).
 // The maximum is attained on the upper hull of the points, the minimum on the
@@ -78,29 +79,54 @@ L3_HD void HullCandidates(const T* v, uint32_t n, uint32_t* upper, size_t* upper
   *lower_size = lower_candidates;
 }
 
-/// The monotone chain of the upper hull over the candidates chain[0, size)
-/// (increasing x), in place: returns the number of strict vertices kept.
-template <typename Wide, typename T>
-L3_HD size_t ChainUpperHull(const T* v, uint32_t* chain, size_t size) {
-  size_t kept = 0;
-  for (size_t i = 0; i < size; ++i) {
+// Whether x ends the chain's last edge badly enough to pop its end point:
+// on or above the line through the last two vertices for the upper hull, on
+// or below it for the lower hull (so collinear points are dropped).
+template <bool kUpper, typename Wide, typename T>
+L3_HD bool PopsLast(const T* v, const uint32_t* chain, size_t kept, uint32_t x) {
+  const Wide cross = Cross<Wide>(v, chain[kept - 2], chain[kept - 1], x);
+  return kUpper ? cross >= 0 : cross <= 0;
+}
+
+/// Extends the strict hull chain[0, kept) (upper or lower, increasing x) by
+/// the monotone chain over the points chain[from, from + count) (increasing
+/// x, right of the chain; from >= kept), in place: returns the new size.
+/// Over a concatenation of the hulls of consecutive runs of rows it yields
+/// the hull of all their rows: every strict vertex of the whole's hull is a
+/// strict vertex of its own run's hull.
+template <bool kUpper, typename Wide, typename T>
+L3_HD size_t ExtendHull(const T* v, uint32_t* chain, size_t kept, size_t from, size_t count) {
+  for (size_t i = from; i < from + count; ++i) {
     const uint32_t x = chain[i];
-    while (kept >= 2 && Cross<Wide>(v, chain[kept - 2], chain[kept - 1], x) >= 0) --kept;
+    while (kept >= 2 && PopsLast<kUpper, Wide>(v, chain, kept, x)) --kept;
     chain[kept++] = x;
   }
   return kept;
 }
 
+/// The strict hull (upper or lower) of the rows [begin, end) into out[0, k);
+/// returns k.
+template <bool kUpper, typename Wide, typename T>
+L3_HD size_t HullOfRows(const T* v, uint32_t begin, uint32_t end, uint32_t* out) {
+  size_t kept = 0;
+  for (uint32_t x = begin; x < end; ++x) {
+    while (kept >= 2 && PopsLast<kUpper, Wide>(v, out, kept, x)) --kept;
+    out[kept++] = x;
+  }
+  return kept;
+}
+
+/// The monotone chain of the upper hull over the candidates chain[0, size)
+/// (increasing x), in place: returns the number of strict vertices kept.
+template <typename Wide, typename T>
+L3_HD size_t ChainUpperHull(const T* v, uint32_t* chain, size_t size) {
+  return ExtendHull<true, Wide>(v, chain, 0, 0, size);
+}
+
 /// ChainUpperHull for the lower hull.
 template <typename Wide, typename T>
 L3_HD size_t ChainLowerHull(const T* v, uint32_t* chain, size_t size) {
-  size_t kept = 0;
-  for (size_t i = 0; i < size; ++i) {
-    const uint32_t x = chain[i];
-    while (kept >= 2 && Cross<Wide>(v, chain[kept - 2], chain[kept - 1], x) <= 0) --kept;
-    chain[kept++] = x;
-  }
-  return kept;
+  return ExtendHull<false, Wide>(v, chain, 0, 0, size);
 }
 
 /// The minimax line of values[0, n), n >= 2, from the strict vertices of its

@@ -10,8 +10,13 @@
 // The options are the hot profile's. Also measures the device-to-device copy
 // bandwidth of the same bytes, for scale.
 //
+// With --writer, also the host path: a whole Writer (hot profile, every
+// hardware thread, in memory) from values in pageable host memory, with
+// UseGpuWriter and on the CPU, in input GB/s beside the pinned host-to-device
+// copy bandwidth of the same bytes, and whether the two files are identical.
+//
 //   l3_gpu_encode_bench [--datasets a,b,...] [--rows N] [--real] [--real-rows N] [--reps N]
-//                       [--md FILE] [--json FILE] [--dump-dir DIR] [--commit REV]
+//                       [--writer] [--md FILE] [--json FILE] [--dump-dir DIR] [--commit REV]
 //
 // --dump-dir DIR writes each column's values to DIR/<name>.bin and lists them
 // in DIR/manifest.json (as l3bench does), so that bench/gpu/nvcomp_bench.py
@@ -65,7 +70,56 @@ struct Row {
   uint64_t encoded_bytes;  // the four segments
   double gpu_plan_gbs, gpu_encode_gbs, cpu_encode_gbs, copy_gbs;
   bool identical;
+  // --writer: the host path.
+  bool has_writer = false;
+  double writer_gpu_gbs = 0, writer_cpu_gbs = 0, pinned_h2d_gbs = 0;
+  bool writer_identical = false;
 };
+
+// One column written by a whole Writer in memory (hot profile, all threads);
+// the file's bytes and the wall seconds.
+std::vector<uint8_t> WriteFile(l3::PhysicalType type, const void* values, uint64_t n, bool gpu,
+                               double* seconds) {
+  l3::WriteOptions options;
+  options.num_threads = 0;  // every hardware thread
+  if (gpu) {
+    const l3::Status s = l3::cuda::UseGpuWriter(&options);
+    if (!s.ok()) Die("UseGpuWriter: " + s.ToString());
+  }
+  const auto t0 = Clock::now();
+  l3::Result<l3::Writer> writer =
+      l3::Writer::CreateInMemory({l3::ColumnSpec{"v", type, {}}}, options);
+  if (!writer.ok()) Die(writer.status().ToString());
+  l3::Status s = writer->Append(0, values, n);
+  if (s.ok()) s = writer->Close();
+  if (!s.ok()) Die(s.ToString());
+  *seconds = Seconds(t0, Clock::now());
+  return writer->TakeBuffer();
+}
+
+// Input GB/s of a host-to-device copy of `bytes` bytes from pinned memory.
+double PinnedH2dGbs(const void* values, uint64_t bytes) {
+  void* pinned = nullptr;
+  void* device = nullptr;
+  Cuda(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
+  Cuda(cudaMalloc(&device, bytes), "cudaMalloc");
+  std::memcpy(pinned, values, bytes);
+  cudaEvent_t e0, e1;
+  Cuda(cudaEventCreate(&e0), "event");
+  Cuda(cudaEventCreate(&e1), "event");
+  Cuda(cudaMemcpy(device, pinned, bytes, cudaMemcpyHostToDevice), "h2d");
+  Cuda(cudaEventRecord(e0), "event");
+  Cuda(cudaMemcpy(device, pinned, bytes, cudaMemcpyHostToDevice), "h2d");
+  Cuda(cudaEventRecord(e1), "event");
+  Cuda(cudaEventSynchronize(e1), "event");
+  float ms = 0;
+  Cuda(cudaEventElapsedTime(&ms, e0, e1), "event");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaFreeHost(pinned);
+  cudaFree(device);
+  return static_cast<double>(bytes) / (ms / 1e3) / 1e9;
+}
 
 // The median wall time of `reps` calls of fn after one warm-up.
 template <typename Fn>
@@ -112,7 +166,7 @@ nlohmann::json DumpColumn(const std::string& dir, const std::string& name, l3::P
 }
 
 Row Measure(const std::string& name, l3::PhysicalType type, const void* values, uint64_t n,
-            int reps) {
+            int reps, bool writer) {
   const int value_bytes = l3::PhysicalTypeBytes(type);
   const uint64_t bytes = n * static_cast<uint64_t>(value_bytes);
   l3::internal::EncoderConfig config;
@@ -211,6 +265,20 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
       static_cast<double>(bytes) / static_cast<double>(row.encoded_bytes), row.gpu_encode_gbs,
       row.gpu_plan_gbs, config.num_threads, row.cpu_encode_gbs,
       row.identical ? "identical" : "DIFFERENT");
+  if (writer) {
+    double gpu_s = 0, cpu_s = 0;
+    const std::vector<uint8_t> gpu_file = WriteFile(type, values, n, true, &gpu_s);
+    const std::vector<uint8_t> cpu_file = WriteFile(type, values, n, false, &cpu_s);
+    row.has_writer = true;
+    row.writer_gpu_gbs = static_cast<double>(bytes) / gpu_s / 1e9;
+    row.writer_cpu_gbs = static_cast<double>(bytes) / cpu_s / 1e9;
+    row.pinned_h2d_gbs = PinnedH2dGbs(values, bytes);
+    row.writer_identical = gpu_file == cpu_file;
+    std::printf(
+        "%-52s host path: Writer GPU %6.2f GB/s  CPU %6.2f GB/s  pinned H2D %6.1f GB/s  %s\n",
+        name.c_str(), row.writer_gpu_gbs, row.writer_cpu_gbs, row.pinned_h2d_gbs,
+        row.writer_identical ? "identical files" : "DIFFERENT FILES");
+  }
   std::fflush(stdout);
   return row;
 }
@@ -221,6 +289,7 @@ int main(int argc, char** argv) {
   std::string datasets = "linear,normal,poisson,cosmos,polylog,exp,poly,uniform40,timestamps";
   uint64_t rows = 0;  // 0: the dataset's report size
   bool real = false;
+  bool writer = false;
   uint64_t real_rows = 100000000;
   int reps = 3;
   std::string md, json_path, dump_dir, commit = "unknown";
@@ -246,6 +315,8 @@ int main(int argc, char** argv) {
       json_path = next();
     else if (a == "--dump-dir")
       dump_dir = next();
+    else if (a == "--writer")
+      writer = true;
     else if (a == "--commit")
       commit = next();
     else
@@ -267,7 +338,7 @@ int main(int argc, char** argv) {
       manifest.push_back(
           DumpColumn(dump_dir, name, column->type(), column->data(), column->size()));
     }
-    results.push_back(Measure(name, column->type(), column->data(), column->size(), reps));
+    results.push_back(Measure(name, column->type(), column->data(), column->size(), reps, writer));
   }
   if (real) {
     l3::Result<std::vector<l3::datagen::Column>> columns = l3::datagen::LoadRealIntegerArrays();
@@ -280,7 +351,7 @@ int main(int argc, char** argv) {
       if (!dump_dir.empty()) {
         manifest.push_back(DumpColumn(dump_dir, name, c.type(), tiled.data(), real_rows));
       }
-      results.push_back(Measure(name, c.type(), tiled.data(), real_rows, reps));
+      results.push_back(Measure(name, c.type(), tiled.data(), real_rows, reps, writer));
     }
   }
   if (!dump_dir.empty()) {
@@ -325,9 +396,25 @@ int main(int argc, char** argv) {
                     r.identical ? "yes" : "**no**");
       out << line;
     }
+    bool any_writer = false;
+    for (const Row& r : results) any_writer |= r.has_writer;
+    if (any_writer) {
+      out << "\nHost path (Writer, hot profile, all threads, values in pageable host memory):\n\n"
+             "| column | Writer with UseGpuWriter GB/s | CPU Writer GB/s | pinned H2D GB/s | "
+             "GPU Writer / pinned H2D | files identical |\n|---|---:|---:|---:|---:|---|\n";
+      for (const Row& r : results) {
+        if (!r.has_writer) continue;
+        char line[512];
+        std::snprintf(line, sizeof line, "| %s | %.2f | %.2f | %.1f | %.1f%% | %s |\n",
+                      r.name.c_str(), r.writer_gpu_gbs, r.writer_cpu_gbs, r.pinned_h2d_gbs,
+                      100.0 * r.writer_gpu_gbs / r.pinned_h2d_gbs,
+                      r.writer_identical ? "yes" : "**no**");
+        out << line;
+      }
+    }
   }
   for (const Row& r : results) {
-    if (!r.identical) return 1;
+    if (!r.identical || (r.has_writer && !r.writer_identical)) return 1;
   }
   return 0;
 }

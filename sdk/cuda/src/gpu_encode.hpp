@@ -68,4 +68,13 @@ Status PlanOnDevice(PhysicalType type, const void* values, uint64_t n,
                     const l3::internal::PartitionPlanOptions& options, TempArena* arena,
                     l3::internal::DeviceNode** nodes, uint64_t* count, cudaStream_t stream);
 
+/// The CPU writer's BuildDictionary (dictionary_encode.hpp) on the device:
+/// with the same sample rule and limit (max_entries: DictionaryEntryLimit),
+/// *built says whether a dictionary is kept; if so *elements points to D +
+/// n values of `type` (device memory from cudaMallocAsync on `stream`; the
+/// caller frees it): the D sorted distinct values, then each row's code.
+/// Synchronises `stream`.
+Status BuildDictionary(PhysicalType type, const void* values, uint64_t n, uint64_t max_entries,
+                       void** elements, uint64_t* entries, bool* built, cudaStream_t stream);
+
 }  // namespace l3::cuda::encode

@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "codec/dictionary/dictionary_encode.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "common/crc32c.hpp"
@@ -152,7 +154,78 @@ std::vector<std::vector<T>> Shapes(uint64_t n, uint64_t seed) {
   return shapes;
 }
 
+// EncodeDictionaryChunk through the GPU writer equals the CPU's: both build
+// no dictionary, or the same dictionary chunk.
+void CheckDictionary(const void* values, uint64_t n, PhysicalType type) {
+  WriteOptions gpu;
+  REQUIRE(UseGpuWriter(&gpu).ok());
+  EncoderConfig config = ConfigFor(type, kSettings[0]);
+  Result<std::optional<EncodedChunk>> cpu = internal::EncodeDictionaryChunk(values, n, config);
+  config.planner = gpu.partition_planner.get();
+  std::optional<EncodedChunk> device;
+  const Status status = config.planner->EncodeDictionary(values, n, config, &device);
+  REQUIRE_MESSAGE(status.ok(), status.ToString());
+  REQUIRE(cpu.ok());
+  REQUIRE(device.has_value() == cpu->has_value());
+  if (!device) return;
+  const EncodedChunk& c = **cpu;
+  CHECK(device->dictionary_entries == c.dictionary_entries);
+  CHECK(device->num_rows == c.num_rows);
+  CHECK(device->num_partitions == c.num_partitions);
+  CHECK(device->partition_table == c.partition_table);
+  CHECK(device->parameters == c.parameters);
+  CHECK(device->payload == c.payload);
+  CHECK(device->bounds == c.bounds);
+  CHECK(device->statistics.min_value == c.statistics.min_value);
+  CHECK(device->statistics.max_value == c.statistics.max_value);
+  CHECK(device->statistics.distinct_count == c.statistics.distinct_count);
+  CHECK(device->statistics.distinct_count_exact == c.statistics.distinct_count_exact);
+}
+
 }  // namespace
+
+TEST_CASE_TEMPLATE("the device dictionary builds the CPU's dictionary chunks", T, int8_t, uint8_t,
+                   int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t) {
+  const PhysicalType type = internal::PhysicalTypeOf<T>();
+  std::mt19937_64 rng(7);
+  int dictionaries = 0;
+  for (uint64_t n : {1ull, 3ull, 4ull, 100ull, 70000ull, 300000ull}) {
+    std::vector<uint64_t> palette(37);
+    for (uint64_t& p : palette) p = rng();
+    // Few distinct values (a dictionary); distinct at first, then few (the
+    // sample rejects it); a quarter of the rows distinct plus one (over the
+    // limit); negative and extreme values.
+    std::vector<std::vector<uint64_t>> shapes(3, std::vector<uint64_t>(n));
+    for (uint64_t x = 0; x < n; ++x) {
+      shapes[0][x] = palette[rng() % palette.size()];
+      shapes[1][x] = x < 40000 ? x * 977 : palette[x % 5];
+      shapes[2][x] = x % (n / 4 + 2) == 0 ? rng() : palette[x % 3];
+    }
+    for (size_t shape = 0; shape < shapes.size(); ++shape) {
+      INFO("rows " << n << ", shape " << shape);
+      const std::vector<T> v = Cast<T>(shapes[shape]);
+      CheckDictionary(v.data(), n, type);
+      Result<std::optional<EncodedChunk>> cpu =
+          internal::EncodeDictionaryChunk(v.data(), n, ConfigFor(type, kSettings[0]));
+      dictionaries += cpu.ok() && cpu->has_value() ? 1 : 0;
+    }
+  }
+  CHECK(dictionaries > 0);
+}
+
+TEST_CASE("the device dictionary builds the CPU's dictionary chunks on the real arrays") {
+  const std::string dir = datagen::RealDataDir();
+  if (!std::filesystem::is_directory(dir)) {
+    MESSAGE("skipped: no real-data directory at " << dir);
+    return;
+  }
+  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
+  REQUIRE(columns.ok());
+  for (const datagen::Column& column : *columns) {
+    INFO("real array " << column.name());
+    CheckDictionary(column.data(), column.size(), column.type());
+  }
+}
 
 TEST_CASE("the device chunk encoder writes the CPU's chunk on every generator dataset") {
   for (const datagen::DatasetInfo& info : datagen::Datasets()) {

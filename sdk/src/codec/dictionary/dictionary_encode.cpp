@@ -14,10 +14,6 @@
 namespace l3::internal {
 namespace {
 
-// The writer looks at the first rows before it builds a whole dictionary:
-// when more than half of them are distinct, a dictionary would not pay and
-// is not tried (a wrong guess only costs size, never correctness).
-constexpr uint64_t kSampleRows = uint64_t{1} << 16;
 constexpr uint64_t kMaxWriterEntries = uint64_t{1} << 20;
 
 uint64_t TypeEntryLimit(PhysicalType type) {
@@ -29,12 +25,14 @@ uint64_t TypeEntryLimit(PhysicalType type) {
 template <typename T>
 bool BuildTyped(const T* v, uint64_t n, uint64_t max_entries, std::vector<uint8_t>* elements,
                 uint64_t* num_entries) {
-  const uint64_t sample = std::min(n, kSampleRows);
+  const uint64_t sample = DictionarySampleRows(n);
   std::unordered_map<T, uint64_t> ids;
   ids.reserve(static_cast<size_t>(std::min(max_entries, sample) + 1));
   for (uint64_t i = 0; i < sample; ++i) {
     ids.emplace(v[i], 0);
-    if (ids.size() > max_entries || ids.size() > sample / 2 + 1) return false;
+    // The count only grows: rejecting as soon as it passes a limit rejects
+    // exactly the samples whose final count does.
+    if (DictionarySampleRejects(ids.size(), sample, max_entries)) return false;
   }
   for (uint64_t i = sample; i < n; ++i) {
     ids.emplace(v[i], 0);
@@ -76,13 +74,17 @@ uint64_t DictionaryEntryLimit(PhysicalType type, uint64_t num_rows) {
 
 Result<std::optional<EncodedChunk>> EncodeDictionaryChunk(const void* values, uint64_t num_rows,
                                                           const EncoderConfig& config) {
-  constexpr uint64_t kMaxElements = (uint64_t{1} << 32) - 1;  // spec §8.10 rule 1
+  if (config.planner != nullptr) {
+    // Elsewhere (the CUDA writer), with the same result; on any error, here.
+    std::optional<EncodedChunk> chunk;
+    if (config.planner->EncodeDictionary(values, num_rows, config, &chunk).ok()) return chunk;
+  }
   try {
     std::vector<uint8_t> elements;
     uint64_t d = 0;
     if (!BuildDictionary(config.type, values, num_rows, DictionaryEntryLimit(config.type, num_rows),
                          &elements, &d) ||
-        num_rows > kMaxElements - d) {
+        !DictionaryElementsFit(d, num_rows)) {
       return std::optional<EncodedChunk>();
     }
     EncoderConfig element_config = config;

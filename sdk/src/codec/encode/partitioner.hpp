@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codec/encode/model_fit.hpp"
@@ -58,6 +59,14 @@ class PartitionPlanner {
   /// with this config) the encoder goes on with Plan.
   virtual Status Encode(const void* values, uint64_t n, const EncoderConfig& config,
                         EncodedChunk* chunk) const {
+    (void)values, (void)n, (void)config, (void)chunk;
+    return Status(StatusCode::kUnsupportedFeature, "this planner does not encode");
+  }
+  /// EncodeDictionaryChunk(values, n, config) (dictionary_encode.hpp): the
+  /// dictionary chunk, or std::nullopt where the writer builds none. On any
+  /// error the encoder builds it on the CPU.
+  virtual Status EncodeDictionary(const void* values, uint64_t n, const EncoderConfig& config,
+                                  std::optional<EncodedChunk>* chunk) const {
     (void)values, (void)n, (void)config, (void)chunk;
     return Status(StatusCode::kUnsupportedFeature, "this planner does not encode");
   }

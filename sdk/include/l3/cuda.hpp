@@ -40,10 +40,11 @@ bool DeviceAvailable() noexcept;
 /// The GPU writer: sets options->partition_planner so that a Writer encodes
 /// its integer chunks on CUDA device `device` (EncodeChunk below: the
 /// partitioner, every model fit, the packing of the segments and the
-/// statistics), with the CPU writer's bytes (spec §14.1). Each chunk's values
-/// are copied to the device and its segments back; the host still places
-/// them, compresses them in the archive profile and writes the footer. What
-/// the device does not do is done on the CPU, with the same bytes: the
+/// statistics; and the dictionary candidate), with the CPU writer's bytes
+/// (spec §14.1). Each chunk's values are copied to the device and its
+/// segments back; the host still places them, compresses them in the
+/// archive profile, computes the distinct sketch and writes the footer.
+/// What the device does not do is done on the CPU, with the same bytes: the
 /// archive profile's halving of partitions (planned and packed on the CPU),
 /// float columns, and any chunk the device fails to encode (out of memory,
 /// say). kDeviceError without a CUDA device.

@@ -97,6 +97,24 @@ std::vector<uint8_t> WriteFile(l3::PhysicalType type, const void* values, uint64
   return writer->TakeBuffer();
 }
 
+// Milliseconds of one cudaMemcpy of `bytes` bytes (after a warm-up copy),
+// timed by events.
+double CopyMilliseconds(void* dst, const void* src, uint64_t bytes, cudaMemcpyKind kind) {
+  cudaEvent_t e0, e1;
+  Cuda(cudaEventCreate(&e0), "event");
+  Cuda(cudaEventCreate(&e1), "event");
+  Cuda(cudaMemcpy(dst, src, bytes, kind), "copy");
+  Cuda(cudaEventRecord(e0), "event");
+  Cuda(cudaMemcpy(dst, src, bytes, kind), "copy");
+  Cuda(cudaEventRecord(e1), "event");
+  Cuda(cudaEventSynchronize(e1), "event");
+  float ms = 0;
+  Cuda(cudaEventElapsedTime(&ms, e0, e1), "event");
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return ms;
+}
+
 // Input GB/s of a host-to-device copy of `bytes` bytes from pinned memory.
 double PinnedH2dGbs(const void* values, uint64_t bytes) {
   void* pinned = nullptr;
@@ -104,18 +122,7 @@ double PinnedH2dGbs(const void* values, uint64_t bytes) {
   Cuda(cudaMallocHost(&pinned, bytes), "cudaMallocHost");
   Cuda(cudaMalloc(&device, bytes), "cudaMalloc");
   std::memcpy(pinned, values, bytes);
-  cudaEvent_t e0, e1;
-  Cuda(cudaEventCreate(&e0), "event");
-  Cuda(cudaEventCreate(&e1), "event");
-  Cuda(cudaMemcpy(device, pinned, bytes, cudaMemcpyHostToDevice), "h2d");
-  Cuda(cudaEventRecord(e0), "event");
-  Cuda(cudaMemcpy(device, pinned, bytes, cudaMemcpyHostToDevice), "h2d");
-  Cuda(cudaEventRecord(e1), "event");
-  Cuda(cudaEventSynchronize(e1), "event");
-  float ms = 0;
-  Cuda(cudaEventElapsedTime(&ms, e0, e1), "event");
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  const double ms = CopyMilliseconds(device, pinned, bytes, cudaMemcpyHostToDevice);
   cudaFreeHost(pinned);
   cudaFree(device);
   return static_cast<double>(bytes) / (ms / 1e3) / 1e9;
@@ -216,18 +223,7 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
       Download(out.parameters, info.sizes.parameters), Download(out.payload, info.sizes.payload),
       Download(out.bounds, info.sizes.bounds)};
 
-  cudaEvent_t e0, e1;
-  Cuda(cudaEventCreate(&e0), "event");
-  Cuda(cudaEventCreate(&e1), "event");
-  Cuda(cudaMemcpy(d_copy, d_values, bytes, cudaMemcpyDeviceToDevice), "copy");
-  Cuda(cudaEventRecord(e0), "event");
-  Cuda(cudaMemcpy(d_copy, d_values, bytes, cudaMemcpyDeviceToDevice), "copy");
-  Cuda(cudaEventRecord(e1), "event");
-  Cuda(cudaEventSynchronize(e1), "event");
-  float copy_ms = 0;
-  Cuda(cudaEventElapsedTime(&copy_ms, e0, e1), "event");
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  const double copy_ms = CopyMilliseconds(d_copy, d_values, bytes, cudaMemcpyDeviceToDevice);
   for (void* p :
        {d_values, d_copy, d_temp, out.partition_table, out.parameters, out.payload, out.bounds}) {
     cudaFree(p);

@@ -23,6 +23,19 @@ using l3::internal::kExactDistinctLimit;
 
 namespace {
 
+// The values, copied to the host (the fallback for a hash table built to
+// collide: the CPU's code counts them).
+template <typename T>
+Status CopyToHost(const T* d_values, uint64_t n, std::vector<T>* values, cudaStream_t stream) {
+  values->resize(n);
+  L3_CUDA_RETURN_NOT_OK(CudaStatus(
+      cudaMemcpyAsync(values->data(), d_values, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
+      "statistics: copy values"));
+  return CudaStatus(cudaStreamSynchronize(stream), "statistics: copy values");
+}
+
+int HostThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 Status Invalid(const char* what) { return Status(StatusCode::kInvalidArgument, what); }
 
 // The checks shared by the statistics and the sketch.
@@ -175,13 +188,9 @@ Status StatisticsOf(const T* d_values, uint64_t n, uint8_t* temp, ChunkStatistic
     }
     if (!r.set_overflow && r.probe_overflow) {
       // Only a table built to collide gets here: count on the host.
-      std::vector<T> values(n);
-      L3_CUDA_RETURN_NOT_OK(CudaStatus(
-          cudaMemcpyAsync(values.data(), d_values, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
-          "statistics: copy values"));
-      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "statistics: copy values"));
-      const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      *out = l3::internal::ComputeChunkStatistics(values.data(), n, threads);
+      std::vector<T> values;
+      L3_CUDA_RETURN_NOT_OK(CopyToHost(d_values, n, &values, stream));
+      *out = l3::internal::ComputeChunkStatistics(values.data(), n, HostThreads());
       return Status::OK();
     }
     // More than kExactDistinctLimit distinct values: the HyperLogLog estimate.
@@ -296,13 +305,9 @@ Status DistinctSketchOf(const T* d_values, uint64_t n, uint8_t* temp, std::vecto
   }
   if (!r.set_overflow && r.probe_overflow) {
     // Only a table built to collide gets here: the host's sketch.
-    std::vector<T> values(n);
-    L3_CUDA_RETURN_NOT_OK(CudaStatus(
-        cudaMemcpyAsync(values.data(), d_values, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
-        "sketch: copy values"));
-    L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "sketch: copy values"));
-    const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    *out = l3::internal::ComputeDistinctSketch(values.data(), n, threads);
+    std::vector<T> values;
+    L3_CUDA_RETURN_NOT_OK(CopyToHost(d_values, n, &values, stream));
+    *out = l3::internal::ComputeDistinctSketch(values.data(), n, HostThreads());
     return Status::OK();
   }
   // The register form, from the registers by the CPU's code.

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "codec/encode/partitioner.hpp"
 #include "temp_arena.hpp"
+#include "l3/cuda.hpp"
 #include "l3/l3.hpp"
 #include "l3/status.hpp"
 
@@ -67,6 +69,11 @@ uint64_t MaxInitialPartitions(uint64_t n, const PartitionerOptions& options);
 Status PlanOnDevice(PhysicalType type, const void* values, uint64_t n,
                     const l3::internal::PartitionPlanOptions& options, TempArena* arena,
                     l3::internal::DeviceNode** nodes, uint64_t* count, cudaStream_t stream);
+
+/// The device chunk encoder's options for an EncoderConfig (its type, V,
+/// partitioner, bounds and statistics), so that EncodeChunk writes what
+/// internal::EncodeChunk(values, n, config) writes.
+ChunkEncodeOptions ChunkEncodeOptionsOf(const l3::internal::EncoderConfig& config);
 
 /// The CPU writer's BuildDictionary (dictionary_encode.hpp) on the device:
 /// with the same sample rule and limit (max_entries: DictionaryEntryLimit),

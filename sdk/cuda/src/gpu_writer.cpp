@@ -105,7 +105,8 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
     void* d_values = nullptr;
     L3_CUDA_RETURN_NOT_OK(
         call.Upload(values, n * static_cast<size_t>(PhysicalTypeBytes(config.type)), &d_values));
-    L3_CUDA_RETURN_NOT_OK(EncodeResident(&call, d_values, n, OptionsOf(config), &result));
+    L3_CUDA_RETURN_NOT_OK(
+        EncodeResident(&call, d_values, n, encode::ChunkEncodeOptionsOf(config), &result));
     *chunk = std::move(result);
     return Status::OK();
   }
@@ -135,7 +136,7 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
     call.Adopt(d_elements);
     // spec §8.10: the partitions cover the D + n elements; the statistics
     // describe the n values.
-    ChunkEncodeOptions options = OptionsOf(config);
+    ChunkEncodeOptions options = encode::ChunkEncodeOptionsOf(config);
     options.statistics = false;
     L3_CUDA_RETURN_NOT_OK(EncodeResident(&call, d_elements, entries + n, options, &result));
     result.num_rows = n;
@@ -152,16 +153,6 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
   }
 
  private:
-  static ChunkEncodeOptions OptionsOf(const EncoderConfig& config) {
-    ChunkEncodeOptions options;
-    options.type = config.type;
-    options.values_per_lane = config.values_per_lane;
-    options.partitioner = config.partitioner;
-    options.partition_bounds = config.compute_bounds;
-    options.statistics = config.compute_statistics;
-    return options;
-  }
-
   // EncodeChunk of n values already on the device, segments copied to *out.
   static Status EncodeResident(CallResources* call, const void* d_values, uint64_t n,
                                const ChunkEncodeOptions& options, EncodedChunk* out) {
@@ -219,6 +210,20 @@ Status Install(WriteOptions* options, int device, bool pack) {
 }
 
 }  // namespace
+
+namespace encode {
+
+ChunkEncodeOptions ChunkEncodeOptionsOf(const EncoderConfig& config) {
+  ChunkEncodeOptions options;
+  options.type = config.type;
+  options.values_per_lane = config.values_per_lane;
+  options.partitioner = config.partitioner;
+  options.partition_bounds = config.compute_bounds;
+  options.statistics = config.compute_statistics;
+  return options;
+}
+
+}  // namespace encode
 
 Status UseGpuPartitioner(WriteOptions* options, int device) {
   return Install(options, device, /*pack=*/false);

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -21,6 +21,7 @@
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "common/crc32c.hpp"
+#include "gpu_encode.hpp"
 #include "gpu_test_util.hpp"
 #include "l3/datagen.hpp"
 
@@ -30,16 +31,6 @@ namespace {
 using internal::EncodedChunk;
 using internal::EncoderConfig;
 
-ChunkEncodeOptions OptionsOf(const EncoderConfig& config) {
-  ChunkEncodeOptions options;
-  options.type = config.type;
-  options.values_per_lane = config.values_per_lane;
-  options.partitioner = config.partitioner;
-  options.partition_bounds = config.compute_bounds;
-  options.statistics = config.compute_statistics;
-  return options;
-}
-
 // A chunk encoded on the device, with its segments copied back.
 struct DeviceEncoded {
   EncodedChunkInfo info;
@@ -47,7 +38,7 @@ struct DeviceEncoded {
 };
 
 DeviceEncoded EncodeOnDevice(const void* values, uint64_t n, const EncoderConfig& config) {
-  const ChunkEncodeOptions options = OptionsOf(config);
+  const ChunkEncodeOptions options = encode::ChunkEncodeOptionsOf(config);
   Result<size_t> temp_bytes = EncodeChunkTempBytes(n, options);
   REQUIRE(temp_bytes.ok());
   Result<ChunkSegmentSizes> max = EncodeChunkMaxBytes(n, options);
@@ -214,14 +205,8 @@ TEST_CASE_TEMPLATE("the device dictionary builds the CPU's dictionary chunks", T
 }
 
 TEST_CASE("the device dictionary builds the CPU's dictionary chunks on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("skipped: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
-  for (const datagen::Column& column : *columns) {
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
+  for (const datagen::Column& column : columns) {
     INFO("real array " << column.name());
     CheckDictionary(column.data(), column.size(), column.type());
   }
@@ -240,14 +225,8 @@ TEST_CASE("the device chunk encoder writes the CPU's chunk on every generator da
 }
 
 TEST_CASE("the device chunk encoder writes the CPU's chunk on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("skipped: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
-  for (const datagen::Column& column : *columns) {
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
+  for (const datagen::Column& column : columns) {
     INFO("real array " << column.name());
     CheckChunk(column.data(), column.size(), ConfigFor(column.type(), kSettings[0]));
   }
@@ -279,7 +258,7 @@ TEST_CASE("the device chunk encoder checks its arguments") {
   std::vector<uint32_t> v(5000);
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint32_t>(i * i % 977);
   const EncoderConfig config = ConfigFor(PhysicalType::kUInt32, kSettings[0]);
-  const ChunkEncodeOptions options = OptionsOf(config);
+  const ChunkEncodeOptions options = encode::ChunkEncodeOptionsOf(config);
   Result<size_t> temp_bytes = EncodeChunkTempBytes(v.size(), options);
   Result<ChunkSegmentSizes> max = EncodeChunkMaxBytes(v.size(), options);
   REQUIRE(temp_bytes.ok());

@@ -277,14 +277,8 @@ TEST_CASE("device distinct sketch bytes equal the CPU's for every integer type")
 }
 
 TEST_CASE("device distinct sketch bytes equal the CPU's on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("SKIPPED: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
-  for (const datagen::Column& column : *columns) {
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
+  for (const datagen::Column& column : columns) {
     WithValues(column, [&](const auto& values) { CompareSketch(values, column.name()); });
   }
   // Colliding values: the set overflows (or gives up probing) past 256 keys.
@@ -307,15 +301,8 @@ TEST_CASE("device chunk statistics equal the CPU's for every integer type") {
 }
 
 TEST_CASE("device chunk statistics equal the CPU's on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("SKIPPED: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
-  CHECK(!columns->empty());
-  for (const datagen::Column& column : *columns) {
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
+  for (const datagen::Column& column : columns) {
     WithValues(column, [&](const auto& values) {
       Compare(values, "real array " + column.name());
       // Unsorted copies exercise the set or the bitmap as well.

@@ -195,15 +195,9 @@ TEST_CASE("the device fit chooses the CPU writer's model, every integer type") {
 }
 
 TEST_CASE("the device fit chooses the CPU writer's model on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("skipped: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
   uint64_t seed = 50;
-  for (const datagen::Column& column : *columns) {
+  for (const datagen::Column& column : columns) {
     INFO("real array " << column.name());
     const std::vector<PartitionSpan> spans = SpansOver(column.size(), seed++);
     uint64_t models[8] = {};

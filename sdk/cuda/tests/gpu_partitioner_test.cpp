@@ -89,14 +89,8 @@ TEST_CASE("the device partitioner plans as the CPU writer on every generator dat
 }
 
 TEST_CASE("the device partitioner plans as the CPU writer on the real arrays") {
-  const std::string dir = datagen::RealDataDir();
-  if (!std::filesystem::is_directory(dir)) {
-    MESSAGE("skipped: no real-data directory at " << dir);
-    return;
-  }
-  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
-  REQUIRE(columns.ok());
-  for (const datagen::Column& column : *columns) {
+  const std::vector<datagen::Column> columns = RealIntegerArrays();
+  for (const datagen::Column& column : columns) {
     INFO("real array " << column.name());
     CheckColumn(column.data(), column.size(), column.type(), kSettings[0]);
   }

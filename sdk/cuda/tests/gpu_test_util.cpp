@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <utility>
 
@@ -216,6 +217,18 @@ bool SamePartitionFit(const internal::PartitionFit& a, const internal::Partition
          std::memcmp(a.theta, b.theta, sizeof a.theta) == 0 && a.min_value == b.min_value &&
          a.max_value == b.max_value && a.payload_words == b.payload_words &&
          a.cost_bytes == b.cost_bytes && a.value_runs == b.value_runs;
+}
+
+std::vector<datagen::Column> RealIntegerArrays() {
+  const std::string dir = datagen::RealDataDir();
+  if (!std::filesystem::is_directory(dir)) {
+    MESSAGE("skipped: no real-data directory at " << dir);
+    return {};
+  }
+  Result<std::vector<datagen::Column>> columns = datagen::LoadRealIntegerArrays(dir);
+  REQUIRE(columns.ok());
+  REQUIRE(!columns->empty());
+  return std::move(*columns);
 }
 
 internal::EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {

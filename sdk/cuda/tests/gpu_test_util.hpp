@@ -11,6 +11,7 @@
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "l3/cuda.hpp"
+#include "l3/datagen.hpp"
 #include "l3/l3.hpp"
 
 namespace l3::cuda::testing {
@@ -73,6 +74,10 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
 /// Two partition fits equal field for field (Theta by its bits), as the
 /// GPU writer must reproduce the CPU writer's.
 bool SamePartitionFit(const internal::PartitionFit& a, const internal::PartitionFit& b);
+
+/// The integer arrays of the real-data directory (datagen::RealDataDir());
+/// none, with a "skipped" message, where the directory is missing.
+std::vector<datagen::Column> RealIntegerArrays();
 
 /// Partitioner settings the GPU writer tests run: the hot profile's, and
 /// others that reach other code paths (no DELTA, no minimax line, V = 8 and

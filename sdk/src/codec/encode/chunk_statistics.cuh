@@ -127,6 +127,22 @@ __device__ __forceinline__ bool InsertStatsKey(const DeviceStatsScratch& s, uint
 }
 
 /// The one pass (see the top of the file). blockDim.x == kStatsThreads.
+/// This thread's kStatsItems rows of the tile starting at `first` (row i
+/// at first + k * kStatsThreads + threadIdx.x) and the row before each (the
+/// row itself for row 0); rows at or past n are left unset.
+template <typename T>
+__device__ __forceinline__ void LoadStatsTile(const T* __restrict__ v, uint64_t n, uint64_t first,
+                                              T (&x)[kStatsItems], T (&prev)[kStatsItems]) {
+#pragma unroll
+  for (int k = 0; k < kStatsItems; ++k) {
+    const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
+    if (i < n) {
+      x[k] = v[i];
+      prev[k] = i > 0 ? v[i - 1] : x[k];
+    }
+  }
+}
+
 template <typename T>
 __global__ void __launch_bounds__(kStatsThreads)
     ChunkStatsKernel(const T* __restrict__ v, uint64_t n, DeviceStatsScratch s) {
@@ -228,14 +244,7 @@ __global__ void __launch_bounds__(kStatsThreads)
   for (uint64_t first = uint64_t{blockIdx.x} * kTile; first < n;
        first += uint64_t{gridDim.x} * kTile) {
     T x[kStatsItems], prev[kStatsItems];
-#pragma unroll
-    for (int k = 0; k < kStatsItems; ++k) {
-      const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
-      if (i < n) {
-        x[k] = v[i];
-        prev[k] = i > 0 ? v[i - 1] : x[k];
-      }
-    }
+    LoadStatsTile(v, n, first, x, prev);
 #pragma unroll
     for (int k = 0; k < kStatsItems; ++k) {
       const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
@@ -269,14 +278,7 @@ __global__ void __launch_bounds__(kStatsThreads)
       inserting = (r->set_overflow | r->probe_overflow) == 0;
     }
     T x[kStatsItems], prev[kStatsItems];
-#pragma unroll
-    for (int k = 0; k < kStatsItems; ++k) {
-      const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;
-      if (i < n) {
-        x[k] = v[i];
-        prev[k] = i > 0 ? v[i - 1] : x[k];
-      }
-    }
+    LoadStatsTile(v, n, first, x, prev);
 #pragma unroll
     for (int k = 0; k < kStatsItems; ++k) {
       const uint64_t i = first + static_cast<uint64_t>(k) * kStatsThreads + threadIdx.x;

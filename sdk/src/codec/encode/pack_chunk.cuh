@@ -265,6 +265,95 @@ __device__ __forceinline__ void PackPredictedLane(const T* v, const PartitionFit
   }
 }
 
+/// Calls fn(x, k) on the lanes that hold an event row x of the tile
+/// [begin, begin + rows), k being its rank among the partition's events (the
+/// tile's first has rank_before); warp-collective. Returns the rank after
+/// the tile.
+template <typename T, typename Fn>
+__device__ __forceinline__ uint64_t ForEachEvent(const T* v, const PartitionFit& fit,
+                                                 uint32_t begin, uint32_t rows, uint32_t lane,
+                                                 uint64_t rank_before, Fn&& fn) {
+  uint64_t rank = rank_before;
+  for (uint32_t x0 = begin; x0 < begin + rows; x0 += 32) {
+    const uint32_t x = x0 + lane;
+    const bool event = x < begin + rows && IsEvent(v, x, fit);
+    const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, event);
+    if (event) fn(x, rank + __popc(ballot & ((1u << lane) - 1)));
+    rank += __popc(ballot);
+  }
+  return rank;
+}
+
+/// A run partition's tile (spec §8.7 runs, §8.11 RUNS_EF): run i >= 1 starts
+/// at event x of rank i - 1, its value at bit i * w, its start (runs) or low
+/// part and H bit (RUNS_EF) after the R values. False where the values do not
+/// match the fit.
+template <typename T>
+__device__ __forceinline__ bool PackRuns(const T* v, const PartitionFit& fit, uint64_t t,
+                                         uint32_t begin, uint32_t rows, uint32_t lane,
+                                         uint64_t rank_before, bool last_tile, uint64_t* words) {
+  using Traits = ValueTraits<T>;
+  const T base = static_cast<T>(fit.base);
+  const uint32_t w = fit.bit_width;
+  const uint64_t runs = fit.num_runs;
+  const bool ef = fit.model_type == static_cast<uint8_t>(Model::kRunsEf);
+  const RunsEfLayout layout = ef ? MakeRunsEfLayout(fit.num_rows, runs, w) : RunsEfLayout{};
+  const uint32_t start_bits = RunStartBits(fit.num_rows);
+  bool ok = true;
+  if (t == 0 && lane == 0) {
+    const uint64_t u = Traits::Offset(v[0], base);
+    ok &= BitLength(u) <= w;
+    OrField(words, 0, u, w);
+  }
+  const uint64_t rank =
+      ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
+        const uint64_t i = k + 1;  // run i starts at x
+        if (i >= runs) {
+          ok = false;
+          return;
+        }
+        const uint64_t u = Traits::Offset(v[x], base);
+        ok &= BitLength(u) <= w;
+        OrField(words, i * w, u, w);
+        if (ef) {
+          OrField(words, layout.low_bit0 + (i - 1) * layout.low_bits, x, layout.low_bits);
+          OrField(words, layout.high_bit0 + (uint64_t{x} >> layout.low_bits) + (i - 1), 1, 1);
+        } else {
+          OrField(words, runs * w + (i - 1) * start_bits, x, start_bits);
+        }
+      });
+  // The partition's last tile: every run found.
+  return ok && (!last_tile || rank + 1 == runs);
+}
+
+/// A DELTA partition's tile (spec §8.9): exception k's row and high part at
+/// their places after the SLAP fields of `stream` (after the seeds).
+template <typename T>
+__device__ __forceinline__ bool PackDeltaExceptions(const T* v, const PartitionFit& fit,
+                                                    uint32_t begin, uint32_t rows, uint32_t lane,
+                                                    uint64_t rank_before, bool last_tile,
+                                                    uint64_t* stream) {
+  using U = typename ValueTraits<T>::Unsigned;
+  const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  const uint32_t w = fit.bit_width;
+  const uint64_t delta_base = static_cast<U>(fit.base);
+  const uint32_t row_bits = RunStartBits(fit.num_rows);
+  const uint64_t rows_bit = uint64_t{fit.num_rows} * w;
+  const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
+  bool ok = true;
+  const uint64_t rank =
+      ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
+        const uint64_t high = DeltaOffset(v[x], v[x - 1], delta_base) >> w;
+        if (k >= e.count || BitLength(high) > e.width) {
+          ok = false;
+          return;
+        }
+        OrField(stream, rows_bit + k * row_bits, x, row_bits);
+        OrField(stream, highs_bit + k * e.width, high, e.width);
+      });
+  return ok && (!last_tile || rank == e.count);
+}
+
 /// Step 4: one warp per tile; `payload` zeroed, 8 * offsets[P].payload_words
 /// bytes (plus padding). `event_before[g]`: the exclusive sum of events.
 template <typename T>
@@ -351,70 +440,16 @@ __global__ void PackTilesKernel(const T* __restrict__ values, const DeviceNode* 
 
     // Events in row order: run values and starts, RUNS_EF low parts and H
     // bits, DELTA exception rows and high parts.
+    const uint64_t rank_before = event_before[g] - event_before[offsets[p].tiles];
+    const bool last_tile = begin + rows == fit.num_rows;
     if (model == static_cast<uint8_t>(Model::kConstant) ||
         model == static_cast<uint8_t>(Model::kRunsEf)) {
       if (w > 0 && fit.payload_words > 0) {
-        const T base = static_cast<T>(fit.base);
-        const uint64_t runs = fit.num_runs;
-        const bool ef = model == static_cast<uint8_t>(Model::kRunsEf);
-        const RunsEfLayout g_ef = ef ? MakeRunsEfLayout(fit.num_rows, runs, w) : RunsEfLayout{};
-        const uint32_t start_bits = RunStartBits(fit.num_rows);
-        if (t == 0 && lane == 0) {
-          const uint64_t u = Traits::Offset(v[0], base);
-          too_wide |= BitLength(u) > w;
-          OrField(words, 0, u, w);
-        }
-        uint64_t rank = event_before[g] - event_before[offsets[p].tiles];
-        for (uint32_t x0 = begin; x0 < begin + rows; x0 += 32) {
-          const uint32_t x = x0 + lane;
-          const bool event = x < begin + rows && IsEvent(v, x, fit);
-          const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, event);
-          if (event) {
-            const uint64_t i = rank + __popc(ballot & ((1u << lane) - 1)) + 1;  // run i >= 1
-            if (i >= runs) {
-              too_wide = true;  // more runs than Num_Runs
-            } else {
-              const uint64_t u = Traits::Offset(v[x], base);
-              too_wide |= BitLength(u) > w;
-              OrField(words, i * w, u, w);
-              if (ef) {
-                OrField(words, g_ef.low_bit0 + (i - 1) * g_ef.low_bits, x, g_ef.low_bits);
-                OrField(words, g_ef.high_bit0 + (uint64_t{x} >> g_ef.low_bits) + (i - 1), 1, 1);
-              } else {
-                OrField(words, runs * w + (i - 1) * start_bits, x, start_bits);
-              }
-            }
-          }
-          rank += __popc(ballot);
-        }
-        // The partition's last tile: every run found (spec §8.7, §8.11).
-        if (begin + rows == fit.num_rows && rank + 1 != runs) too_wide = true;
+        too_wide |= !PackRuns(v, fit, t, begin, rows, lane, rank_before, last_tile, words);
       }
     } else if (model == static_cast<uint8_t>(Model::kDelta) && HasEvents(fit)) {
-      const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
-      uint64_t* stream = words + DeltaSeedWords(fit.num_rows, values_per_lane);
-      const uint64_t delta_base = static_cast<U>(fit.base);
-      const uint32_t row_bits = RunStartBits(fit.num_rows);
-      const uint64_t rows_bit = uint64_t{fit.num_rows} * w;
-      const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
-      uint64_t rank = event_before[g] - event_before[offsets[p].tiles];
-      for (uint32_t x0 = begin; x0 < begin + rows; x0 += 32) {
-        const uint32_t x = x0 + lane;
-        const bool event = x < begin + rows && IsEvent(v, x, fit);
-        const uint32_t ballot = __ballot_sync(0xFFFFFFFFu, event);
-        if (event) {
-          const uint64_t k = rank + __popc(ballot & ((1u << lane) - 1));
-          const uint64_t high = DeltaOffset(v[x], v[x - 1], delta_base) >> w;
-          if (k >= e.count || BitLength(high) > e.width) {
-            too_wide = true;
-          } else {
-            OrField(stream, rows_bit + k * row_bits, x, row_bits);
-            OrField(stream, highs_bit + k * e.width, high, e.width);
-          }
-        }
-        rank += __popc(ballot);
-      }
-      if (begin + rows == fit.num_rows && rank != e.count) too_wide = true;
+      too_wide |= !PackDeltaExceptions(v, fit, begin, rows, lane, rank_before, last_tile,
+                                       words + DeltaSeedWords(fit.num_rows, values_per_lane));
     }
     if (too_wide) atomicOr(error, kPackMismatch);
   }

@@ -130,16 +130,32 @@ void CheckInterrupted() {
   }
 }
 
-int RegisterCleanup(const std::string& path) {
-  if (path.size() >= kMaxCleanupPath) return -1;
+int CreateRegisteredTemp(std::string* templ, int* slot) {
+  *slot = -1;
+  if (templ->size() >= kMaxCleanupPath) return -1;
   for (int i = 0; i < kMaxCleanupSlots; ++i) {
-    if (!g_cleanup_used[i].load()) {
-      std::memcpy(g_cleanup_paths[i], path.c_str(), path.size() + 1);
-      g_cleanup_used[i].store(true);
-      return i;
+    bool expected = false;
+    if (g_cleanup_used[i].load() || !g_cleanup_used[i].compare_exchange_strong(expected, true)) {
+      continue;
     }
+    // The slot is registered before the file exists, and mkstemp writes the
+    // name it tries into the slot itself: a signal handled at any moment,
+    // on any thread, finds the file's name there once the file exists (at
+    // worst it unlinks a name not created yet, which removes nothing).
+    std::memcpy(g_cleanup_paths[i], templ->c_str(), templ->size() + 1);
+    const int fd = mkstemp(g_cleanup_paths[i]);
+    if (fd < 0) {
+      const int err = errno;
+      g_cleanup_used[i].store(false);
+      errno = err;
+      return -1;
+    }
+    *templ = g_cleanup_paths[i];
+    *slot = i;
+    return fd;
   }
-  return -1;
+  // No free slot: an unregistered file (as before the slots filled).
+  return mkstemp(templ->data());
 }
 
 void UnregisterCleanup(int slot) {
@@ -181,10 +197,9 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
   std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   std::string templ = dir + "." + base + ".tmp-XXXXXX";
-  int fd = mkstemp(templ.data());
+  int fd = CreateRegisteredTemp(&templ, &slot_);
   if (fd < 0) ThrowIo("cannot create " + path, errno);
   temp_path_ = templ;
-  slot_ = RegisterCleanup(temp_path_);
   // mkstemp creates 0600; give the file the permissions a plain fopen would.
   mode_t mask = umask(0);
   umask(mask);

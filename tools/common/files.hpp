@@ -92,9 +92,12 @@ class DeferInterrupts {
 /// Throws CliError(128 + signal, "interrupted") if a deferred signal arrived.
 void CheckInterrupted();
 
-/// Registers a path to unlink if the process is killed by one of those
-/// signals before UnregisterCleanup(slot); returns the slot or -1 if full.
-int RegisterCleanup(const std::string& path);
+/// mkstemp(*templ) with the file registered, from before it exists, for
+/// removal if the process is killed by one of those signals (so that no
+/// signal can leave it behind) until UnregisterCleanup(*slot); *templ
+/// becomes its name and *slot its cleanup slot (-1 when all are taken).
+/// Returns the descriptor, or -1 with errno set.
+int CreateRegisteredTemp(std::string* templ, int* slot);
 void UnregisterCleanup(int slot);
 
 /// The file name's extension in lower case without the dot ("npy"), or "".

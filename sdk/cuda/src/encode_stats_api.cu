@@ -70,6 +70,22 @@ constexpr uint64_t kBlocksPerMultiprocessor = 8;
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+// The statistics kernels' launch shape for n values: blocks resident on the
+// device, and tiles of kStatsThreads * kStatsItems values.
+struct StatsGrid {
+  uint64_t resident = 0;
+  uint64_t tiles = 0;
+};
+
+Status StatsGridOf(uint64_t n, StatsGrid* shape) {
+  int sms = 0;
+  L3_CUDA_RETURN_NOT_OK(MultiprocessorCount(&sms));
+  shape->resident = uint64_t(sms) * kBlocksPerMultiprocessor;
+  shape->tiles = CeilDiv(n, uint64_t{l3::internal::kStatsThreads} * l3::internal::kStatsItems);
+  return Status::OK();
+}
+
+
 }  // namespace
 
 size_t Crc32cTempBytes(uint64_t /*max_bytes*/) { return 0; }
@@ -129,11 +145,9 @@ Status StatisticsOf(const T* d_values, uint64_t n, uint8_t* temp, ChunkStatistic
   scratch.slots = kBitmap ? nullptr : reinterpret_cast<unsigned long long*>(temp + kSlotsOffset);
   auto* registers = kBitmap ? nullptr : reinterpret_cast<uint32_t*>(temp + kRegistersOffset);
 
-  int sms = 0;
-  L3_CUDA_RETURN_NOT_OK(MultiprocessorCount(&sms));
-  const uint64_t resident = uint64_t(sms) * kBlocksPerMultiprocessor;
-  const uint64_t tiles =
-      CeilDiv(n, uint64_t{l3::internal::kStatsThreads} * l3::internal::kStatsItems);
+  StatsGrid shape;
+  L3_CUDA_RETURN_NOT_OK(StatsGridOf(n, &shape));
+  const uint64_t resident = shape.resident, tiles = shape.tiles;
 
   l3::internal::InitStatsResultKernel<<<1, 1, 0, stream>>>(scratch.result);
   L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitStatsResultKernel"));
@@ -256,11 +270,9 @@ Status DistinctSketchOf(const T* d_values, uint64_t n, uint8_t* temp, std::vecto
   unsigned long long* key_count = keys + DistinctSketch::kMaxExactHashes;
   auto* registers = reinterpret_cast<uint32_t*>(temp + kSketchRegistersOffset);
 
-  int sms = 0;
-  L3_CUDA_RETURN_NOT_OK(MultiprocessorCount(&sms));
-  const uint64_t resident = uint64_t(sms) * kBlocksPerMultiprocessor;
-  const uint64_t tiles =
-      CeilDiv(n, uint64_t{l3::internal::kStatsThreads} * l3::internal::kStatsItems);
+  StatsGrid shape;
+  L3_CUDA_RETURN_NOT_OK(StatsGridOf(n, &shape));
+  const uint64_t resident = shape.resident, tiles = shape.tiles;
   l3::internal::InitStatsResultKernel<<<1, 1, 0, stream>>>(scratch.result);
   L3_CUDA_RETURN_NOT_OK(CheckLaunch("InitStatsResultKernel"));
   // The slots and the registers are adjacent: one clear.

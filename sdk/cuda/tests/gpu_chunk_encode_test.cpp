@@ -37,35 +37,47 @@ struct DeviceEncoded {
   std::vector<uint8_t> segments[4];  // table, parameters, payload, bounds
 };
 
+// EncodeChunk's temporary storage and segment buffers for n values, sized
+// by its *Bytes functions; the segments poisoned, so that a byte the encoder
+// does not write cannot pass.
+struct EncoderBuffers {
+  EncoderBuffers(uint64_t n, const ChunkEncodeOptions& options) {
+    Result<size_t> temp_bytes = EncodeChunkTempBytes(n, options);
+    REQUIRE(temp_bytes.ok());
+    Result<ChunkSegmentSizes> max = EncodeChunkMaxBytes(n, options);
+    REQUIRE(max.ok());
+    temp = DeviceBuffer(*temp_bytes);
+    segments[0] = DeviceBuffer(max->partition_table);
+    segments[1] = DeviceBuffer(max->parameters);
+    segments[2] = DeviceBuffer(max->payload);
+    segments[3] = DeviceBuffer(max->bounds + 8);
+    for (const DeviceBuffer& b : segments) {
+      REQUIRE(cudaMemset(b.data(), 0xA5, b.size()) == cudaSuccess);
+    }
+    out.partition_table = segments[0].data();
+    out.parameters = segments[1].data();
+    out.payload = segments[2].data();
+    out.bounds = segments[3].data();
+    out.capacity = *max;
+  }
+
+  DeviceBuffer temp;
+  DeviceBuffer segments[4];  // table, parameters, payload, bounds
+  ChunkSegmentBuffers out;
+};
+
 DeviceEncoded EncodeOnDevice(const void* values, uint64_t n, const EncoderConfig& config) {
   const ChunkEncodeOptions options = encode::ChunkEncodeOptionsOf(config);
-  Result<size_t> temp_bytes = EncodeChunkTempBytes(n, options);
-  REQUIRE(temp_bytes.ok());
-  Result<ChunkSegmentSizes> max = EncodeChunkMaxBytes(n, options);
-  REQUIRE(max.ok());
   DeviceBuffer d_values(values, n * static_cast<size_t>(PhysicalTypeBytes(config.type)));
-  DeviceBuffer temp(*temp_bytes);
-  DeviceBuffer table(max->partition_table), params(max->parameters), payload(max->payload),
-      bounds(max->bounds + 8);
-  // Poisoned, so that a byte the encoder does not write cannot pass.
-  for (const DeviceBuffer* b : {&table, &params, &payload, &bounds}) {
-    REQUIRE(cudaMemset(b->data(), 0xA5, b->size()) == cudaSuccess);
-  }
-  ChunkSegmentBuffers out;
-  out.partition_table = table.data();
-  out.parameters = params.data();
-  out.payload = payload.data();
-  out.bounds = bounds.data();
-  out.capacity = *max;
+  EncoderBuffers buffers(n, options);
   DeviceEncoded result;
-  const Status status = EncodeChunk(d_values.data(), n, options, temp.data(), temp.size(), out,
-                                    &result.info, nullptr);
+  const Status status = EncodeChunk(d_values.data(), n, options, buffers.temp.data(),
+                                    buffers.temp.size(), buffers.out, &result.info, nullptr);
   REQUIRE_MESSAGE(status.ok(), status.ToString());
-  const DeviceBuffer* buffers[4] = {&table, &params, &payload, &bounds};
   const uint64_t sizes[4] = {result.info.sizes.partition_table, result.info.sizes.parameters,
                              result.info.sizes.payload, result.info.sizes.bounds};
   for (int s = 0; s < 4; ++s) {
-    std::vector<uint8_t> all = buffers[s]->ToHost();
+    std::vector<uint8_t> all = buffers.segments[s].ToHost();
     REQUIRE(sizes[s] <= all.size());
     result.segments[s].assign(all.begin(), all.begin() + static_cast<ptrdiff_t>(sizes[s]));
   }
@@ -259,20 +271,10 @@ TEST_CASE("the device chunk encoder checks its arguments") {
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint32_t>(i * i % 977);
   const EncoderConfig config = ConfigFor(PhysicalType::kUInt32, kSettings[0]);
   const ChunkEncodeOptions options = encode::ChunkEncodeOptionsOf(config);
-  Result<size_t> temp_bytes = EncodeChunkTempBytes(v.size(), options);
-  Result<ChunkSegmentSizes> max = EncodeChunkMaxBytes(v.size(), options);
-  REQUIRE(temp_bytes.ok());
-  REQUIRE(max.ok());
   DeviceBuffer d_values(v.data(), v.size() * sizeof(uint32_t));
-  DeviceBuffer temp(*temp_bytes);
-  DeviceBuffer table(max->partition_table), params(max->parameters), payload(max->payload),
-      bounds(max->bounds);
-  ChunkSegmentBuffers out;
-  out.partition_table = table.data();
-  out.parameters = params.data();
-  out.payload = payload.data();
-  out.bounds = bounds.data();
-  out.capacity = *max;
+  EncoderBuffers buffers(v.size(), options);
+  const DeviceBuffer& temp = buffers.temp;
+  const ChunkSegmentBuffers& out = buffers.out;
   EncodedChunkInfo info;
   const auto encode = [&](const ChunkEncodeOptions& o, const ChunkSegmentBuffers& b,
                           size_t temp_size) {
@@ -305,7 +307,7 @@ TEST_CASE("the device chunk encoder checks its arguments") {
   no_payload.payload = nullptr;
   CHECK(encode(options, no_payload, temp.size()) == StatusCode::kInvalidArgument);
   ChunkSegmentBuffers misaligned = out;
-  misaligned.parameters = static_cast<uint8_t*>(params.data()) + 4;
+  misaligned.parameters = static_cast<uint8_t*>(out.parameters) + 4;
   CHECK(encode(options, misaligned, temp.size()) == StatusCode::kInvalidArgument);
   CHECK(EncodeChunk(d_values.data(), v.size(), options, nullptr, 0, out, &info, nullptr).code() ==
         StatusCode::kInvalidArgument);

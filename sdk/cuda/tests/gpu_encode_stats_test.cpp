@@ -202,19 +202,6 @@ void CheckShapes(uint64_t seed) {
   }
 }
 
-/// Calls fn(values) with the typed values of an integer column.
-template <typename Fn>
-void WithValues(const datagen::Column& column, Fn&& fn) {
-  if (const auto* v = column.values<int8_t>()) fn(*v);
-  if (const auto* v = column.values<int16_t>()) fn(*v);
-  if (const auto* v = column.values<int32_t>()) fn(*v);
-  if (const auto* v = column.values<int64_t>()) fn(*v);
-  if (const auto* v = column.values<uint8_t>()) fn(*v);
-  if (const auto* v = column.values<uint16_t>()) fn(*v);
-  if (const auto* v = column.values<uint32_t>()) fn(*v);
-  if (const auto* v = column.values<uint64_t>()) fn(*v);
-}
-
 template <typename T>
 std::vector<uint8_t> GpuSketch(const std::vector<T>& values) {
   const PhysicalType type = internal::PhysicalTypeOf<T>();

@@ -46,19 +46,6 @@ std::vector<PartitionSpan> SpansOver(uint64_t n, uint64_t seed) {
   return spans;
 }
 
-/// Calls fn(values) with the typed values of an integer column.
-template <typename Fn>
-void WithValues(const datagen::Column& column, Fn&& fn) {
-  if (const auto* v = column.values<int8_t>()) fn(*v);
-  if (const auto* v = column.values<int16_t>()) fn(*v);
-  if (const auto* v = column.values<int32_t>()) fn(*v);
-  if (const auto* v = column.values<int64_t>()) fn(*v);
-  if (const auto* v = column.values<uint8_t>()) fn(*v);
-  if (const auto* v = column.values<uint16_t>()) fn(*v);
-  if (const auto* v = column.values<uint32_t>()) fn(*v);
-  if (const auto* v = column.values<uint64_t>()) fn(*v);
-}
-
 std::string Describe(const PartitionFit& f) {
   std::string s = "model " + std::to_string(f.model_type) + " w " + std::to_string(f.bit_width) +
                   " cost " + std::to_string(f.cost_bytes) + " theta";

@@ -79,6 +79,19 @@ bool SamePartitionFit(const internal::PartitionFit& a, const internal::Partition
 /// none, with a "skipped" message, where the directory is missing.
 std::vector<datagen::Column> RealIntegerArrays();
 
+/// Calls fn(values) with the typed values of an integer column.
+template <typename Fn>
+void WithValues(const datagen::Column& column, Fn&& fn) {
+  if (const auto* v = column.values<int8_t>()) fn(*v);
+  if (const auto* v = column.values<int16_t>()) fn(*v);
+  if (const auto* v = column.values<int32_t>()) fn(*v);
+  if (const auto* v = column.values<int64_t>()) fn(*v);
+  if (const auto* v = column.values<uint8_t>()) fn(*v);
+  if (const auto* v = column.values<uint16_t>()) fn(*v);
+  if (const auto* v = column.values<uint32_t>()) fn(*v);
+  if (const auto* v = column.values<uint64_t>()) fn(*v);
+}
+
 /// Partitioner settings the GPU writer tests run: the hot profile's, and
 /// others that reach other code paths (no DELTA, no minimax line, V = 8 and
 /// V = 1, long partitions, a merge benefit).

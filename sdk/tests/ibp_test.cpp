@@ -201,6 +201,11 @@ TEST_CASE("deposit and extract are inverse, and the MSB-first field reader match
     CHECK(DepositBits<uint64_t>(x, free) == pdep(x, free, 64));
     CHECK(DepositBits<uint32_t>(static_cast<uint32_t>(x), static_cast<uint32_t>(free)) ==
           pdep(x & 0xFFFFFFFFu, free & 0xFFFFFFFFu, 32));
+    // The GPU's planned deposit (ExpandBits) against the same reference.
+    CHECK(ExpandBits<uint64_t>(x, MakeExpandPlan<uint64_t>(free)) == pdep(x, free, 64));
+    CHECK(ExpandBits<uint32_t>(static_cast<uint32_t>(x),
+                               MakeExpandPlan<uint32_t>(static_cast<uint32_t>(free))) ==
+          pdep(x & 0xFFFFFFFFu, free & 0xFFFFFFFFu, 32));
   }
   // MsbField against a bit-by-bit reading of a two-word stream.
   for (int i = 0; i < 20000; ++i) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -172,6 +173,117 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
   return CheckLaunch("IbpRowsKernel");
 }
 
+// Rows of 17..64 words with one mask (IbpDecodeShortRowsBlock): one warp
+// per index block of 64 rows, blocks of 128 threads (the kernel keeps each
+// lane's mask words and two rows' loads in registers).
+constexpr uint32_t kIbpShortRowsThreads = 128;
+
+// block_begin numbers the launch's index blocks
+// chunk after chunk; chunk i's first block in the range is first_block[i].
+struct IbpShortRowsLaunch {
+  internal::IbpChunkSet set;
+  uint64_t block_begin[internal::kMaxIbpLaunchChunks + 1];
+  uint64_t first_block[internal::kMaxIbpLaunchChunks];
+  uint64_t row_begin, row_end;  // column rows; out holds row_begin at offset 0
+  uint8_t* out;
+  uint32_t row_bytes;
+  uint32_t store_bytes;
+};
+
+template <typename Word, int kSteps>
+__global__ void __launch_bounds__(kIbpShortRowsThreads) IbpShortRowsKernel(const IbpShortRowsLaunch args) {
+  const uint32_t lane = threadIdx.x & 31;
+  const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
+  const uint64_t total = args.block_begin[args.set.count];
+  internal::IbpShortRowMeta<Word, kSteps> meta;
+  uint32_t loaded = ~0u;
+  uint32_t c = 0;
+  for (uint64_t u = uint64_t{blockIdx.x} * (blockDim.x / 32) + threadIdx.x / 32; u < total;
+       u += warps) {
+    // u only grows, so the chunk index only moves forward.
+    while (c + 1 < args.set.count && args.block_begin[c + 1] <= u) ++c;
+    if (c != loaded) {
+      internal::IbpLoadShortRowMeta<Word, kSteps>(args.set.chunk[c], lane, &meta);
+      loaded = c;
+    }
+    internal::IbpDecodeShortRowsBlock<Word, kSteps>(
+        args.set.chunk[c], args.first_block[c] + (u - args.block_begin[c]), args.row_begin,
+        args.row_end, meta, args.out, args.row_bytes, args.store_bytes, lane);
+  }
+}
+
+// Measurement switch while the short-row decoder is new: L3_IBP_SHORT_ROWS=0
+// decodes those rows with the row kernel, for a comparison in one run.
+bool ShortRowsAllowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("L3_IBP_SHORT_ROWS");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return allowed;
+}
+
+// The steps of 32 words of a run of chunks that the short-row decoder takes
+// (every chunk indexed, one mask, the same word size and 17..64 words a row
+// in the same number of steps), or 0.
+int ShortRowSteps(const DeviceIbpChunk* chunks, size_t count) {
+  int steps = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const DeviceIbpChunk& c = chunks[i];
+    const uint32_t m = c.words_per_row;
+    if (c.row_offsets == nullptr || c.mask_ids != nullptr || c.num_masks != 1 ||
+        c.word_bytes != chunks[0].word_bytes || m < internal::kIbpShortRowsMinWords ||
+        m > 32 * internal::kIbpShortRowsMaxSteps) {
+      return 0;
+    }
+    const int s = static_cast<int>((m + 31) / 32);
+    if (i > 0 && s != steps) return 0;
+    steps = s;
+  }
+  return steps;
+}
+
+// Column rows [lo, hi) of chunks[0, count) (inside them) into `out` (row lo
+// at offset 0) with IbpShortRowsKernel; `steps` from ShortRowSteps.
+Status LaunchIbpShortRows(const DeviceIbpChunk* chunks, size_t count, int steps, uint64_t lo,
+                          uint64_t hi, uint8_t* out, cudaStream_t stream) {
+  IbpShortRowsLaunch args{};
+  args.set.count = static_cast<uint32_t>(count);
+  uint32_t store_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
+  uint64_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const DeviceIbpChunk& c = chunks[i];
+    args.set.chunk[i] = ToKernel(c);
+    store_bytes = std::min(store_bytes, c.word_bytes);
+    const uint64_t a = std::max(lo, c.first_row), b = std::min(hi, c.first_row + c.num_rows);
+    args.block_begin[i] = total;
+    if (a < b) {
+      args.first_block[i] = (a - c.first_row) / internal::kIbpBlockRows;
+      total += (b - 1 - c.first_row) / internal::kIbpBlockRows - args.first_block[i] + 1;
+    }
+  }
+  args.block_begin[count] = total;
+  args.row_begin = lo;
+  args.row_end = hi;
+  args.out = out;
+  args.row_bytes = static_cast<uint32_t>(RowBytes(chunks[0]));
+  args.store_bytes = store_bytes;
+  if (total == 0) return Status::OK();
+  const uint64_t warps_per_block = kIbpShortRowsThreads / 32;
+  const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(
+      1, std::min<uint64_t>((total + warps_per_block - 1) / warps_per_block, uint64_t{32} * SmCount())));
+  const bool wide_words = chunks[0].word_bytes == 8;
+  if (wide_words && steps == 2) {
+    IbpShortRowsKernel<uint64_t, 2><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);
+  } else if (wide_words) {
+    IbpShortRowsKernel<uint64_t, 1><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);
+  } else if (steps == 2) {
+    IbpShortRowsKernel<uint32_t, 2><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);
+  } else {
+    IbpShortRowsKernel<uint32_t, 1><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);
+  }
+  return CheckLaunch("IbpShortRowsKernel");
+}
+
 // A chunk without a row index holds every row raw (spec §11.2.3): row r is
 // the M words at r * M, whose first row_bytes bytes (little-endian words)
 // are the row's values. Its rows are a strided copy, at copy bandwidth.
@@ -249,6 +361,13 @@ Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t 
     }
     const uint64_t lo = std::max(row_begin, c.first_row);
     const uint64_t hi = std::min(row_end, chunks[last - 1].first_row + chunks[last - 1].num_rows);
+    const int short_steps = ShortRowsAllowed() ? ShortRowSteps(chunks + k, last - k) : 0;
+    if (short_steps > 0) {
+      L3_CUDA_RETURN_NOT_OK(LaunchIbpShortRows(chunks + k, last - k, short_steps, lo, hi,
+                                               out + (lo - row_begin) * row_bytes, stream));
+      k = last;
+      continue;
+    }
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
                                           /*zero_outside=*/false, nullptr, lo, hi - lo,
                                           out + (lo - row_begin) * row_bytes, group_lanes,

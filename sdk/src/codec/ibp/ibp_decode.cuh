@@ -87,6 +87,24 @@ __device__ __forceinline__ void IbpStoreWord(uint8_t* out_row, uint64_t j, Word 
   }
 }
 
+/// Word `j` of a row decoded by a whole warp: stored whole where the value
+/// type fills the word, as two 4-byte halves for 4-byte values in 8-byte
+/// words, else through IbpStoreWord (2-byte values).
+template <typename Word>
+__device__ __forceinline__ void IbpStoreWarpWord(uint8_t* out_row, uint32_t j, Word value,
+                                                 uint32_t row_bytes, uint32_t store_bytes) {
+  const uint32_t at = j * static_cast<uint32_t>(sizeof(Word));
+  if (store_bytes == sizeof(Word) && at + sizeof(Word) <= row_bytes) {
+    *reinterpret_cast<Word*>(out_row + at) = value;
+  } else if (sizeof(Word) == 8 && store_bytes == 4) {
+    uint32_t* p = reinterpret_cast<uint32_t*>(out_row + at);
+    if (at < row_bytes) p[0] = static_cast<uint32_t>(value);
+    if (at + 4 < row_bytes) p[1] = static_cast<uint32_t>(static_cast<uint64_t>(value) >> 32);
+  } else {
+    IbpStoreWord<Word>(out_row, j, value, row_bytes, store_bytes);
+  }
+}
+
 /// `v` of lane `src` of the warp, for 32- and 64-bit words.
 template <typename Word>
 __device__ __forceinline__ Word ShuffleWord(Word v, uint32_t src) {
@@ -257,10 +275,6 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
   const bool raw = opened.raw;
   const uint32_t stream_words = static_cast<uint32_t>(opened.stream_words);  // < m
   const uint32_t lane = g.lane;
-  // Stores: the whole word where its type fills it, two 4-byte halves for
-  // 4-byte values in 8-byte words; 2-byte values go through IbpStoreWord.
-  const bool whole = store_bytes == sizeof(Word);
-  const bool halves = sizeof(Word) == 8 && store_bytes == 4;
   // The participation bitmap word, mask and bit value of word j (0 past the
   // row, or for a raw row).
   Word bitmap_j = 0, mask_j = 0, bitval_j = 0;
@@ -305,16 +319,7 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
       const Word value =
           participates ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
                        : x;
-      const uint32_t at = j * static_cast<uint32_t>(sizeof(Word));
-      if (whole && at + sizeof(Word) <= row_bytes) {
-        *reinterpret_cast<Word*>(out_row + at) = value;
-      } else if (halves) {
-        uint32_t* p = reinterpret_cast<uint32_t*>(out_row + at);
-        if (at < row_bytes) p[0] = static_cast<uint32_t>(value);
-        if (at + 4 < row_bytes) p[1] = static_cast<uint32_t>(static_cast<uint64_t>(value) >> 32);
-      } else {
-        IbpStoreWord<Word>(out_row, j, value, row_bytes, store_bytes);
-      }
+      IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
     }
     base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
     bitmap_j = next_bitmap;
@@ -450,6 +455,245 @@ __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint6
     IbpDecodeWarpRow<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   } else {
     IbpDecodeRowGroup<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
+  }
+}
+
+/// Short rows (16 < M <= 32 * kSteps words, one mask): a warp decodes the
+/// 64 rows of one index block (spec §11.2.3) at a time. The block's row
+/// starts come from one Block_Start word and one Row_Offset field per lane
+/// (two for 64 rows), so opening a row is a shuffle, not a chain of loads.
+/// Each lane keeps its words' metadata of the chunk in registers: mask, bit
+/// values, field width, its exclusive prefix over the step, and the deposit
+/// plan (ExpandPlan). A step whose words all participate (the usual case)
+/// then needs no width scan: its field positions are the row's base plus
+/// the mask's prefix. Same values and checks as IbpDecodeRowGroup.
+inline constexpr uint32_t kIbpShortRowsMinWords = 17;
+inline constexpr uint32_t kIbpShortRowsMaxSteps = 2;
+
+template <typename Word>
+struct IbpLaneWord {
+  Word mask = 0;
+  Word bitval = 0;
+  uint32_t width = 0;   // f of a participating word; 0 past the row
+  uint32_t prefix = 0;  // sum of `width` over the lanes before this one in the step
+  ExpandPlan<Word> plan;
+};
+
+template <typename Word, int kSteps>
+struct IbpShortRowMeta {
+  IbpLaneWord<Word> word[kSteps];
+  uint32_t step_width[kSteps];  // sum of `width` over the step (uniform)
+};
+
+/// Lane metadata of mask 0 of `c` for words j = 32 s + lane.
+template <typename Word, int kSteps>
+__device__ __forceinline__ void IbpLoadShortRowMeta(const IbpKernelChunk& c, uint32_t lane,
+                                                    IbpShortRowMeta<Word, kSteps>* meta) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint32_t m = c.words_per_row;
+  const Word* mask = reinterpret_cast<const Word*>(c.masks);
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const uint32_t j = 32 * s + lane;
+    IbpLaneWord<Word>& w = meta->word[s];
+    w.mask = j < m ? IbpLoadWord(mask + j) : static_cast<Word>(~Word{0});
+    w.bitval = j < m ? IbpLoadWord(mask + m + j) : Word{0};
+    w.width = W - PopCount(w.mask);
+    w.plan = MakeExpandPlan<Word>(static_cast<Word>(~w.mask));
+    const uint32_t inclusive = WarpInclusiveSum<uint32_t>(w.width);
+    w.prefix = inclusive - w.width;
+    meta->step_width[s] = __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  }
+}
+
+/// What a warp loads of a row before it decodes it (IbpPrefetchShortRow):
+/// the row's words, its participation bits and, lane by lane, the stream
+/// words of its fields as they lie when every word participates (the usual
+/// case). Loading the next row's words before decoding this one keeps two
+/// rows' loads in flight per warp.
+template <typename Word, int kSteps>
+struct IbpShortRowLoads {
+  const Word* words;  // null: the row is not decoded
+  uint32_t length;    // L_r
+  bool zero;          // the row failed a check of rules 1-4: write zeros
+  uint64_t bitmap;    // participation bits of words 0..63; 0 for a raw row
+  Word hi[kSteps];
+  Word lo[kSteps];
+};
+
+/// Loads row `words` of `length` words (1 <= length <= M, and a packed row
+/// holds at least its bitmap: the caller checked).
+template <typename Word, int kSteps>
+__device__ __forceinline__ void IbpPrefetchShortRow(const Word* words, uint32_t length, uint32_t m,
+                                                    const IbpShortRowMeta<Word, kSteps>& meta,
+                                                    uint32_t lane, IbpShortRowLoads<Word, kSteps>* l) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const bool raw = length == m;
+  const uint32_t h = raw ? 0u : (m + W - 1) / W;  // 1, or 2 for W = 32 and m > 32
+  l->bitmap = 0;
+  if (!raw) {
+    l->bitmap = static_cast<uint64_t>(IbpLoadWord(words));
+    if (W == 32 && h > 1) l->bitmap |= static_cast<uint64_t>(IbpLoadWord(words + 1)) << 32;
+  }
+  const Word* stream = words + h;
+  const uint32_t stream_words = length - h;
+  uint32_t base = 0;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const IbpLaneWord<Word>& w = meta.word[s];
+    const uint32_t f = raw ? 0u : w.width;
+    const uint32_t pos = base + w.prefix;
+    base += meta.step_width[s];
+    const uint32_t i = pos / W;
+    const uint32_t off = pos % W;
+    l->hi[s] = (f > 0 && i < stream_words) ? IbpLoadWord(stream + i) : Word{0};
+    l->lo[s] = (f > 0 && off > 0 && off + f > W && i + 1 < stream_words) ? IbpLoadWord(stream + i + 1)
+                                                                         : Word{0};
+  }
+}
+
+/// Decodes the row `l` loaded, with the warp.
+template <typename Word, int kSteps>
+__device__ __forceinline__ void IbpDecodeShortRow(const IbpShortRowLoads<Word, kSteps>& l,
+                                                  uint32_t m,
+                                                  const IbpShortRowMeta<Word, kSteps>& meta,
+                                                  uint8_t* out_row, uint32_t row_bytes,
+                                                  uint32_t store_bytes, uint32_t lane) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const IbpGroup warp{lane, 32, 0xFFFFFFFFu};
+  if (l.zero) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, warp);
+    return;
+  }
+  const uint32_t length = l.length;
+  const bool raw = length == m;
+  const uint32_t h = raw ? 0u : (m + W - 1) / W;
+  // Does every word of the row participate? (uniform)
+  bool every = !raw;
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const uint32_t left = m > 32 * s ? m - 32 * s : 0u;  // words of the row in this step
+    const uint32_t row_lanes = left >= 32 ? 0xFFFFFFFFu : (1u << left) - 1;
+    every = every && (static_cast<uint32_t>(l.bitmap >> (32 * s)) & row_lanes) == row_lanes;
+  }
+  uint32_t base = 0;  // stream bits of the steps before
+  if (every) {
+    // The prefetched words hold every field.
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const IbpLaneWord<Word>& w = meta.word[s];
+      const uint32_t j = 32 * s + lane;
+      const uint32_t pos = base + w.prefix;
+      base += meta.step_width[s];
+      const Word x = MsbField<Word>(l.hi[s], l.lo[s], pos % W, w.width);
+      if (j < m) {
+        IbpStoreWarpWord<Word>(out_row, j,
+                               static_cast<Word>(w.bitval | ExpandBits<Word>(x, w.plan)),
+                               row_bytes, store_bytes);
+      }
+    }
+  } else {
+    // Some word is stored whole (or the row is raw): positions by a scan.
+    const Word* stream = l.words + h;
+    const uint32_t stream_words = length - h;
+#pragma unroll
+    for (int s = 0; s < kSteps; ++s) {
+      const IbpLaneWord<Word>& w = meta.word[s];
+      const uint32_t j = 32 * s + lane;
+      const bool in_row = j < m;
+      const bool participates =
+          in_row && ((static_cast<uint32_t>(l.bitmap >> (32 * s)) >> lane) & 1) != 0;
+      const uint32_t f = in_row ? (participates ? w.width : W) : 0u;
+      const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
+      const uint32_t pos = base + inclusive - f;
+      base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+      Word x = 0;
+      if (f > 0) {
+        const uint32_t i = pos / W;
+        const uint32_t off = pos % W;
+        const Word hi = i < stream_words ? IbpLoadWord(stream + i) : Word{0};
+        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
+                            ? IbpLoadWord(stream + i + 1)
+                            : Word{0};
+        x = MsbField<Word>(hi, lo, off, f);
+      }
+      if (in_row) {
+        const Word value =
+            participates ? static_cast<Word>(w.bitval | ExpandBits<Word>(x, w.plan)) : x;
+        IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
+      }
+    }
+  }
+  // Rule 5: the row's words are exactly its bitmap and its fields.
+  if (!raw && h + (base + W - 1) / W != length) {
+    __syncwarp();
+    IbpZeroRow(out_row, row_bytes, store_bytes, warp);
+  }
+}
+
+/// Index block `g` of chunk `c` (rows 64 g .. 64 g + 63 of the chunk), the
+/// rows of it whose column row lies in [row_begin, row_end), into `out`
+/// (which holds column row row_begin at offset 0). `meta` is c's.
+template <typename Word, int kSteps>
+__device__ __forceinline__ void IbpDecodeShortRowsBlock(const IbpKernelChunk& c, uint64_t g,
+                                                        uint64_t row_begin, uint64_t row_end,
+                                                        const IbpShortRowMeta<Word, kSteps>& meta,
+                                                        uint8_t* out, uint32_t row_bytes,
+                                                        uint32_t store_bytes, uint32_t lane) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint64_t blocks = IbpBlocks(c.num_rows);
+  const uint64_t r0 = g * kIbpBlockRows;
+  if (g >= blocks) return;
+  const uint32_t rows = static_cast<uint32_t>(
+      c.num_rows - r0 < kIbpBlockRows ? c.num_rows - r0 : uint64_t{kIbpBlockRows});
+  // Start(r) - Block_Start[g] of the block's rows: the Row_Offset fields.
+  const uint64_t* fields = c.row_offsets + blocks + 1;
+  const uint32_t b = c.offset_bits;
+  auto offset_of = [&](uint32_t i) -> uint32_t {
+    if (i >= rows) return 0;
+    const uint64_t bit = (r0 + i) * b;
+    const uint64_t word = bit >> 6;
+    const uint32_t shift = static_cast<uint32_t>(bit & 63);
+    uint64_t v = __ldg(fields + word) >> shift;
+    if (shift + b > 64) v |= __ldg(fields + word + 1) << (64 - shift);
+    return static_cast<uint32_t>(v & LowMask(b));
+  };
+  const uint32_t offset_lo = offset_of(lane);
+  const uint32_t offset_hi = offset_of(32 + lane);
+  const uint64_t block_start = __ldg(c.row_offsets + g);
+  const uint64_t block_end = __ldg(c.row_offsets + g + 1);  // Start of the first row after it
+  const uint32_t m = c.words_per_row;
+  const Word* payload = reinterpret_cast<const Word*>(c.payload);
+  // Row i of the block: its place, checked (spec §11.2.3 rules 1-4, as
+  // IbpOpenRow checks them), and its loads. Uniform over the warp.
+  auto prefetch = [&](uint32_t i, IbpShortRowLoads<Word, kSteps>* l) {
+    const uint32_t from = __shfl_sync(0xFFFFFFFFu, i < 32 ? offset_lo : offset_hi, i % 32);
+    const uint32_t to = __shfl_sync(0xFFFFFFFFu, i + 1 < 32 ? offset_lo : offset_hi, (i + 1) % 32);
+    const uint64_t column_row = c.first_row + r0 + i;
+    l->words = nullptr;
+    l->zero = false;
+    if (column_row < row_begin || column_row >= row_end) return;
+    const uint64_t start = block_start + from;
+    const uint64_t end = i + 1 < rows ? block_start + to : block_end;
+    l->words = payload + start;
+    const bool ok = start < end && end <= c.payload_words && end - start <= m &&
+                    (end - start == m || (m + W - 1) / W <= end - start);
+    if (!ok) {
+      l->zero = true;
+      return;
+    }
+    l->length = static_cast<uint32_t>(end - start);
+    IbpPrefetchShortRow<Word, kSteps>(l->words, l->length, m, meta, lane, l);
+  };
+  IbpShortRowLoads<Word, kSteps> current{}, next{};
+  prefetch(0, &current);
+  for (uint32_t i = 0; i < rows; ++i) {
+    if (i + 1 < rows) prefetch(i + 1, &next);
+    if (current.words != nullptr) {
+      uint8_t* out_row = out + (c.first_row + r0 + i - row_begin) * row_bytes;
+      IbpDecodeShortRow<Word, kSteps>(current, m, meta, out_row, row_bytes, store_bytes, lane);
+    }
+    current = next;
   }
 }
 

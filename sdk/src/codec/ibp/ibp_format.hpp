@@ -117,6 +117,74 @@ L3_HD Word DepositBits(Word x, Word free) {
   }
 }
 
+/// PDEP by a plan made once per mask word, for decoders that deposit into
+/// the same `free` bits many times (the GPU's rows of one chunk): the
+/// "expand" of Warren's Hacker's Delight (section 7-5), five masked shifts
+/// per 32 bits whatever the number of runs in `free`. A 64-bit word goes as
+/// two halves, as in DepositBits. Equal to DepositBits for every x and free
+/// (ibp_test.cpp).
+template <typename Word>
+struct ExpandPlan {
+  static constexpr int kHalves = sizeof(Word) / 4;
+  uint32_t moves[kHalves][5];  // the bits that move left by 16, 8, 4, 2, 1 (index 4..0)
+  uint32_t free[kHalves];
+  uint32_t low_free_bits;      // popcount of free[0]: the bits of x the low half takes
+};
+
+L3_HD void MakeExpandHalf(uint32_t free, uint32_t (&moves)[5]) {
+  uint32_t m = free;
+  uint32_t zeros_left = ~m << 1;  // the zeros to the right of each bit, counted bit by bit
+  for (int i = 0; i < 5; ++i) {
+    // Parallel suffix (prefix xor from the right) of zeros_left.
+    uint32_t parity = zeros_left ^ (zeros_left << 1);
+    parity ^= parity << 2;
+    parity ^= parity << 4;
+    parity ^= parity << 8;
+    parity ^= parity << 16;
+    const uint32_t move = parity & m;
+    moves[i] = move;
+    m = (m ^ move) | (move >> (1u << i));
+    zeros_left &= ~parity;
+  }
+}
+
+template <typename Word>
+L3_HD ExpandPlan<Word> MakeExpandPlan(Word free) {
+  ExpandPlan<Word> plan;
+  const uint64_t f = static_cast<uint64_t>(free);
+  for (int h = 0; h < ExpandPlan<Word>::kHalves; ++h) {
+    plan.free[h] = static_cast<uint32_t>(f >> (32 * h));
+    MakeExpandHalf(plan.free[h], plan.moves[h]);
+  }
+  plan.low_free_bits = PopCount<uint32_t>(plan.free[0]);
+  return plan;
+}
+
+L3_HD uint32_t ExpandHalf(uint32_t x, const uint32_t (&moves)[5], uint32_t free) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int i = 4; i >= 0; --i) {
+    const uint32_t move = moves[i];
+    x = ((x << (1u << i)) & move) | (x & ~move);
+  }
+  return x & free;
+}
+
+/// DepositBits(x, free) for the `free` the plan was made from.
+template <typename Word>
+L3_HD Word ExpandBits(Word x, const ExpandPlan<Word>& plan) {
+  if constexpr (sizeof(Word) == 4) {
+    return ExpandHalf(x, plan.moves[0], plan.free[0]);
+  } else {
+    const uint64_t v = static_cast<uint64_t>(x);
+    const uint64_t lo = ExpandHalf(static_cast<uint32_t>(v), plan.moves[0], plan.free[0]);
+    const uint64_t hi =
+        ExpandHalf(static_cast<uint32_t>(v >> plan.low_free_bits), plan.moves[1], plan.free[1]);
+    return static_cast<Word>(lo | (hi << 32));
+  }
+}
+
 /// x86 PEXT: the bits of `x` at the set bits of `free`, packed from the least
 /// significant bit up. The encoder's inverse of DepositBits.
 template <typename Word>

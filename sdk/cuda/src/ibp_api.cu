@@ -212,8 +212,8 @@ __global__ void __launch_bounds__(kIbpShortRowsThreads) IbpShortRowsKernel(const
   }
 }
 
-// Measurement switch while the short-row decoder is new: L3_IBP_SHORT_ROWS=0
-// decodes those rows with the row kernel, for a comparison in one run.
+// Diagnostic switch: L3_IBP_SHORT_ROWS=0 decodes short rows with the row
+// kernel instead, to compare the two decoders' speed or output in one build.
 bool ShortRowsAllowed() {
   static const bool allowed = [] {
     const char* v = std::getenv("L3_IBP_SHORT_ROWS");

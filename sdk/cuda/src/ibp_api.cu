@@ -98,11 +98,19 @@ struct IbpLaunch {
 // faster (-1% to -6%) and gathers of 64-word rows slower (256 -> 190 GB/s).
 constexpr uint64_t kWideGatherWords = 2 * 32 * internal::kIbpWideSteps;
 
+// Gathers with a whole warp per row stage each row in shared memory
+// (IbpDecodeStagedRow), up to this many bytes of a row per warp; longer rows
+// take the row decoders.
+constexpr uint32_t kIbpMaxStageBytes = 8192;
+
 // One group of lanes per output row, grid-stride.
 // kWide: IbpDecodeWideRow for rows of more than 32 words (its own
 // instantiation, so the one-step kernel keeps its registers).
-template <bool kWide>
-__global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args) {
+// kStaged: whole warps, each with `stage_bytes` of dynamic shared memory.
+template <bool kWide, bool kStaged>
+__global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args,
+                                                                  uint32_t stage_bytes) {
+  extern __shared__ uint64_t ibp_stage[];
   internal::IbpGroup g;
   g.size = args.group_lanes;
   g.lane = threadIdx.x & (g.size - 1);
@@ -118,8 +126,14 @@ __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunc
       continue;
     }
     if (row < args.window_begin || row >= args.window_end) continue;
-    internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g,
-                                 kWide);
+    if constexpr (kStaged) {
+      uint8_t* stage = reinterpret_cast<uint8_t*>(ibp_stage) + (threadIdx.x / 32) * stage_bytes;
+      internal::IbpDecodeStagedColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes,
+                                         g, kWide, stage, stage_bytes);
+    } else {
+      internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g,
+                                   kWide);
+    }
   }
 }
 
@@ -140,7 +154,8 @@ uint32_t GroupLanes(const DeviceIbpChunk* chunks, size_t num_chunks) {
 Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t column_begin,
                        uint64_t column_end, bool zero_outside, const uint64_t* d_rows,
                        uint64_t row_begin, uint64_t num_out, uint8_t* d_out,
-                       uint32_t group_lanes, bool wide, cudaStream_t stream) {
+                       uint32_t group_lanes, bool wide, uint32_t stage_bytes,
+                       cudaStream_t stream) {
   const uint64_t row_bytes = RowBytes(chunks[0]);
   IbpLaunch args{};
   args.set.count = static_cast<uint32_t>(count);
@@ -165,10 +180,17 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
   const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block,
                                              uint64_t{32} * SmCount());
   const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(blocks, 1));
-  if (wide && group_lanes == 32) {
-    IbpRowsKernel<true><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+  if (stage_bytes > 0 && group_lanes == 32) {
+    const uint32_t shared = stage_bytes * (kIbpBlockThreads / 32);
+    auto kernel = wide ? IbpRowsKernel<true, true> : IbpRowsKernel<false, true>;
+    L3_CUDA_RETURN_NOT_OK(CudaStatus(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared),
+        "cudaFuncSetAttribute (IBP stage)"));
+    kernel<<<grid, kIbpBlockThreads, shared, stream>>>(args, stage_bytes);
+  } else if (wide && group_lanes == 32) {
+    IbpRowsKernel<true, false><<<grid, kIbpBlockThreads, 0, stream>>>(args, 0);
   } else {
-    IbpRowsKernel<false><<<grid, kIbpBlockThreads, 0, stream>>>(args);
+    IbpRowsKernel<false, false><<<grid, kIbpBlockThreads, 0, stream>>>(args, 0);
   }
   return CheckLaunch("IbpRowsKernel");
 }
@@ -212,13 +234,19 @@ __global__ void __launch_bounds__(kIbpShortRowsThreads) IbpShortRowsKernel(const
   }
 }
 
-// Diagnostic switch: L3_IBP_SHORT_ROWS=0 decodes short rows with the row
-// kernel instead, to compare the two decoders' speed or output in one build.
+// Diagnostic switches, to compare decoders' speed or output in one build:
+// L3_IBP_SHORT_ROWS=0 decodes short rows with the row kernel,
+// L3_IBP_STAGED_GATHERS=0 gathers rows without the shared-memory stage.
+bool SwitchedOn(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr || std::strcmp(v, "0") != 0;
+}
 bool ShortRowsAllowed() {
-  static const bool allowed = [] {
-    const char* v = std::getenv("L3_IBP_SHORT_ROWS");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool allowed = SwitchedOn("L3_IBP_SHORT_ROWS");
+  return allowed;
+}
+bool StagedGathersAllowed() {
+  static const bool allowed = SwitchedOn("L3_IBP_STAGED_GATHERS");
   return allowed;
 }
 
@@ -318,11 +346,26 @@ Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const ui
     narrowest = std::min<uint64_t>(narrowest, chunks[i].words_per_row);
   }
   const bool wide = narrowest >= kWideGatherWords;
+  // Rows of at least kWideGatherWords words in every chunk are staged: the
+  // stage holds a raw row of the widest chunk, at most kIbpMaxStageBytes.
+  // Measured on the H100 (docs/results/gpu-notes.md, v24): 1024-row gathers
+  // of Citeseer and Cora from pinned memory 1.07-1.32x faster; the 250-word
+  // rows of Pubmed and the 64-word rows of the table 10% slower from device
+  // memory, so they are not staged.
+  uint64_t widest_bytes = 0;
+  for (size_t i = 0; i < num_chunks; ++i) {
+    widest_bytes = std::max<uint64_t>(widest_bytes, uint64_t{chunks[i].words_per_row} * chunks[i].word_bytes);
+  }
+  const uint32_t stage_bytes =
+      StagedGathersAllowed() && wide && group_lanes == 32
+          ? static_cast<uint32_t>(std::min<uint64_t>(widest_bytes, kIbpMaxStageBytes))
+          : 0u;
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
                                           /*zero_outside=*/first == 0, d_rows, 0, num_out,
-                                          static_cast<uint8_t*>(d_out), group_lanes, wide, stream));
+                                          static_cast<uint8_t*>(d_out), group_lanes, wide,
+                                          stage_bytes, stream));
   }
   return Status::OK();
 }
@@ -371,7 +414,7 @@ Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t 
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
                                           /*zero_outside=*/false, nullptr, lo, hi - lo,
                                           out + (lo - row_begin) * row_bytes, group_lanes,
-                                          /*wide=*/false, stream));
+                                          /*wide=*/false, /*stage_bytes=*/0, stream));
     k = last;
   }
   return Status::OK();

@@ -116,11 +116,15 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
     PhysicalType type;
     uint32_t width;
     uint64_t chunk_bytes;
+    uint32_t keep_bits = 0;  // varying low bits; 0: by type
   };
   const Case cases[] = {
       {PhysicalType::kFloat32, 64, 64 << 20},  {PhysicalType::kFloat32, 3, 64 << 20},
       {PhysicalType::kFloat32, 1433, 1 << 20}, {PhysicalType::kFloat64, 17, 256 << 10},
       {PhysicalType::kFloat16, 3, 64 << 20},   {PhysicalType::kBFloat16, 129, 128 << 10},
+      // Rows of 8400 bytes that barely pack: longer than a gather's stage in
+      // shared memory, so gathers take the row decoders.
+      {PhysicalType::kFloat32, 2100, 64 << 20, 31},
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
@@ -130,9 +134,9 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
     const size_t n = rows * c.width;
     std::vector<uint8_t> bytes;
     switch (PhysicalTypeBytes(c.type)) {
-      case 2: bytes = Patterns<uint16_t>(n, seed, 7); break;
-      case 4: bytes = Patterns<uint32_t>(n, seed, 13); break;
-      default: bytes = Patterns<uint64_t>(n, seed, 29); break;
+      case 2: bytes = Patterns<uint16_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 7); break;
+      case 4: bytes = Patterns<uint32_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 13); break;
+      default: bytes = Patterns<uint64_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 29); break;
     }
     const std::vector<uint8_t> file = WriteIbp(bytes, c.type, c.width, c.chunk_bytes);
     Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
@@ -188,12 +192,26 @@ void CheckCorruptRowIsZeroed(uint32_t width) {
   const std::vector<uint8_t> zeros(width * 4, 0);
   CHECK(std::memcmp(gpu.data(), zeros.data(), zeros.size()) == 0);
   CHECK(std::memcmp(gpu.data() + width * 4, bytes.data() + width * 4, bytes.size() - width * 4) == 0);
+  // Gathered: the same zeros, and its neighbours intact.
+  const uint64_t ids[] = {1, 0, 2};
+  DeviceBuffer d_ids(ids, sizeof(ids));
+  DeviceBuffer gathered(3 * width * 4);
+  REQUIRE(GatherIbpRows(uploaded->chunks().data(), uploaded->chunks().size(),
+                        static_cast<const uint64_t*>(d_ids.data()), 3, gathered.data(),
+                        gathered.size(), nullptr)
+              .ok());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<uint8_t> g = gathered.ToHost();
+  CHECK(std::memcmp(g.data(), bytes.data() + width * 4, width * 4) == 0);
+  CHECK(std::memcmp(g.data() + width * 4, zeros.data(), zeros.size()) == 0);
+  CHECK(std::memcmp(g.data() + 2 * width * 4, bytes.data() + 2 * width * 4, width * 4) == 0);
 }
 
 TEST_CASE("a corrupt packed row decodes to zeros on the GPU, its neighbours intact") {
   // Rows of 32 f32 values go through the row kernel; of 40 and 96 (17..64
-  // words) through the short-row decoder.
-  for (uint32_t width : {32u, 40u, 96u}) CheckCorruptRowIsZeroed(width);
+  // words) through the short-row decoder; of 600 (300 or 600 words) are
+  // gathered through the shared-memory stage.
+  for (uint32_t width : {32u, 40u, 96u, 600u}) CheckCorruptRowIsZeroed(width);
 }
 
 std::vector<uint8_t> WriteIntegerForm(const std::vector<uint8_t>& bytes, PhysicalType type,

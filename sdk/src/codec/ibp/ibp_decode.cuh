@@ -262,16 +262,22 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
 /// instructions per 32 words, a quarter in its scan (a convergence check per
 /// step for its runtime lane mask) and a fifth in its byte-wise stores; with
 /// those gone the stalls were on the chain of dependent loads.
-template <typename Word>
-__device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
-                                 uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
+///
+/// kStagedRow: the row's own words (bitmap and stream) were copied to shared
+/// memory (IbpDecodeStagedRow) and are read with plain loads; masks stay in
+/// global memory.
+template <typename Word, bool kStagedRow>
+__device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, uint8_t* out_row,
+                                       uint32_t row_bytes, uint32_t store_bytes,
+                                       const IbpGroup& g) {
   constexpr uint32_t W = 8 * sizeof(Word);
-  const uint32_t m = c.words_per_row;
-  const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
-  if (!opened.ok) {
-    IbpZeroRow(out_row, row_bytes, store_bytes, g);
-    return;
-  }
+  auto row_word = [](const Word* p) -> Word {
+    if constexpr (kStagedRow) {
+      return *p;
+    } else {
+      return IbpLoadWord(p);
+    }
+  };
   const bool raw = opened.raw;
   const uint32_t stream_words = static_cast<uint32_t>(opened.stream_words);  // < m
   const uint32_t lane = g.lane;
@@ -279,7 +285,7 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
   // row, or for a raw row).
   Word bitmap_j = 0, mask_j = 0, bitval_j = 0;
   if (!raw && lane < m) {
-    bitmap_j = IbpLoadWord(opened.words + lane / W);
+    bitmap_j = row_word(opened.words + lane / W);
     mask_j = IbpLoadWord(opened.mask + lane);
     bitval_j = IbpLoadWord(opened.bitval + lane);
   }
@@ -290,14 +296,14 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
     // This step's stream words, [first_word, first_word + 32].
     const uint32_t first_word = base / W;
     const Word my_word =
-        first_word + lane < stream_words ? IbpLoadWord(opened.stream + first_word + lane) : Word{0};
+        first_word + lane < stream_words ? row_word(opened.stream + first_word + lane) : Word{0};
     const Word last_word =
-        first_word + 32 < stream_words ? IbpLoadWord(opened.stream + first_word + 32) : Word{0};
+        first_word + 32 < stream_words ? row_word(opened.stream + first_word + 32) : Word{0};
     // The next step's metadata.
     Word next_bitmap = 0, next_mask = 0, next_bitval = 0;
     const uint32_t next_j = j + 32;
     if (!raw && next_j < m) {
-      next_bitmap = IbpLoadWord(opened.words + next_j / W);
+      next_bitmap = row_word(opened.words + next_j / W);
       next_mask = IbpLoadWord(opened.mask + next_j);
       next_bitval = IbpLoadWord(opened.bitval + next_j);
     }
@@ -331,6 +337,46 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
     __syncwarp();
     IbpZeroRow(out_row, row_bytes, store_bytes, g);
   }
+}
+
+template <typename Word>
+__device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
+                                 uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
+  const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
+  if (!opened.ok) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+    return;
+  }
+  IbpDecodeOpenedWarpRow<Word, false>(opened, c.words_per_row, out_row, row_bytes, store_bytes, g);
+}
+
+/// A gathered row through a per-warp stage in shared memory: the warp opens
+/// the row, copies its L_r words (bitmap and stream) from the payload in
+/// one burst of independent loads (one PCIe round trip for payloads in
+/// pinned host memory, where the row decoders wait for the bitmap, then the
+/// stream, step after step), and decodes it from there. Rows longer than
+/// `stage_words` words go through IbpDecodeColumnRow's decoders instead.
+/// Same values and checks as IbpDecodeWarpRow.
+/// Returns false, having written nothing, for a row longer than the stage.
+template <typename Word>
+__device__ bool IbpDecodeStagedRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
+                                   uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g,
+                                   Word* stage, uint32_t stage_words) {
+  IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
+  if (!opened.ok) {
+    IbpZeroRow(out_row, row_bytes, store_bytes, g);
+    return true;
+  }
+  if (opened.length > stage_words || c.words_per_row >= (1u << 26)) return false;
+  const uint32_t length = static_cast<uint32_t>(opened.length);
+#pragma unroll 8
+  for (uint32_t k = g.lane; k < length; k += 32) stage[k] = IbpLoadWord(opened.words + k);
+  __syncwarp();
+  opened.words = stage;
+  opened.stream = stage + opened.bitmap_words;
+  IbpDecodeOpenedWarpRow<Word, true>(opened, c.words_per_row, out_row, row_bytes, store_bytes, g);
+  __syncwarp();  // the stage is read before the next row overwrites it
+  return true;
 }
 
 /// IbpDecodeRowGroup for a whole warp (g = 32) on a row of m > 32 words,
@@ -456,6 +502,27 @@ __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint6
   } else {
     IbpDecodeRowGroup<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   }
+}
+
+/// IbpDecodeColumnRow with a whole warp and a stage of `stage_bytes` bytes
+/// (a multiple of 8) in shared memory: rows that fit are staged
+/// (IbpDecodeStagedRow), the others decoded as IbpDecodeColumnRow does.
+__device__ __forceinline__ void IbpDecodeStagedColumnRow(const IbpChunkSet& set, uint64_t row,
+                                                         uint8_t* out_row, uint32_t row_bytes,
+                                                         uint32_t store_bytes, const IbpGroup& g,
+                                                         bool allow_wide, void* stage,
+                                                         uint32_t stage_bytes) {
+  uint32_t c = 0;
+  while (c + 1 < set.count && set.chunk[c + 1].first_row <= row) ++c;
+  const IbpKernelChunk& chunk = set.chunk[c];
+  const uint64_t local = row - chunk.first_row;
+  const bool staged =
+      chunk.word_bytes == 8
+          ? IbpDecodeStagedRow<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g,
+                                         static_cast<uint64_t*>(stage), stage_bytes / 8)
+          : IbpDecodeStagedRow<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g,
+                                         static_cast<uint32_t*>(stage), stage_bytes / 4);
+  if (!staged) IbpDecodeColumnRow(set, row, out_row, row_bytes, store_bytes, g, allow_wide);
 }
 
 /// Short rows (16 < M <= 32 * kSteps words, one mask): a warp decodes the

@@ -236,7 +236,8 @@ __global__ void __launch_bounds__(kIbpShortRowsThreads) IbpShortRowsKernel(const
 
 // Diagnostic switches, to compare decoders' speed or output in one build:
 // L3_IBP_SHORT_ROWS=0 decodes short rows with the row kernel,
-// L3_IBP_STAGED_GATHERS=0 gathers rows without the shared-memory stage.
+// L3_IBP_STAGED_GATHERS=0 and L3_IBP_STAGED_RANGES=0 decode rows without the
+// shared-memory stage.
 bool SwitchedOn(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr || std::strcmp(v, "0") != 0;
@@ -247,6 +248,10 @@ bool ShortRowsAllowed() {
 }
 bool StagedGathersAllowed() {
   static const bool allowed = SwitchedOn("L3_IBP_STAGED_GATHERS");
+  return allowed;
+}
+bool StagedRangesAllowed() {
+  static const bool allowed = SwitchedOn("L3_IBP_STAGED_RANGES");
   return allowed;
 }
 
@@ -336,30 +341,53 @@ Status CopyRawRows(const DeviceIbpChunk& c, uint64_t lo, uint64_t hi, uint8_t* d
   return CudaStatus(e, "cudaMemcpyAsync (raw IBP rows)");
 }
 
+uint64_t NarrowestRow(const DeviceIbpChunk* chunks, size_t num_chunks) {
+  uint64_t narrowest = UINT64_MAX;
+  for (size_t i = 0; i < num_chunks; ++i) {
+    narrowest = std::min<uint64_t>(narrowest, chunks[i].words_per_row);
+  }
+  return narrowest;
+}
+
+// The per-warp stage of a launch over chunks[0, num_chunks), or 0 for none.
+// Rows of at least kWideGatherWords words in every chunk are staged: the
+// stage holds a raw row of the widest chunk, at most kIbpMaxStageBytes.
+// Measured on the H100 (docs/results/gpu-notes.md, v24): 1024-row gathers
+// of Citeseer and Cora from pinned memory 1.07-1.32x faster; the 250-word
+// rows of Pubmed and the 64-word rows of the table 10% slower from device
+// memory, so they are not staged.
+uint32_t StageBytes(const DeviceIbpChunk* chunks, size_t num_chunks, uint32_t group_lanes) {
+  if (group_lanes != 32 || NarrowestRow(chunks, num_chunks) < kWideGatherWords) return 0;
+  uint64_t widest_bytes = 0;
+  for (size_t i = 0; i < num_chunks; ++i) {
+    widest_bytes = std::max<uint64_t>(widest_bytes,
+                                      uint64_t{chunks[i].words_per_row} * chunks[i].word_bytes);
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(widest_bytes, kIbpMaxStageBytes));
+}
+
+// Whether the chunk's payload lies in host memory (mapped pinned memory,
+// read across PCIe: IbpResidency::kPinnedHost). Range decodes stage wide
+// rows only there. Measured on the H100 (gpu-notes.md v24), staging the
+// rows of a whole-column decode took pinned decodes of Cora, Citeseer and
+// Pubmed 1.16-1.40x faster, and device decodes -8% to +3%.
+bool PayloadInHostMemory(const DeviceIbpChunk& c) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, c.payload) != cudaSuccess) {
+    cudaGetLastError();  // not a pointer CUDA knows: decode it unstaged
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
 Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const uint64_t* d_rows,
                        uint64_t num_out, void* d_out, cudaStream_t stream) {
   const uint64_t column_begin = chunks[0].first_row;
   const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
   const uint32_t group_lanes = GroupLanes(chunks, num_chunks);
-  uint64_t narrowest = UINT64_MAX;
-  for (size_t i = 0; i < num_chunks; ++i) {
-    narrowest = std::min<uint64_t>(narrowest, chunks[i].words_per_row);
-  }
-  const bool wide = narrowest >= kWideGatherWords;
-  // Rows of at least kWideGatherWords words in every chunk are staged: the
-  // stage holds a raw row of the widest chunk, at most kIbpMaxStageBytes.
-  // Measured on the H100 (docs/results/gpu-notes.md, v24): 1024-row gathers
-  // of Citeseer and Cora from pinned memory 1.07-1.32x faster; the 250-word
-  // rows of Pubmed and the 64-word rows of the table 10% slower from device
-  // memory, so they are not staged.
-  uint64_t widest_bytes = 0;
-  for (size_t i = 0; i < num_chunks; ++i) {
-    widest_bytes = std::max<uint64_t>(widest_bytes, uint64_t{chunks[i].words_per_row} * chunks[i].word_bytes);
-  }
+  const bool wide = NarrowestRow(chunks, num_chunks) >= kWideGatherWords;
   const uint32_t stage_bytes =
-      StagedGathersAllowed() && wide && group_lanes == 32
-          ? static_cast<uint32_t>(std::min<uint64_t>(widest_bytes, kIbpMaxStageBytes))
-          : 0u;
+      StagedGathersAllowed() ? StageBytes(chunks, num_chunks, group_lanes) : 0u;
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
@@ -414,7 +442,11 @@ Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t 
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
                                           /*zero_outside=*/false, nullptr, lo, hi - lo,
                                           out + (lo - row_begin) * row_bytes, group_lanes,
-                                          /*wide=*/false, /*stage_bytes=*/0, stream));
+                                          /*wide=*/false,
+                                          StagedRangesAllowed() && PayloadInHostMemory(c)
+                                              ? StageBytes(chunks + k, last - k, group_lanes)
+                                              : 0u,
+                                          stream));
     k = last;
   }
   return Status::OK();

@@ -213,7 +213,8 @@ struct IbpShortRowsLaunch {
 };
 
 template <typename Word, int kSteps>
-__global__ void __launch_bounds__(kIbpShortRowsThreads) IbpShortRowsKernel(const IbpShortRowsLaunch args) {
+__global__ void __launch_bounds__(kIbpShortRowsThreads)
+    IbpShortRowsKernel(const IbpShortRowsLaunch args) {
   const uint32_t lane = threadIdx.x & 31;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   const uint64_t total = args.block_begin[args.set.count];
@@ -302,8 +303,9 @@ Status LaunchIbpShortRows(const DeviceIbpChunk* chunks, size_t count, int steps,
   args.store_bytes = store_bytes;
   if (total == 0) return Status::OK();
   const uint64_t warps_per_block = kIbpShortRowsThreads / 32;
-  const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(
-      1, std::min<uint64_t>((total + warps_per_block - 1) / warps_per_block, uint64_t{32} * SmCount())));
+  const uint64_t blocks = (total + warps_per_block - 1) / warps_per_block;
+  const uint32_t grid = static_cast<uint32_t>(
+      std::max<uint64_t>(1, std::min<uint64_t>(blocks, uint64_t{32} * SmCount())));
   const bool wide_words = chunks[0].word_bytes == 8;
   if (wide_words && steps == 2) {
     IbpShortRowsKernel<uint64_t, 2><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);

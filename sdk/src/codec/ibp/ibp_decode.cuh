@@ -593,7 +593,8 @@ struct IbpShortRowLoads {
 template <typename Word, int kSteps>
 __device__ __forceinline__ void IbpPrefetchShortRow(const Word* words, uint32_t length, uint32_t m,
                                                     const IbpShortRowMeta<Word, kSteps>& meta,
-                                                    uint32_t lane, IbpShortRowLoads<Word, kSteps>* l) {
+                                                    uint32_t lane,
+                                                    IbpShortRowLoads<Word, kSteps>* l) {
   constexpr uint32_t W = 8 * sizeof(Word);
   const bool raw = length == m;
   const uint32_t h = raw ? 0u : (m + W - 1) / W;  // 1, or 2 for W = 32 and m > 32
@@ -614,8 +615,8 @@ __device__ __forceinline__ void IbpPrefetchShortRow(const Word* words, uint32_t 
     const uint32_t i = pos / W;
     const uint32_t off = pos % W;
     l->hi[s] = (f > 0 && i < stream_words) ? IbpLoadWord(stream + i) : Word{0};
-    l->lo[s] = (f > 0 && off > 0 && off + f > W && i + 1 < stream_words) ? IbpLoadWord(stream + i + 1)
-                                                                         : Word{0};
+    const bool crosses = f > 0 && off > 0 && off + f > W && i + 1 < stream_words;
+    l->lo[s] = crosses ? IbpLoadWord(stream + i + 1) : Word{0};
   }
 }
 

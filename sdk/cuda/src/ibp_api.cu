@@ -76,6 +76,25 @@ internal::IbpKernelChunk ToKernel(const DeviceIbpChunk& c) {
   return k;
 }
 
+// chunks[0, count) into `set`; returns the store width of the launch: the
+// value size or the smallest word size, whichever is smaller (both divide
+// every offset written).
+uint32_t FillChunkSet(const DeviceIbpChunk* chunks, size_t count, internal::IbpChunkSet* set) {
+  set->count = static_cast<uint32_t>(count);
+  uint32_t store_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
+  for (size_t i = 0; i < count; ++i) {
+    set->chunk[i] = ToKernel(chunks[i]);
+    store_bytes = std::min(store_bytes, chunks[i].word_bytes);
+  }
+  return store_bytes;
+}
+
+// Blocks of a grid-stride launch: `blocks`, at least 1, at most 32 per SM.
+uint32_t GridOf(uint64_t blocks) {
+  return static_cast<uint32_t>(
+      std::max<uint64_t>(1, std::min<uint64_t>(blocks, uint64_t{32} * SmCount())));
+}
+
 struct IbpLaunch {
   internal::IbpChunkSet set;
   uint64_t window_begin, window_end;  // rows this launch's chunks hold
@@ -158,12 +177,7 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
                        cudaStream_t stream) {
   const uint64_t row_bytes = RowBytes(chunks[0]);
   IbpLaunch args{};
-  args.set.count = static_cast<uint32_t>(count);
-  uint32_t store_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
-  for (size_t i = 0; i < count; ++i) {
-    args.set.chunk[i] = ToKernel(chunks[i]);
-    store_bytes = std::min(store_bytes, chunks[i].word_bytes);
-  }
+  const uint32_t store_bytes = FillChunkSet(chunks, count, &args.set);
   args.window_begin = chunks[0].first_row;
   args.window_end = chunks[count - 1].first_row + chunks[count - 1].num_rows;
   args.column_begin = column_begin;
@@ -177,9 +191,7 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
   args.store_bytes = store_bytes;
   args.group_lanes = group_lanes;
   const uint64_t rows_per_block = kIbpBlockThreads / group_lanes;
-  const uint64_t blocks = std::min<uint64_t>((num_out + rows_per_block - 1) / rows_per_block,
-                                             uint64_t{32} * SmCount());
-  const uint32_t grid = static_cast<uint32_t>(std::max<uint64_t>(blocks, 1));
+  const uint32_t grid = GridOf((num_out + rows_per_block - 1) / rows_per_block);
   if (stage_bytes > 0 && group_lanes == 32) {
     const uint32_t shared = stage_bytes * (kIbpBlockThreads / 32);
     auto kernel = wide ? IbpRowsKernel<true, true> : IbpRowsKernel<false, true>;
@@ -200,8 +212,8 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
 // lane's mask words and two rows' loads in registers).
 constexpr uint32_t kIbpShortRowsThreads = 128;
 
-// block_begin numbers the launch's index blocks
-// chunk after chunk; chunk i's first block in the range is first_block[i].
+// block_begin numbers the launch's index blocks chunk after chunk; chunk i's
+// first block in the range is first_block[i].
 struct IbpShortRowsLaunch {
   internal::IbpChunkSet set;
   uint64_t block_begin[internal::kMaxIbpLaunchChunks + 1];
@@ -281,13 +293,10 @@ int ShortRowSteps(const DeviceIbpChunk* chunks, size_t count) {
 Status LaunchIbpShortRows(const DeviceIbpChunk* chunks, size_t count, int steps, uint64_t lo,
                           uint64_t hi, uint8_t* out, cudaStream_t stream) {
   IbpShortRowsLaunch args{};
-  args.set.count = static_cast<uint32_t>(count);
-  uint32_t store_bytes = static_cast<uint32_t>(PhysicalTypeBytes(chunks[0].type));
+  args.store_bytes = FillChunkSet(chunks, count, &args.set);
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) {
     const DeviceIbpChunk& c = chunks[i];
-    args.set.chunk[i] = ToKernel(c);
-    store_bytes = std::min(store_bytes, c.word_bytes);
     const uint64_t a = std::max(lo, c.first_row), b = std::min(hi, c.first_row + c.num_rows);
     args.block_begin[i] = total;
     if (a < b) {
@@ -300,12 +309,9 @@ Status LaunchIbpShortRows(const DeviceIbpChunk* chunks, size_t count, int steps,
   args.row_end = hi;
   args.out = out;
   args.row_bytes = static_cast<uint32_t>(RowBytes(chunks[0]));
-  args.store_bytes = store_bytes;
   if (total == 0) return Status::OK();
   const uint64_t warps_per_block = kIbpShortRowsThreads / 32;
-  const uint64_t blocks = (total + warps_per_block - 1) / warps_per_block;
-  const uint32_t grid = static_cast<uint32_t>(
-      std::max<uint64_t>(1, std::min<uint64_t>(blocks, uint64_t{32} * SmCount())));
+  const uint32_t grid = GridOf((total + warps_per_block - 1) / warps_per_block);
   const bool wide_words = chunks[0].word_bytes == 8;
   if (wide_words && steps == 2) {
     IbpShortRowsKernel<uint64_t, 2><<<grid, kIbpShortRowsThreads, 0, stream>>>(args);

@@ -44,20 +44,35 @@ struct IbpChunkSet {
 
 #if defined(__CUDACC__)
 
-/// Start(r) of spec §11.2.3 for r <= num_rows. The field's position depends
-/// only on r and b, so the reads stay inside the row index.
-__device__ __forceinline__ uint64_t IbpDeviceRowStart(const IbpKernelChunk& c, uint64_t r) {
-  if (c.row_offsets == nullptr) return r * c.words_per_row;
-  const uint64_t blocks = IbpBlocks(c.num_rows);
-  if (r >= c.num_rows) return __ldg(c.row_offsets + blocks);
-  const uint64_t* fields = c.row_offsets + blocks + 1;
+/// Row_Offset[r] of spec §11.2.3 for r < num_rows (c has a row index). The
+/// field's position depends only on r and b, so the reads stay inside the
+/// row index.
+__device__ __forceinline__ uint32_t IbpDeviceRowOffset(const IbpKernelChunk& c, uint64_t r) {
+  const uint64_t* fields = c.row_offsets + IbpBlocks(c.num_rows) + 1;
   const uint32_t b = c.offset_bits;
   const uint64_t bit = r * b;
   const uint64_t word = bit >> 6;
   const uint32_t shift = static_cast<uint32_t>(bit & 63);
   uint64_t v = __ldg(fields + word) >> shift;
   if (shift + b > 64) v |= __ldg(fields + word + 1) << (64 - shift);
-  return __ldg(c.row_offsets + r / kIbpBlockRows) + (v & LowMask(b));
+  return static_cast<uint32_t>(v & LowMask(b));
+}
+
+/// Start(r) of spec §11.2.3 for r <= num_rows.
+__device__ __forceinline__ uint64_t IbpDeviceRowStart(const IbpKernelChunk& c, uint64_t r) {
+  if (c.row_offsets == nullptr) return r * c.words_per_row;
+  if (r >= c.num_rows) return __ldg(c.row_offsets + IbpBlocks(c.num_rows));
+  return __ldg(c.row_offsets + r / kIbpBlockRows) + IbpDeviceRowOffset(c, r);
+}
+
+/// Rules 1-4 of spec §11.2.3 on a row's words [start, end) (mask ids
+/// apart): inside the payload, 1 to M words, and a packed row (fewer than
+/// M words) at least its bitmap.
+__device__ __forceinline__ bool IbpRowPlaceOk(const IbpKernelChunk& c, uint64_t start,
+                                              uint64_t end, uint32_t word_bits) {
+  const uint64_t m = c.words_per_row;
+  return start < end && end <= c.payload_words && end - start <= m &&
+         (end - start == m || IbpBitmapWords(m, word_bits) <= end - start);
 }
 
 template <typename Word>
@@ -168,13 +183,13 @@ __device__ __forceinline__ IbpRow<Word> IbpOpenRow(const IbpKernelChunk& c, uint
   const uint64_t m = c.words_per_row;
   const uint64_t start = IbpDeviceRowStart(c, r);
   const uint64_t end = IbpDeviceRowStart(c, r + 1);
-  if (!(start < end && end <= c.payload_words && end - start <= m)) return row;
+  if (!IbpRowPlaceOk(c, start, end, W)) return row;
   row.length = end - start;
   row.raw = row.length == m;
   row.words = reinterpret_cast<const Word*>(c.payload) + start;
   row.bitmap_words = row.raw ? 0 : IbpBitmapWords(m, W);
   const uint32_t k = (!row.raw && c.mask_ids != nullptr) ? __ldg(c.mask_ids + r) : 0u;
-  if (row.bitmap_words > row.length || k >= c.num_masks) return row;
+  if (k >= c.num_masks) return row;
   row.mask = reinterpret_cast<const Word*>(c.masks) + 2 * uint64_t{k} * m;
   row.bitval = row.mask + m;
   row.stream = row.words + row.bitmap_words;
@@ -709,25 +724,13 @@ __device__ __forceinline__ void IbpDecodeShortRowsBlock(const IbpKernelChunk& c,
                                                         uint8_t* out, uint32_t row_bytes,
                                                         uint32_t store_bytes, uint32_t lane) {
   constexpr uint32_t W = 8 * sizeof(Word);
-  const uint64_t blocks = IbpBlocks(c.num_rows);
   const uint64_t r0 = g * kIbpBlockRows;
-  if (g >= blocks) return;
+  if (g >= IbpBlocks(c.num_rows)) return;
   const uint32_t rows = static_cast<uint32_t>(
       c.num_rows - r0 < kIbpBlockRows ? c.num_rows - r0 : uint64_t{kIbpBlockRows});
   // Start(r) - Block_Start[g] of the block's rows: the Row_Offset fields.
-  const uint64_t* fields = c.row_offsets + blocks + 1;
-  const uint32_t b = c.offset_bits;
-  auto offset_of = [&](uint32_t i) -> uint32_t {
-    if (i >= rows) return 0;
-    const uint64_t bit = (r0 + i) * b;
-    const uint64_t word = bit >> 6;
-    const uint32_t shift = static_cast<uint32_t>(bit & 63);
-    uint64_t v = __ldg(fields + word) >> shift;
-    if (shift + b > 64) v |= __ldg(fields + word + 1) << (64 - shift);
-    return static_cast<uint32_t>(v & LowMask(b));
-  };
-  const uint32_t offset_lo = offset_of(lane);
-  const uint32_t offset_hi = offset_of(32 + lane);
+  const uint32_t offset_lo = lane < rows ? IbpDeviceRowOffset(c, r0 + lane) : 0u;
+  const uint32_t offset_hi = 32 + lane < rows ? IbpDeviceRowOffset(c, r0 + 32 + lane) : 0u;
   const uint64_t block_start = __ldg(c.row_offsets + g);
   const uint64_t block_end = __ldg(c.row_offsets + g + 1);  // Start of the first row after it
   const uint32_t m = c.words_per_row;
@@ -744,9 +747,7 @@ __device__ __forceinline__ void IbpDecodeShortRowsBlock(const IbpKernelChunk& c,
     const uint64_t start = block_start + from;
     const uint64_t end = i + 1 < rows ? block_start + to : block_end;
     l->words = payload + start;
-    const bool ok = start < end && end <= c.payload_words && end - start <= m &&
-                    (end - start == m || (m + W - 1) / W <= end - start);
-    if (!ok) {
+    if (!IbpRowPlaceOk(c, start, end, W)) {
       l->zero = true;
       return;
     }

@@ -84,9 +84,10 @@ enum class ModelType : uint8_t {
   kPoly3 = 4,
   kDelta = 5,  ///< format 1.1: per-row deltas, frame of reference, per-tile seeds (spec §8.9)
   kRunsEf = 6,  ///< format 1.1: runs whose starts are Elias-Fano coded (spec §8.11)
+  kPatchedFor = 7,  ///< format 1.1: frame of reference with exceptions (spec §8.12)
 };
-/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", "RUNS_EF" or
-/// "UNKNOWN".
+/// "CONSTANT", "FOR_BITPACK", "LINEAR", "POLY2", "POLY3", "DELTA", "RUNS_EF",
+/// "PATCHED_FOR" or "UNKNOWN".
 const char* ModelTypeName(ModelType model) noexcept;
 
 /// spec §7.1, §9. kZstdFieldPlanes and kZstdFieldBytes (format 1.1, spec
@@ -101,6 +102,7 @@ inline constexpr uint64_t kRequiredDeltaModel = 1ull << 3;  ///< format 1.1, spe
 inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, spec §9.2, §9.3
 inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
 inline constexpr uint64_t kRequiredRunsEfModel = 1ull << 6;  ///< format 1.1, spec §8.11
+inline constexpr uint64_t kRequiredPatchedForModel = 1ull << 7;  ///< format 1.1, spec §8.12
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 inline constexpr uint64_t kOptionalDistinctSketch = 1ull << 2;  ///< format 1.1, spec §7.6.1

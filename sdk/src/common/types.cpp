@@ -95,6 +95,7 @@ const char* ModelTypeName(ModelType model) noexcept {
     case ModelType::kPoly3: return "POLY3";
     case ModelType::kDelta: return "DELTA";
     case ModelType::kRunsEf: return "RUNS_EF";
+    case ModelType::kPatchedFor: return "PATCHED_FOR";
   }
   return "UNKNOWN";
 }

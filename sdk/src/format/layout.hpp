@@ -39,15 +39,18 @@ inline constexpr uint64_t kRequiredFieldPlanesBit = 1ull << 4;  // FIELD_PLANES 
 inline constexpr uint64_t kRequiredDictionaryBit = 1ull << 5;   // DICTIONARY (format 1.1)
 inline constexpr uint64_t kRequiredRunsEfModelBit = 1ull << 6;  // RUNS_EF_MODEL (format 1.1)
 inline constexpr uint64_t kRequiredIbpFloatBit = 1ull << 2;     // IBP_FLOAT (float columns, 1.1)
+inline constexpr uint64_t kRequiredPatchedForModelBit = 1ull << 7;  // PATCHED_FOR_MODEL (1.1)
 inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredIbpFloatBit |
                                                    kRequiredDeltaModelBit |
                                                    kRequiredFieldPlanesBit | kRequiredDictionaryBit |
-                                                   kRequiredRunsEfModelBit;
+                                                   kRequiredRunsEfModelBit |
+                                                   kRequiredPatchedForModelBit;
 inline constexpr uint64_t kDefinedRequiredFeatures = (1ull << 0) | (1ull << 1) | (1ull << 2) |
                                                      kRequiredDeltaModelBit |
                                                      kRequiredFieldPlanesBit |
                                                      kRequiredDictionaryBit |
-                                                     kRequiredRunsEfModelBit;
+                                                     kRequiredRunsEfModelBit |
+                                                     kRequiredPatchedForModelBit;
 
 inline constexpr uint64_t AlignUp64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 
@@ -66,8 +69,9 @@ enum class Model : uint8_t {
   kPoly3 = 4,
   kDelta = 5,   // format 1.1, spec §8.9; requires DELTA_MODEL
   kRunsEf = 6,  // format 1.1, spec §8.11; requires RUNS_EF_MODEL
+  kPatchedFor = 7,  // format 1.1, spec §8.12; requires PATCHED_FOR_MODEL
 };
-inline constexpr uint8_t kNumModels = 7;
+inline constexpr uint8_t kNumModels = 8;
 
 struct PartitionRecord {
   uint32_t first_row;       // spec First_Row
@@ -110,6 +114,7 @@ L3_HD uint32_t ParamCount(uint8_t model_type, uint32_t bit_width) {
     case 4: return 4u;                        // POLY3
     case 5: return 2u;                        // DELTA: Delta_Base, Exceptions
     case 6: return 2u;                        // RUNS_EF: Base, Num_Runs
+    case 7: return 2u;                        // PATCHED_FOR: Base, Exceptions
     default: return 0u;
   }
 }

@@ -182,6 +182,12 @@ struct PartitionerOptions {
   /// profile's choice: 1/32 for Profile::kHot, 0 (any saving) for
   /// Profile::kArchive.
   std::optional<double> runs_ef_min_gain;
+  /// PATCHED_FOR partitions (spec §8.12, format 1.1): after the merge rounds,
+  /// each partition is refitted as a frame of reference whose few outlying
+  /// rows keep their high bits as exceptions, and takes that model where it
+  /// is smaller (adult census ages: 7 bits a row become 6). Files that use
+  /// it set PATCHED_FOR_MODEL, which readers of format 1.0 reject.
+  bool enable_patched_for = true;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;
@@ -465,6 +471,8 @@ struct ChunkInfo {
   bool uses_delta = false;
   /// Some partition uses RUNS_EF (spec §8.11), likewise.
   bool uses_runs_ef = false;
+  /// Some partition uses PATCHED_FOR (spec §8.12), likewise.
+  bool uses_patched_for = false;
   /// spec §8.10 (format 1.1): dictionary entries D; 0 = not a dictionary chunk.
   uint64_t dictionary_entries = 0;
   /// Sum of the stored bytes of all of this chunk's segments.

@@ -8,6 +8,7 @@
 
 #include "codec/delta/delta_encode.hpp"
 #include "codec/encode/value_traits.hpp"
+#include "codec/patched/patched_for_encode.hpp"
 #include "codec/runs/runs_ef_layout.hpp"
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
@@ -118,6 +119,9 @@ bool EmitPartitionPayload(const T* v, const PartitionFit& fit, uint32_t values_p
   if (fit.payload_words == 0) return w == 0 || n == 0;
   if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
     return EmitDeltaPayload(v, fit, values_per_lane, out);
+  }
+  if (fit.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
+    return EmitPatchedForPayload(v, fit, values_per_lane, out);
   }
   BitWriter writer(out);
   bool ok = true;

@@ -74,6 +74,8 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
     if (p < num_partitions) {
       chunk.uses_delta |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kDelta);
       chunk.uses_runs_ef |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kRunsEf);
+      chunk.uses_patched_for |=
+          plan[p].fit.model_type == static_cast<uint8_t>(Model::kPatchedFor);
       record.model_type = plan[p].fit.model_type;
       record.bit_width = plan[p].fit.bit_width;
     }
@@ -97,7 +99,8 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
           fit.model_type == static_cast<uint8_t>(Model::kRunsEf)) {
         StoreLE64(words + 8, fit.num_runs);
       }
-      if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
+      if (fit.model_type == static_cast<uint8_t>(Model::kDelta) ||
+          fit.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
         StoreLE64(words + 8, fit.exceptions);
       }
     }
@@ -144,10 +147,13 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
     if (config.planner->Encode(v, n, config, &chunk).ok()) return chunk;
     std::vector<PlannedPartition> plan;
     if (config.planner->Plan(config.type, v, n, options, &plan).ok()) {
+      RefitPatchedFor(v, options, &plan);
       return Assemble(v, n, config, plan);
     }
   }
-  return Assemble(v, n, config, PlanPartitions(v, n, options));
+  std::vector<PlannedPartition> plan = PlanPartitions(v, n, options);
+  RefitPatchedFor(v, options, &plan);
+  return Assemble(v, n, config, plan);
 }
 
 template <typename T>
@@ -233,6 +239,7 @@ ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t fir
   if (chunk.dictionary_entries > 0) v.required_features |= kRequiredDictionary;
   if (chunk.uses_delta) v.required_features |= kRequiredDeltaModel;
   if (chunk.uses_runs_ef) v.required_features |= kRequiredRunsEfModel;
+  if (chunk.uses_patched_for) v.required_features |= kRequiredPatchedForModel;
   return v;
 }
 

@@ -1,0 +1,173 @@
+// PATCHED_FOR (spec §8.12), the writer's half: the fit (Base, Bit_Width and
+// exceptions of one partition) and the payload (SLAP fields, then the
+// exception rows and high parts). Depends on the decoder for nothing.
+//
+// The fit is DELTA's (delta_encode.hpp) taken over the values instead of
+// their deltas: the Base candidates are the smallest value and the values of
+// ranks n/64, n/16 and n/4, each with the Bit_Width of fewest payload words.
+// The reference writer tries it once per partition after the merge rounds
+// (spec §14): PatchedForRefit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "codec/delta/delta_encode.hpp"
+#include "codec/encode/model_fit.hpp"
+#include "codec/encode/value_traits.hpp"
+#include "codec/patched/patched_for_layout.hpp"
+
+namespace l3::internal {
+
+/// The key of a value in the order of its type, as an int64: the value
+/// itself, except that an unsigned 64-bit value has its top bit flipped.
+/// (U)(key_a - key_b) = (a - b) mod 2^N in every case, so the width counts of
+/// delta_encode.hpp apply to keys unchanged.
+template <typename T>
+L3_HD int64_t PatchedForKey(T v) {
+  if constexpr (sizeof(T) == 8 && !ValueTraits<T>::kSigned) {
+    return static_cast<int64_t>(static_cast<uint64_t>(v) ^ (uint64_t{1} << 63));
+  } else {
+    return static_cast<int64_t>(v);
+  }
+}
+
+/// The value of a key (the inverse of PatchedForKey).
+template <typename T>
+L3_HD T PatchedForValueOfKey(int64_t key) {
+  if constexpr (sizeof(T) == 8 && !ValueTraits<T>::kSigned) {
+    return static_cast<T>(static_cast<uint64_t>(key) ^ (uint64_t{1} << 63));
+  } else {
+    return static_cast<T>(key);
+  }
+}
+
+/// A PATCHED_FOR partition of n rows with Base `base`, Bit_Width `width` and
+/// exceptions `e`, with its payload size and cost. Bounds are set by the
+/// caller.
+template <typename T>
+L3_HD PartitionFit MakePatchedForFit(uint32_t n, uint32_t width, T base, DeltaExceptions e) {
+  constexpr uint8_t kType = static_cast<uint8_t>(Model::kPatchedFor);
+  PartitionFit fit;
+  fit.num_rows = n;
+  fit.model_type = kType;
+  fit.bit_width = static_cast<uint8_t>(width);
+  fit.base = ValueTraits<T>::Canonical(base);  // spec Base
+  fit.exceptions = PackDeltaExceptions(e.count, e.width);
+  fit.payload_words = PatchedForPayloadWords(n, fit.bit_width, e);
+  fit.cost_bytes = PartitionCost(kType, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
+/// The PATCHED_FOR fit from the width counts of each distinct Base
+/// candidate (rows_of_width[j][b] = the rows x whose u(x) = (v(x) - base_j)
+/// mod 2^N is b bits, over all n rows; bases.value[j] are keys): the base
+/// whose best Bit_Width (ChooseDeltaWidthFromCounts: n fields of w bits and
+/// E exceptions of bitlen(n - 1) + hw bits) needs the fewest payload words,
+/// the first on ties. Shared with the CUDA writer.
+template <typename T>
+L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
+                                     const uint64_t (*rows_of_width)[65]) {
+  DeltaChoice best;
+  int64_t key = 0;
+  for (int j = 0; j < bases.count; ++j) {
+    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
+    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
+      best = c;
+      key = bases.value[j];
+    }
+  }
+  const DeltaExceptions e{best.exceptions,
+                          best.exceptions == 0 ? 0u : best.max_width - best.width};
+  return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), e);
+}
+
+/// The cheapest PATCHED_FOR fit of values[0, n), n >= 1 (bounds not set).
+template <typename T>
+PartitionFit PatchedForFit(const T* v, uint32_t n) {
+  using U = typename ValueTraits<T>::Unsigned;
+  thread_local std::vector<int64_t> keys;
+  keys.resize(n);
+  int64_t min_key = PatchedForKey(v[0]);
+  for (uint32_t x = 0; x < n; ++x) {
+    keys[x] = PatchedForKey(v[x]);
+    min_key = keys[x] < min_key ? keys[x] : min_key;
+  }
+  // The width counts for the smallest value are the bit lengths of
+  // key - min_key (no offset wraps), which DeltaRanks uses.
+  uint64_t rows_of_width[4][65] = {};
+  CountDeltaWidths<U>(keys, static_cast<U>(min_key), rows_of_width[0]);
+  int64_t at_rank[3] = {0, 0, 0};
+  DeltaRanks(keys, min_key, rows_of_width[0], kDeltaRankDivisors, at_rank);
+  const DeltaBases bases = DistinctDeltaBases(min_key, at_rank, n);
+  U others[3] = {};
+  for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
+  if (bases.count > 1) {
+    CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
+  }
+  return BestPatchedForFit<T>(n, bases, rows_of_width);
+}
+
+/// Whether `patched` replaces `current` (spec §14): it has exceptions (one
+/// without is a FOR_BITPACK partition with an extra word) and is strictly
+/// cheaper. Shared with the CUDA writer.
+L3_HD bool PatchedForWins(const PartitionFit& patched, const PartitionFit& current) {
+  return UnpackDeltaExceptions(patched.exceptions).count > 0 &&
+         patched.cost_bytes < current.cost_bytes;
+}
+
+/// The reference writer's last step for one partition (spec §14): `fit`
+/// becomes its PATCHED_FOR fit where that wins; its bounds and value_runs are
+/// kept.
+template <typename T>
+void PatchedForRefit(const T* v, PartitionFit* fit) {
+  if (fit->num_rows < 2 || fit->is_single_value()) return;
+  PartitionFit patched = PatchedForFit(v, fit->num_rows);
+  if (!PatchedForWins(patched, *fit)) return;
+  patched.min_value = fit->min_value;
+  patched.max_value = fit->max_value;
+  patched.value_runs = fit->value_runs;
+  *fit = patched;
+}
+
+/// Writes a PATCHED_FOR partition's payload into `out` (fit.payload_words
+/// zeroed words): the low Bit_Width bits of u(x) = v(x) - Base in SLAP stream
+/// order (spec §8.5), then the exception rows and high parts in row order.
+/// Returns false when the fit does not describe the values (an encoder bug).
+template <typename T>
+bool EmitPatchedForPayload(const T* v, const PartitionFit& fit, uint32_t values_per_lane,
+                           uint8_t* out) {
+  using U = typename ValueTraits<T>::Unsigned;
+  const uint64_t n = fit.num_rows;
+  const uint32_t w = fit.bit_width;
+  const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  const U base = static_cast<U>(fit.base);
+  const auto offset_of = [&](uint64_t x) -> uint64_t {
+    return static_cast<U>(static_cast<U>(v[x]) - base);
+  };
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  uint64_t bit = 0;
+  if (w > 0) {
+    for (uint64_t first = 0; first < n; first += tile_rows) {
+      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
+      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
+          delta_detail::OrField(out, bit, offset_of(x), w);
+        }
+      }
+    }
+  }
+  const uint32_t row_bits = RunStartBits(n);
+  uint64_t count = 0;
+  for (uint64_t x = 0; x < n; ++x) {
+    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
+    if (high == 0) continue;
+    if (count >= e.count || BitLength(high) > e.width) return false;
+    delta_detail::OrField(out, PatchedForRowBit(n, w, count), x, row_bits);
+    delta_detail::OrField(out, PatchedForHighBit(n, w, e, count), high, e.width);
+    ++count;
+  }
+  return count == e.count;
+}
+
+}  // namespace l3::internal

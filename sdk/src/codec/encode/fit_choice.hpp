@@ -236,9 +236,12 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
     const PartitionFit delta = passes.Delta(best.cost_bytes);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
   }
-  if (options.enable_patched_for) {
-    // Without exceptions it costs FOR_BITPACK's bytes and one word more, so
-    // it wins only with some.
+  // Tried only where a frame of reference leads (FOR_BITPACK, runs or
+  // RUNS_EF): where DELTA already won, the values drift and their offsets
+  // from any Base are wide. Without exceptions it costs FOR_BITPACK's bytes
+  // and one word more, so it wins only with some.
+  const bool frame_leads = best.model_type != static_cast<uint8_t>(Model::kDelta);
+  if (options.enable_patched_for && frame_leads) {
     const PartitionFit patched = passes.PatchedFor();
     if (patched.cost_bytes < best.cost_bytes) best = patched;
   }

@@ -1165,8 +1165,11 @@ TEST_CASE("each partition gets its cheapest model") {
   for (uint32_t p = 0; p < parts.size(); ++p) {
     const uint64_t chosen = PartitionBytes(chunk, p);
     uint64_t best_simple = ~uint64_t{0};
-    uint64_t best_frame = ~uint64_t{0};  // CONSTANT (or runs) and FOR
-    bool delta_won = false;  // PATCHED_FOR is tried only where not (spec §14)
+    // PATCHED_FOR is tried last, where a frame of reference leads (spec §14).
+    const bool frame_chosen = parts[p].model == static_cast<uint8_t>(Model::kFor) ||
+                              parts[p].model == static_cast<uint8_t>(Model::kConstant) ||
+                              parts[p].model == static_cast<uint8_t>(Model::kRunsEf) ||
+                              parts[p].model == static_cast<uint8_t>(Model::kPatchedFor);
     for (Model m : {Model::kConstant, Model::kFor, Model::kDelta, Model::kPatchedFor,
                     Model::kLinear, Model::kPoly2, Model::kPoly3}) {
       const auto rows = static_cast<uint32_t>(parts[p].rows);
@@ -1176,9 +1179,7 @@ TEST_CASE("each partition gets its cheapest model") {
       const uint64_t cost = PartitionBytes(*alone, 0);
       CAPTURE(p);
       CAPTURE(std::string(ModelName(m)));
-      if (m == Model::kConstant || m == Model::kFor) best_frame = std::min(best_frame, cost);
-      if (m == Model::kDelta) delta_won = cost < best_frame;
-      if (m == Model::kPatchedFor && delta_won) continue;
+      if (m == Model::kPatchedFor && !frame_chosen) continue;
       if (m == Model::kPoly2 || m == Model::kPoly3) {
         if (rows >= 32 && !IsPredictedModel(parts[p].model)) CHECK(!(cost < best_simple * keep));
         CHECK(!(cost < chosen * keep));

@@ -81,10 +81,8 @@ std::string ModelMix(const l3::Reader& reader) {
     auto parts = reader.Partitions(0, static_cast<int>(chunk));
     if (!parts.ok()) return "?";
     for (const l3::PartitionInfo& p : *parts) {
-      static const char* kNames[] = {"CONST", "FOR", "LINEAR", "POLY2", "POLY3", "DELTA"};
-      const unsigned model = static_cast<unsigned>(p.model);
       const std::string key =
-          std::string(model < 6 ? kNames[model] : "?") + "/" + std::to_string(p.bit_width);
+          std::string(l3::ModelTypeName(p.model)) + "/" + std::to_string(p.bit_width);
       rows[key] += p.num_rows;
       total += p.num_rows;
     }

@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -135,7 +136,24 @@ def main():
                 name, ty, len(a), with_model, without, 100 * (with_model / without - 1),
                 " | ".join(ratios)))
             print(lines[-1], flush=True)
-    text = "\n".join(lines) + "\n"
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    versions = []
+    for module in ["zstandard", "pcodec", "pyarrow"]:
+        try:
+            versions.append("%s %s" % (module, __import__(module).__version__))
+        except (ImportError, AttributeError):
+            versions.append("%s unavailable" % module)
+    header = [
+        "- Command: `scripts/model_ab_report.py %s`" % " ".join(sys.argv[1:]),
+        "- Commit: `%s`; date %s UTC; %s" % (
+            commit, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), ", ".join(versions)),
+        "- Ratio = raw bytes / whole-file bytes (L3: the whole `.l3` file, hot profile, both "
+        "decoded back and compared byte for byte). zstd: one frame of the raw little-endian "
+        "array; Pco: level 8; Parquet: pyarrow, dictionary + zstd level 19.",
+        "",
+    ]
+    text = "\n".join(header + lines) + "\n"
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)

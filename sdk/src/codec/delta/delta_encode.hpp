@@ -495,6 +495,43 @@ inline void OrField(uint8_t* stream, uint64_t bit, uint64_t field, uint32_t w) {
 }
 }  // namespace delta_detail
 
+/// Writes the stream of DELTA (spec §8.9, after the Seed words) and of
+/// PATCHED_FOR (spec §8.12) into `stream` (zeroed words): the low w bits of
+/// the n offsets offset_of(x) in SLAP stream order (spec §8.5, tile by tile,
+/// lane by lane, step by step), then the rows whose offset has bits at or
+/// above w and those high parts, in row order. Returns false when there are
+/// not exactly e.count such rows or a high part needs more than e.width bits
+/// (an encoder bug).
+template <typename OffsetOf>
+bool EmitOffsetsWithExceptions(uint64_t n, uint32_t w, DeltaExceptions e,
+                               uint32_t values_per_lane, OffsetOf&& offset_of, uint8_t* stream) {
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  uint64_t bit = 0;
+  if (w > 0) {
+    for (uint64_t first = 0; first < n; first += tile_rows) {
+      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
+      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
+          delta_detail::OrField(stream, bit, offset_of(x), w);
+        }
+      }
+    }
+  }
+  const uint32_t row_bits = RunStartBits(n);
+  const uint64_t rows_bit = n * w;
+  const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
+  uint64_t count = 0;
+  for (uint64_t x = 0; x < n; ++x) {
+    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
+    if (high == 0) continue;
+    if (count >= e.count || BitLength(high) > e.width) return false;
+    delta_detail::OrField(stream, rows_bit + count * row_bits, x, row_bits);
+    delta_detail::OrField(stream, highs_bit + count * e.width, high, e.width);
+    ++count;
+  }
+  return count == e.count;
+}
+
 /// Writes a DELTA partition's payload into `out` (fit.payload_words zeroed
 /// words): Seed[0] = v[0] - Delta_Base, Seed[t] = v[t*S - 1] for t >= 1, then
 /// u(0) = 0 and the low Bit_Width bits of u(x) in SLAP stream order (spec
@@ -516,36 +553,10 @@ bool EmitDeltaPayload(const T* v, const PartitionFit& fit, uint32_t values_per_l
                           : v[t * tile_rows - 1];
     StoreLE64(out + 8 * t, Traits::Canonical(seed));
   }
-  uint8_t* stream = out + 8 * num_seeds;
-  auto offset_of = [&](uint64_t x) -> uint64_t {
+  const auto offset_of = [&](uint64_t x) -> uint64_t {
     return x == 0 ? 0 : DeltaOffset(v[x], v[x - 1], delta_base);
   };
-  // Tile by tile, lane by lane, step by step is stream order (spec §8.5).
-  uint64_t bit = 0;
-  if (w > 0) {
-    for (uint64_t first = 0; first < n; first += tile_rows) {
-      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
-      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
-        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
-          delta_detail::OrField(stream, bit, offset_of(x), w);
-        }
-      }
-    }
-  }
-  // The exceptions: rows whose u(x) has bits at or above Bit_Width.
-  const uint32_t row_bits = RunStartBits(n);
-  const uint64_t rows_bit = n * w;
-  const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
-  uint64_t count = 0;
-  for (uint64_t x = 1; x < n; ++x) {
-    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
-    if (high == 0) continue;
-    if (count >= e.count || BitLength(high) > e.width) return false;
-    delta_detail::OrField(stream, rows_bit + count * row_bits, x, row_bits);
-    delta_detail::OrField(stream, highs_bit + count * e.width, high, e.width);
-    ++count;
-  }
-  return count == e.count;
+  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, offset_of, out + 8 * num_seeds);
 }
 
 }  // namespace l3::internal

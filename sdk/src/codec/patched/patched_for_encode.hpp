@@ -123,29 +123,7 @@ bool EmitPatchedForPayload(const T* v, const PartitionFit& fit, uint32_t values_
   const auto offset_of = [&](uint64_t x) -> uint64_t {
     return static_cast<U>(static_cast<U>(v[x]) - base);
   };
-  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  uint64_t bit = 0;
-  if (w > 0) {
-    for (uint64_t first = 0; first < n; first += tile_rows) {
-      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
-      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
-        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
-          delta_detail::OrField(out, bit, offset_of(x), w);
-        }
-      }
-    }
-  }
-  const uint32_t row_bits = RunStartBits(n);
-  uint64_t count = 0;
-  for (uint64_t x = 0; x < n; ++x) {
-    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
-    if (high == 0) continue;
-    if (count >= e.count || BitLength(high) > e.width) return false;
-    delta_detail::OrField(out, PatchedForRowBit(n, w, count), x, row_bits);
-    delta_detail::OrField(out, PatchedForHighBit(n, w, e, count), high, e.width);
-    ++count;
-  }
-  return count == e.count;
+  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, offset_of, out);
 }
 
 }  // namespace l3::internal

@@ -50,6 +50,12 @@ Status CheckOptions(uint64_t num_rows, const ChunkEncodeOptions& options) {
     return Status(StatusCode::kUnsupportedFeature,
                   "the device partitioner does not halve partitions (split_min_rows)");
   }
+  if (options.partitioner.enable_patched_for) {
+    // spec §8.12: the device does not refit partitions as PATCHED_FOR yet;
+    // the CPU Writer then refits the device Plan() on the host (same bytes).
+    return Status(StatusCode::kUnsupportedFeature,
+                  "the device encoder does not write PATCHED_FOR (enable_patched_for)");
+  }
   return l3::internal::ValidatePartitionerOptions(options.partitioner);
 }
 

@@ -96,6 +96,11 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
   Status Encode(const void* values, uint64_t n, const EncoderConfig& config,
                 EncodedChunk* chunk) const override {
     if (!pack_) return Status(StatusCode::kUnsupportedFeature, "plans only");
+    if (config.partitioner.enable_patched_for) {
+      // spec §8.12: refit on the host after the device Plan() (EncodeChunk
+      // would refuse it after the upload).
+      return Status(StatusCode::kUnsupportedFeature, "PATCHED_FOR is refit on the host");
+    }
     if (values == nullptr || chunk == nullptr) {
       return Status(StatusCode::kInvalidArgument, "null pointer");
     }
@@ -114,6 +119,11 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
   Status EncodeDictionary(const void* values, uint64_t n, const EncoderConfig& config,
                           std::optional<EncodedChunk>* chunk) const override {
     if (!pack_) return Status(StatusCode::kUnsupportedFeature, "plans only");
+    if (config.partitioner.enable_patched_for) {
+      // spec §8.12: refit on the host after the device Plan() (EncodeChunk
+      // would refuse it after the upload).
+      return Status(StatusCode::kUnsupportedFeature, "PATCHED_FOR is refit on the host");
+    }
     if (values == nullptr || chunk == nullptr || !PhysicalTypeIsInteger(config.type)) {
       return Status(StatusCode::kInvalidArgument, "integer values expected");
     }

@@ -295,6 +295,11 @@ TEST_CASE("the device chunk encoder checks its arguments") {
   halving.partitioner.split_min_rows = 64u;
   CHECK(encode(halving, out, temp.size()) == StatusCode::kUnsupportedFeature);
   CHECK(EncodeChunkTempBytes(v.size(), halving).status().code() == StatusCode::kUnsupportedFeature);
+  ChunkEncodeOptions patched = options;
+  patched.partitioner.enable_patched_for = true;
+  CHECK(encode(patched, out, temp.size()) == StatusCode::kUnsupportedFeature);
+  CHECK(EncodeChunkTempBytes(v.size(), patched).status().code() ==
+        StatusCode::kUnsupportedFeature);
   ChunkEncodeOptions floats = options;
   floats.type = PhysicalType::kFloat32;
   CHECK(encode(floats, out, temp.size()) == StatusCode::kUnsupportedFeature);

@@ -315,6 +315,46 @@ void AddDeepCases(std::vector<Case>* cases) {
     c.error_class = "CORRUPT_METADATA";
     add.cases->push_back(std::move(c));
   }
+  {
+    // spec §8.12 writer rules. 300 u16 rows of 4-bit offsets from 7, rows 40
+    // and 260 outliers (offsets 4000 and 300): Bit_Width 4, pb = 9,
+    // Exception_Width bitlen(4000 >> 4) = 8.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 300; ++i) v.push_back(static_cast<uint64_t>(7 + (i * 5) % 16));
+    v[40] = 7 + 4000;
+    v[260] = 7 + 300;
+    PartSpec p = Part(300, kPatchedFor);
+    p.base = 7;
+    p.width = 4;
+    const ColumnSpec col = Column("v", Ty::kU16, v, {p});
+    const uint64_t highs = 300 * 4 + 2 * 9;  // stream bit of high part 0
+    BuildOptions zero;
+    zero.edit_chunk = [highs](int, int, EncodedChunk& c) {
+      // High part 1 (300 >> 4 = 18) becomes 0: row 260 decodes to 7 + (300 mod 16).
+      for (uint64_t bit = highs + 8; bit < highs + 16; ++bit) {
+        c.payload[bit / 8] &= static_cast<uint8_t>(~(1u << (bit % 8)));
+      }
+    };
+    std::vector<uint64_t> expect = v;
+    expect[260] = 7 + 300 % 16;
+    Case c;
+    c.name = "patched_for_high_part_zero";
+    c.kind = "deep";
+    c.sections = {"8.12", "10.3"};
+    c.description =
+        "A u16 PATCHED_FOR partition (Bit_Width 4) whose second exception's high part is 0: "
+        "it decodes (row 260 keeps only its low field) but the row is no exception by the "
+        "writer rules.";
+    c.file = BuildTable({col}, zero).file;
+    c.columns = ExpectedOf({Column("v", Ty::kU16, expect, {p})});
+    c.error_class = "CORRUPT_METADATA";
+    add.cases->push_back(std::move(c));
+    BuildOptions padding;
+    padding.edit_chunk = [highs](int, int, EncodedChunk& c) { SetPayloadBit(c, 0, highs + 16); };
+    add("patched_for_padding_bits_nonzero", {"8.12", "10.3"},
+        "The bit right after the last PATCHED_FOR high part (n * w + E * (pb + hw)) is set.",
+        "CORRUPT_PAYLOAD", {col}, padding);
+  }
   AddFloatDeepCases(cases);
 }
 

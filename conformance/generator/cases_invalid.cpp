@@ -753,6 +753,69 @@ void ChunkCases(const Inv& add) {
         "A DELTA partition whose first two exception rows are swapped (rows must increase).",
         "CORRUPT_PAYLOAD", "read", File({col}, unsorted));
   }
+  {
+    // spec §8.12: a PATCHED_FOR partition's feature bit, Exceptions word and
+    // exception rows. The column: 200 u32 rows of 3-bit offsets from 50,
+    // rows 17, 90 and 151 outliers; Bit_Width 3, pb = 8, hw = 10.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 200; ++i) v.push_back(static_cast<uint64_t>(50 + i % 8));
+    v[17] = 50 + 1000;
+    v[90] = 50 + 7000;
+    v[151] = 50 + 5000;
+    PartSpec p = Part(200, kPatchedFor);
+    p.base = 50;
+    p.width = 3;
+    const ColumnSpec col = Column("v", Ty::kU32, v, {p}, 8);
+    auto edited = [&](std::function<void(EncodedChunk&)> edit) {
+      BuildOptions opt;
+      opt.edit_chunk = [edit](int, int, EncodedChunk& c) { edit(c); };
+      return File({col}, opt);
+    };
+    BuildOptions no_bit;
+    no_bit.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features &= ~(uint64_t{1} << 7);
+    };
+    add("model_type_7", {"4.4", "7.3", "8.1", "8.12"},
+        "A PATCHED_FOR partition (Model_Type 7, format 1.1) in a file without the "
+        "PATCHED_FOR_MODEL feature bit.",
+        "CORRUPT_METADATA", "read", File({col}, no_bit));
+    add("patched_for_exceptions_reserved_bits", {"8.12"},
+        "A PATCHED_FOR partition whose Exceptions word has bit 40 set (bits 40..63 are "
+        "reserved).",
+        "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) {
+          SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 40), 8);
+        }));
+    add("patched_for_exception_width_too_large", {"8.12"},
+        "A u32 PATCHED_FOR partition with Bit_Width 3 and Exception_Width 30 (w + hw > N).",
+        "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) {
+          const uint64_t word = GetLE(&c.parameters[8], 8);
+          SetLE(&c.parameters[8], (word & 0xFFFFFFFFull) | (uint64_t{30} << 32), 8);
+        }));
+    add("patched_for_num_exceptions_above_n", {"8.12"},
+        "A PATCHED_FOR partition of 200 rows whose Num_Exceptions is 201.",
+        "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) {
+          const uint64_t word = GetLE(&c.parameters[8], 8);
+          SetLE(&c.parameters[8], (word & ~uint64_t{0xFFFFFFFF}) | 201, 8);
+        }));
+    // The exception rows are 8-bit fields from stream bit 200 * 3 = 600.
+    auto set_row = [](EncodedChunk& c, uint64_t i, uint64_t row) {
+      for (int j = 0; j < 8; ++j) {
+        const uint64_t bit = 600 + 8 * i + j;
+        uint8_t& byte = c.payload[bit / 8];
+        byte = static_cast<uint8_t>((byte & ~(1u << (bit % 8))) | (((row >> j) & 1u) << (bit % 8)));
+      }
+    };
+    add("patched_for_exception_rows_unsorted", {"8.12"},
+        "A PATCHED_FOR partition whose exception rows read 17, 151, 90 (rows must increase).",
+        "CORRUPT_PAYLOAD", "read", edited([set_row](EncodedChunk& c) {
+          set_row(c, 1, 151);
+          set_row(c, 2, 90);
+        }));
+    add("patched_for_exception_row_out_of_range", {"8.12"},
+        "A PATCHED_FOR partition of 200 rows whose last exception row reads 250 (rows must lie "
+        "below n).",
+        "CORRUPT_PAYLOAD", "read", edited([set_row](EncodedChunk& c) { set_row(c, 2, 250); }));
+  }
   chunk("model_type_6", {"7.3", "8.1", "8.11"},
         "Partition 2 (runs) has Model_Type 6 (RUNS_EF, format 1.1) in a file without the "
         "RUNS_EF_MODEL feature bit.",

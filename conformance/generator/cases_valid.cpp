@@ -61,6 +61,7 @@ const char* Slug(Model m) {
     case kPoly3: return "poly3";
     case kDelta: return "delta";
     case kRunsEf: return "runs_ef";
+    case kPatchedFor: return "patched_for";
   }
   return "?";
 }
@@ -1278,6 +1279,97 @@ void RunsEfCases(const Adder& add) {
   }
 }
 
+// Values in [low, low + 2^w) with outliers of every width up to the type's
+// at the rows `outliers` (PATCHED_FOR exceptions), as canonical words.
+std::vector<uint64_t> WithOutliers(Ty t, uint32_t n, uint64_t low, uint32_t w,
+                                   const std::vector<uint32_t>& outliers, Rng& rng) {
+  std::vector<uint64_t> v(n);
+  for (uint32_t x = 0; x < n; ++x) v[x] = Canon(t, low + (rng.Next() & ((uint64_t{1} << w) - 1)));
+  const uint32_t bits = static_cast<uint32_t>(TypeBits(t));
+  for (size_t i = 0; i < outliers.size(); ++i) {
+    const uint32_t width = w + 1 + static_cast<uint32_t>(i % (bits - w));
+    const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    v[outliers[i]] = Canon(t, low + ((rng.Next() & mask) | (uint64_t{1} << (width - 1))));
+  }
+  return v;
+}
+
+// PATCHED_FOR (spec §8.12, format 1.1): files set PATCHED_FOR_MODEL.
+void PatchedForCases(const Adder& add) {
+  {
+    // The worked example of spec §8.12, byte for byte.
+    PartSpec p = Part(5, kPatchedFor);
+    p.base = 100;
+    p.width = 2;
+    add("patched_for_spec_example_u16", {"8.12"},
+        "The worked example of spec §8.12: u16, values 100 103 101 5000 102, one PATCHED_FOR "
+        "partition of 5 rows: Base 100, Bit_Width 2, one exception (row 3, high part 1225, "
+        "Exception_Width 11); payload word 0x992E1C.",
+        {Column("v", Ty::kU16, {100, 103, 101, 5000, 102}, {p})});
+  }
+  {
+    // Every type: 1000 rows of 5-bit offsets with outliers of every width
+    // (rows 0, 31, 32, 500 and 999 among them), then 300 rows with
+    // Bit_Width 0 (every nonzero offset an exception), V = 8 (full and
+    // partial tiles).
+    const Ty types[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64,
+                        Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+    for (Ty t : types) {
+      Rng rng(800 + static_cast<int>(t));
+      const uint64_t low = Canon(t, static_cast<uint64_t>(-20));
+      std::vector<uint64_t> v =
+          WithOutliers(t, 1000, low, 5, {0, 31, 32, 77, 255, 256, 500, 998, 999}, rng);
+      std::vector<uint64_t> zero = WithOutliers(t, 300, low, 0, {3, 150, 299}, rng);
+      v.insert(v.end(), zero.begin(), zero.end());
+      PartSpec first = Part(1000, kPatchedFor);
+      first.base = low;
+      first.width = 5;
+      PartSpec second = Part(300, kPatchedFor);
+      second.base = low;
+      second.width = 0;
+      add(std::string("patched_for_outliers_") + TypeName(t), {"8.12"},
+          std::string("A ") + TypeName(t) +
+              " column, V = 8: a PATCHED_FOR partition of 1000 rows (Base -20 as the type "
+              "holds it, Bit_Width 5) with nine outliers of growing width, in rows 0, 31, 32, "
+              "77, 255, 256, 500, 998 and 999, then one of 300 rows with Bit_Width 0 whose "
+              "rows 3, 150 and 299 are exceptions.",
+          {Column("v", t, v, {first, second}, 8)});
+    }
+  }
+  {
+    // A Base above some values: their offsets wrap modulo 2^N and are
+    // exceptions whose high parts reach bit N - 1.
+    Rng rng(81);
+    std::vector<uint64_t> v(200);
+    for (auto& x : v) x = Canon(Ty::kI32, 1000 + (rng.Next() & 15));
+    v[10] = Canon(Ty::kI32, static_cast<uint64_t>(-7));
+    v[120] = Canon(Ty::kI32, 999);
+    PartSpec p = Part(200, kPatchedFor);
+    p.base = 1000;
+    p.width = 4;
+    add("patched_for_wrapping_offsets_i32", {"8.12"},
+        "i32: a PATCHED_FOR partition of 200 rows, Base 1000, Bit_Width 4; rows 10 (-7) and "
+        "120 (999) lie below Base, so their offsets wrap modulo 2^32 and are exceptions with "
+        "28-bit high parts.",
+        {Column("v", Ty::kI32, v, {p})});
+  }
+  {
+    // Field planes over PATCHED_FOR (spec §9.2: fields, rows, high parts).
+    Rng rng(82);
+    std::vector<uint64_t> v = WithOutliers(Ty::kU32, 3001, 40, 6, {5, 700, 2999, 3000}, rng);
+    PartSpec p = Part(3001, kPatchedFor);
+    p.base = 40;
+    p.width = 6;
+    BuildOptions planes;
+    planes.field_planes = true;
+    add("patched_for_field_planes_u32", {"8.12", "9.2"},
+        "u32: a PATCHED_FOR partition of 3001 rows (Bit_Width 6, four exceptions), the payload "
+        "stored as ZstdFieldPlanes (the fields, then 12-bit exception rows, then the high "
+        "parts).",
+        {Column("v", Ty::kU32, v, {p})}, planes);
+  }
+}
+
 void FieldPlaneCases(const Adder& add) {
   BuildOptions planes;
   planes.field_planes = true;
@@ -1485,6 +1577,7 @@ void AddValidCases(std::vector<Case>* cases) {
   ContainerCases(add);
   DeltaCases(add);
   RunsEfCases(add);
+  PatchedForCases(add);
   FieldPlaneCases(add);
   DictionaryCases(add);
   DistinctSketchCases(add);

@@ -314,6 +314,10 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
           finish.extra_required |= uint64_t{1} << 6;
           if (finish.header.format_minor == 0) finish.header.format_minor = 1;
         }
+        if (p.model == kPatchedFor) {  // spec §8.12: PATCHED_FOR_MODEL
+          finish.extra_required |= uint64_t{1} << 7;
+          if (finish.header.format_minor == 0) finish.header.format_minor = 1;
+        }
       }
     }
   }

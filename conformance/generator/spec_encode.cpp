@@ -231,6 +231,37 @@ std::vector<uint64_t> FromResiduals(Ty t, Model model, const std::array<double, 
   return out;
 }
 
+namespace {
+
+// spec §8.9 and §8.12: the n offsets' low w bits at their SLAP positions,
+// then the rows whose offset needs more than w bits (bitlen(n - 1) bits
+// each) and their high parts (hw bits each); appends the Exceptions word
+// (E, hw) to *params.
+Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t V,
+                           std::vector<uint64_t>* params) {
+  const uint64_t n = u.size();
+  std::vector<uint64_t> exc_rows, exc_highs;
+  uint64_t widest_high = 0;
+  for (uint64_t x = 0; x < n; ++x) {
+    const uint64_t high = w >= 64 ? 0 : u[x] >> w;
+    if (high == 0) continue;
+    exc_rows.push_back(x);
+    exc_highs.push_back(high);
+    widest_high = std::max(widest_high, high);
+  }
+  const uint64_t E = exc_rows.size();
+  const uint32_t hw = BitLen(widest_high);
+  const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
+  params->push_back(E | (uint64_t{hw} << 32));  // spec §8.9 Exceptions
+  Bytes bits(8 * CeilDiv(n * w + E * (pb + hw), 64), 0);
+  for (uint64_t x = 0; x < n; ++x) WriteBits(&bits, SlapBit(n, w, V, x), w, u[x] & Mask(w));
+  for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
+  for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + E * pb + i * hw, hw, exc_highs[i]);
+  return bits;
+}
+
+}  // namespace
+
 EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& values,
                          const std::vector<PartSpec>& parts) {
   const int N = TypeBits(type);
@@ -338,31 +369,29 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         widest = std::max(widest, u[x]);
       }
       w = ps.width.value_or(BitLen(widest));
-      std::vector<uint64_t> exc_rows, exc_highs;
-      uint64_t widest_high = 0;
-      for (uint64_t x = 0; x < n; ++x) {
-        const uint64_t high = w >= 64 ? 0 : u[x] >> w;
-        if (high == 0) continue;
-        exc_rows.push_back(x);
-        exc_highs.push_back(high);
-        widest_high = std::max(widest_high, high);
-      }
-      const uint64_t E = exc_rows.size();
-      const uint32_t hw = BitLen(widest_high);
-      const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
       params.push_back(Canon(type, base));
-      params.push_back(E | (uint64_t{hw} << 32));  // spec §8.9 Exceptions
       const uint64_t S = 32ull * V;
       const uint64_t seeds = CeilDiv(n, S);
       for (uint64_t t = 0; t < seeds; ++t) {
         const uint64_t seed = t == 0 ? Canon(type, (v[0] - base) & Mask(N)) : v[t * S - 1];
         PutLE(&stream, seed, 8);
       }
-      Bytes bits(8 * CeilDiv(n * w + E * (pb + hw), 64), 0);
-      for (uint64_t x = 0; x < n; ++x) WriteBits(&bits, SlapBit(n, w, V, x), w, u[x] & Mask(w));
-      for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
-      for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + E * pb + i * hw, hw, exc_highs[i]);
+      const Bytes bits = FieldsWithExceptions(u, w, V, &params);
       stream.insert(stream.end(), bits.begin(), bits.end());
+    } else if (ps.model == kPatchedFor) {
+      // spec §8.12, read literally: u(x) = (v(x) - Base) mod 2^N, the low w
+      // bits in the SLAP positions, every row whose u needs more than w bits
+      // an exception. Default Base: the minimum; default w: the widest u.
+      const uint64_t base = ps.base.value_or(lo) & Mask(N);
+      std::vector<uint64_t> u(n, 0);
+      uint64_t widest = 0;
+      for (uint64_t x = 0; x < n; ++x) {
+        u[x] = (v[x] - base) & Mask(N);
+        widest = std::max(widest, u[x]);
+      }
+      w = ps.width.value_or(BitLen(widest));
+      params.push_back(Canon(type, base));
+      stream = FieldsWithExceptions(u, w, V, &params);
     } else {
       std::vector<uint64_t> fields(n);
       if (ps.model == kFor) {
@@ -478,11 +507,13 @@ std::vector<ListedField> ListFields(const EncodedChunk& c) {
       for (uint64_t j = 0; 8 * j < high_bits; ++j) {
         add(h0 + 8 * j, static_cast<uint32_t>(std::min<uint64_t>(8, high_bits - 8 * j)), false);
       }
-    } else if (model == kDelta) {
+    } else if (model == kDelta || model == kPatchedFor) {
+      // spec §9.2: DELTA's seeds (PATCHED_FOR has none), the fields, the
+      // exception rows and the high parts.
       const uint64_t word = GetLE(&c.parameters[param + 8], 8);
       const uint64_t E = word & 0xFFFFFFFFu;
       const uint32_t hw = static_cast<uint32_t>((word >> 32) & 0xFF);
-      const uint64_t seeds = (n + S - 1) / S;
+      const uint64_t seeds = model == kDelta ? (n + S - 1) / S : 0;
       for (uint64_t t = 0; t < seeds; ++t) add(start + 64 * t, 64, false);
       const uint64_t stream = start + 64 * seeds;
       for (uint64_t x = 0; x < n; ++x) add(stream + SlapBit(n, w, V, x), w, false);

@@ -40,6 +40,7 @@ Bytes RawValues(Ty t, const std::vector<uint64_t>& values);
 /// spec §8.1 Model_Type.
 enum Model : uint8_t {
   kConstant = 0, kFor = 1, kLinear = 2, kPoly2 = 3, kPoly3 = 4, kDelta = 5, kRunsEf = 6,
+  kPatchedFor = 7,
 };
 
 /// spec §8.4 ToInt.
@@ -60,7 +61,7 @@ struct PartSpec {
   Model model = kFor;
   std::array<double, 4> theta{};    ///< LINEAR, POLY2, POLY3
   std::optional<uint32_t> width;    ///< Bit_Width instead of the minimal one
-  std::optional<uint64_t> base;     ///< FOR / runs Base, DELTA Delta_Base (default: the minimum)
+  std::optional<uint64_t> base;     ///< FOR / runs / PATCHED_FOR Base, DELTA Delta_Base (default: the minimum)
   bool force_runs = false;          ///< CONSTANT: runs even if all values are equal
   std::vector<uint32_t> extra_run_starts;  ///< CONSTANT, RUNS_EF: also start runs here
 };

@@ -1203,8 +1203,9 @@ Status Reader::Validate(ValidationLevel level) const {
       }
     }
     L3_RETURN_NOT_OK(impl_->ValidatePadding());
-    bool uses_delta = false;  // spec §4.4: DELTA_MODEL set iff a partition is DELTA
-    bool uses_runs_ef = false;  // and RUNS_EF_MODEL iff a partition is RUNS_EF
+    // spec §4.4: DELTA_MODEL, RUNS_EF_MODEL and PATCHED_FOR_MODEL are set iff
+    // some partition has that model.
+    uint64_t used_model_bits = 0;
     for (int c = 0; c < num_columns(); ++c) {
       for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
         const std::string where = ChunkName(c, k);
@@ -1218,18 +1219,20 @@ Status Reader::Validate(ValidationLevel level) const {
         L3_RETURN_NOT_OK(impl_->ValidateStatistics(c, k, *view));
         for (uint32_t p = 0; p < view->num_partitions; ++p) {
           const uint8_t model = internal::LoadPartitionRecord(view->partition_table, p).model_type;
-          uses_delta = uses_delta || model == static_cast<uint8_t>(internal::Model::kDelta);
-          uses_runs_ef = uses_runs_ef || model == static_cast<uint8_t>(internal::Model::kRunsEf);
+          used_model_bits |= internal::ModelFeatureBit(model);
         }
       }
     }
-    if (!uses_delta && (impl_->ps.required_features & kRequiredDeltaModel) != 0) {
-      return Status(StatusCode::kCorruptMetadata,
-                    "Required_Features sets DELTA_MODEL but no partition uses DELTA");
-    }
-    if (!uses_runs_ef && (impl_->ps.required_features & kRequiredRunsEfModel) != 0) {
-      return Status(StatusCode::kCorruptMetadata,
-                    "Required_Features sets RUNS_EF_MODEL but no partition uses RUNS_EF");
+    for (const uint8_t model : {static_cast<uint8_t>(internal::Model::kDelta),
+                                static_cast<uint8_t>(internal::Model::kRunsEf),
+                                static_cast<uint8_t>(internal::Model::kPatchedFor)}) {
+      const uint64_t bit = internal::ModelFeatureBit(model);
+      if ((used_model_bits & bit) == 0 && (impl_->ps.required_features & bit) != 0) {
+        return Status(StatusCode::kCorruptMetadata,
+                      std::string("Required_Features sets ") + internal::ModelFeatureName(model) +
+                          " but no partition uses " +
+                          ModelTypeName(static_cast<ModelType>(model)));
+      }
     }
     return Status::OK();
   } catch (const std::bad_alloc&) {

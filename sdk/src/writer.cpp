@@ -406,10 +406,12 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     config.type = type;
     config.values_per_lane = options.values_per_lane;
     config.partitioner = options.partitioner;
-    // Format 1.0 has no DELTA or RUNS_EF model (spec §8.9, §8.11 are new in 1.1).
+    // Format 1.0 has no DELTA, RUNS_EF or PATCHED_FOR model (spec §8.9,
+    // §8.11, §8.12 are new in 1.1).
     if (options.format_minor < 1) {
       config.partitioner.enable_delta = false;
       config.partitioner.enable_runs_ef = false;
+      config.partitioner.enable_patched_for = false;
     }
     if (!config.partitioner.split_min_rows) {
       // The profile's choice (PartitionerOptions::split_min_rows): the hot

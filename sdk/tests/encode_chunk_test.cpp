@@ -149,25 +149,21 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
     const uint64_t words = next.payload_offset - r.payload_offset;
     uint64_t* out = decoded.data() + r.first_row;
 
-    if (r.model_type == static_cast<uint8_t>(Model::kDelta)) {
-      // spec §8.9 DELTA, read from the spec text: Delta_Base (integer word),
-      // the Exceptions word, one Seed word per tile, the SLAP fields, then
-      // the exception rows and high parts.
-      const uint64_t delta_base = LoadLE64(params);
-      CHECK(delta_base == Canon(t, delta_base));
+    // spec §8.9 and §8.12, read from the spec text: the Exceptions word, the
+    // SLAP fields from `bits`, then the exception rows and high parts; the
+    // offsets u(x) (field plus high part << w) of the n rows.
+    const auto offsets_with_exceptions = [&](const uint8_t* bits, uint64_t stream_words) {
       const uint64_t exceptions_word = LoadLE64(params + 8);
       const uint64_t num_exc = exceptions_word & 0xFFFFFFFFull;
       const uint32_t exc_width = static_cast<uint32_t>((exceptions_word >> 32) & 0xFF);
       CHECK((exceptions_word >> 40) == 0);
       REQUIRE(num_exc <= n);
       CHECK((num_exc == 0) == (exc_width == 0));
-      const uint64_t tile_rows = uint64_t{kLanes} * V;
-      const uint64_t seeds = (n + tile_rows - 1) / tile_rows;
+      CHECK(w + exc_width <= t.bits);
       const uint32_t pb = RunStartBits(n);
       const uint64_t stream_bits = n * w + num_exc * (pb + exc_width);
-      REQUIRE(words == seeds + (stream_bits + 63) / 64);
-      const uint8_t* bits = stream + 8 * seeds;
-      CHECK(TailBitsZero(bits, stream_bits, words - seeds));
+      REQUIRE(stream_words == (stream_bits + 63) / 64);
+      CHECK(TailBitsZero(bits, stream_bits, stream_words));
       std::vector<uint64_t> u(n, 0);
       for (uint64_t x = 0; x < n; ++x) u[x] = ReadField(bits, SlapFieldBitOffset(n, w, V, x), w);
       for (uint64_t i = 0; i < num_exc; ++i) {
@@ -178,6 +174,23 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
         CHECK(high != 0);
         u[row] += high << w;
       }
+      return u;
+    };
+    if (r.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
+      // spec §8.12 PATCHED_FOR: v(x) = Base + u(x).
+      const uint64_t base = LoadLE64(params);
+      CHECK(base == Canon(t, base));
+      const std::vector<uint64_t> u = offsets_with_exceptions(stream, words);
+      for (uint64_t x = 0; x < n; ++x) out[x] = Canon(t, (base + u[x]) & mask);
+    } else if (r.model_type == static_cast<uint8_t>(Model::kDelta)) {
+      // spec §8.9 DELTA: Delta_Base (integer word), the Exceptions word, one
+      // Seed word per tile, then the stream of offsets with exceptions.
+      const uint64_t delta_base = LoadLE64(params);
+      CHECK(delta_base == Canon(t, delta_base));
+      const uint64_t tile_rows = uint64_t{kLanes} * V;
+      const uint64_t seeds = (n + tile_rows - 1) / tile_rows;
+      REQUIRE(words >= seeds);
+      const std::vector<uint64_t> u = offsets_with_exceptions(stream + 8 * seeds, words - seeds);
       CHECK(u[0] == 0);
       // v(x) = Seed[t] + sum over the tile's rows j <= x of (Delta_Base + u(j)).
       uint64_t value = 0;
@@ -488,10 +501,7 @@ uint32_t ExpectedWidth(const TypeInfo& t, Model model, const Crafted& c, uint32_
   return widest;
 }
 
-const char* ModelName(Model m) {
-  static const char* names[] = {"CONSTANT", "FOR", "LINEAR", "POLY2", "POLY3", "DELTA"};
-  return names[static_cast<int>(m)];
-}
+const char* ModelName(Model m) { return ModelTypeName(static_cast<ModelType>(m)); }
 
 }  // namespace
 
@@ -834,7 +844,7 @@ TEST_CASE("invalid arguments") {
             .status()
             .code() == StatusCode::kInvalidArgument);
   CHECK(EncodeChunkWithPartitions(values.data(), 100, config,
-                                  {{100, static_cast<Model>(7), {}}})
+                                  {{100, static_cast<Model>(kNumModels), {}}})
             .status()
             .code() == StatusCode::kInvalidArgument);
 }
@@ -1089,10 +1099,12 @@ TEST_CASE("model switches are respected") {
   const TypeInfo t = Info(PhysicalType::kInt32);
   const std::vector<uint64_t> smooth = Synthetic(t, "sine", 30000, 5);
   const std::vector<uint64_t> steps = Synthetic(t, "steps", 30000, 6);
-  // The format 1.0 models; DELTA's and RUNS_EF's switches are checked at the end.
+  // The format 1.0 models; DELTA's, RUNS_EF's and PATCHED_FOR's switches are
+  // checked at the end.
   EncoderConfig config = Config(PhysicalType::kInt32);
   config.partitioner.enable_delta = false;
   config.partitioner.enable_runs_ef = false;
+  config.partitioner.enable_patched_for = false;
 
   auto models = [&](const std::vector<uint64_t>& values, const EncoderConfig& c) {
     std::set<std::pair<int, bool>> seen;  // (Model_Type, runs)
@@ -1153,8 +1165,8 @@ TEST_CASE("each partition gets its cheapest model") {
   for (uint32_t p = 0; p < parts.size(); ++p) {
     const uint64_t chosen = PartitionBytes(chunk, p);
     uint64_t best_simple = ~uint64_t{0};
-    for (Model m : {Model::kConstant, Model::kFor, Model::kDelta, Model::kLinear, Model::kPoly2,
-                    Model::kPoly3}) {
+    for (Model m : {Model::kConstant, Model::kFor, Model::kDelta, Model::kPatchedFor,
+                    Model::kLinear, Model::kPoly2, Model::kPoly3}) {
       const auto rows = static_cast<uint32_t>(parts[p].rows);
       Result<EncodedChunk> alone = EncodeChunkWithPartitions(
           packed.data() + 4 * parts[p].first_row, rows, config, {{rows, m, std::nullopt}});

@@ -116,7 +116,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredDeltaModel, "DELTA_MODEL"},
                                   {kRequiredFieldPlanes, "FIELD_PLANES"},
                                   {kRequiredDictionary, "DICTIONARY"},
-                                  {kRequiredRunsEfModel, "RUNS_EF_MODEL"}};
+                                  {kRequiredRunsEfModel, "RUNS_EF_MODEL"},
+                                  {kRequiredPatchedForModel, "PATCHED_FOR_MODEL"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"},
                                   {kOptionalDistinctSketch, "DISTINCT_SKETCH"}};

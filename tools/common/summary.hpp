@@ -12,7 +12,7 @@
 
 namespace l3::cli {
 
-inline constexpr int kNumModels = 7;  ///< CONSTANT .. RUNS_EF (spec §8.1)
+inline constexpr int kNumModels = 8;  ///< CONSTANT .. PATCHED_FOR (spec §8.1)
 
 struct PartitionCount {
   uint64_t partitions = 0;

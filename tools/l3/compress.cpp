@@ -118,7 +118,8 @@ ArgParser MakeParser() {
       .Option("merge-rounds", "N", "odd-even merge rounds, 0 = no merging (default 16)")
       .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
               "                            0 = never (default: 0 for hot, 64 for archive)")
-      .Option("disable", "LIST", "models not to use: rle, runs-ef, delta, linear, poly2, poly3 (comma-separated)")
+      .Option("disable", "LIST", "models not to use: rle, runs-ef, delta, patched-for, linear, poly2, poly3 "
+              "(comma-separated)")
       .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
                                 "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
@@ -208,9 +209,11 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
         part.enable_delta = false;
       } else if (m == "runs-ef") {
         part.enable_runs_ef = false;
+      } else if (m == "patched-for") {
+        part.enable_patched_for = false;
       } else {
         ThrowUsage("--disable: unknown model '" + m +
-                   "' (rle, runs-ef, delta, linear, poly2, poly3)");
+                   "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3)");
       }
     }
   }

@@ -92,15 +92,18 @@ Json PartitionJson(const PartitionInfo& p, size_t index, const ColumnInfo& colum
                     p.model == ModelType::kPoly3;
     if (is_float) {
       params.push_back(p.param_as_double(i));
-    } else if ((p.model == ModelType::kConstant || p.model == ModelType::kDelta) && i == 1) {
-      params.push_back(p.params[i]);  // Num_Runs, or DELTA's Exceptions word (unsigned)
+    } else if ((p.model == ModelType::kConstant || p.model == ModelType::kDelta ||
+                p.model == ModelType::kPatchedFor) &&
+               i == 1) {
+      // Num_Runs, or the Exceptions word of DELTA and PATCHED_FOR (unsigned)
+      params.push_back(p.params[i]);
     } else {
       params.push_back(ValueJson(p.params[i], column));  // Base
     }
   }
   j["params"] = params;
-  if (p.model == ModelType::kDelta) {
-    // spec §8.9 Exceptions word: Num_Exceptions, Exception_Width.
+  if (p.model == ModelType::kDelta || p.model == ModelType::kPatchedFor) {
+    // spec §8.9, §8.12 Exceptions word: Num_Exceptions, Exception_Width.
     j["exceptions"] = p.params[1] & 0xFFFFFFFFull;
     j["exception_width"] = (p.params[1] >> 32) & 0xFF;
   }

@@ -557,10 +557,11 @@ struct ChunkView {
   /// when null, decoders decode them from the payload on each call.
   uint64_t dictionary_entries = 0;
   const uint8_t* dictionary = nullptr;
-  /// The file's Required_Features (spec §4.4): a DELTA partition in a file
-  /// without DELTA_MODEL, or a RUNS_EF partition without RUNS_EF_MODEL, is
-  /// CORRUPT_METADATA.
-  uint64_t required_features = kRequiredDeltaModel | kRequiredRunsEfModel;
+  /// The file's Required_Features (spec §4.4): a DELTA, RUNS_EF or
+  /// PATCHED_FOR partition in a file without DELTA_MODEL, RUNS_EF_MODEL or
+  /// PATCHED_FOR_MODEL is CORRUPT_METADATA.
+  uint64_t required_features =
+      kRequiredDeltaModel | kRequiredRunsEfModel | kRequiredPatchedForModel;
   /// Keeps decompressed segments alive; null when every pointer is into the
   /// file itself.
   std::shared_ptr<const void> owner;

@@ -119,6 +119,25 @@ L3_HD uint32_t ParamCount(uint8_t model_type, uint32_t bit_width) {
   }
 }
 
+/// spec §4.4: the Required_Features bit a partition of this Model_Type needs
+/// (0 for the models of format 1.0), and its name.
+L3_HD uint64_t ModelFeatureBit(uint8_t model_type) {
+  switch (model_type) {
+    case 5: return kRequiredDeltaModelBit;
+    case 6: return kRequiredRunsEfModelBit;
+    case 7: return kRequiredPatchedForModelBit;
+    default: return 0;
+  }
+}
+inline const char* ModelFeatureName(uint8_t model_type) {
+  switch (model_type) {
+    case 5: return "DELTA_MODEL";
+    case 6: return "RUNS_EF_MODEL";
+    case 7: return "PATCHED_FOR_MODEL";
+    default: return "";
+  }
+}
+
 L3_HD bool IsSlapModel(uint8_t model_type) { return model_type >= 1 && model_type <= 4; }
 L3_HD bool IsPredictedModel(uint8_t model_type) { return model_type >= 2 && model_type <= 4; }
 

@@ -22,6 +22,16 @@ Status Corrupt(const std::string& message) {
 
 std::string At(uint32_t p) { return "partition " + std::to_string(p) + ": "; }
 
+// spec §4.4: a partition of a model of format 1.1 in a file without its
+// feature bit is CORRUPT_METADATA.
+Status CheckModelFeature(uint32_t p, uint8_t model_type, uint64_t required_features) {
+  const uint64_t bit = ModelFeatureBit(model_type);
+  if (bit == 0 || (required_features & bit) != 0) return Status::OK();
+  return Corrupt(At(p) + "Model_Type " +
+                 ModelTypeName(static_cast<ModelType>(model_type)) + " in a file without the " +
+                 ModelFeatureName(model_type) + " feature bit");
+}
+
 // spec §8.2: an integer word holds the canonical extension of an N-bit value.
 bool IsCanonicalWord(uint64_t word, uint32_t bits, bool is_signed) {
   return CanonicalExtend(word, bits, is_signed) == word;
@@ -39,9 +49,12 @@ Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
   const uint64_t w0 = LoadLE64(part.params);
   switch (part.model) {
     case static_cast<uint8_t>(Model::kDelta):
+    case static_cast<uint8_t>(Model::kPatchedFor):
       if (!IsCanonicalWord(w0, bits, is_signed)) {
-        return Corrupt(At(part.index) + "Delta_Base is not the canonical extension of a " +
-                       std::to_string(bits) + "-bit value");
+        return Corrupt(At(part.index) +
+                       (part.model == static_cast<uint8_t>(Model::kDelta) ? "Delta_Base" : "Base") +
+                       " is not the canonical extension of a " + std::to_string(bits) +
+                       "-bit value");
       }
       if (!DeltaExceptionsValid(LoadLE64(part.params + 8), part.num_rows, part.bit_width, bits)) {
         return Corrupt(At(part.index) +
@@ -105,6 +118,10 @@ uint64_t RequiredPayloadWords(const Partition& part, uint32_t values_per_lane) {
   if (part.model == static_cast<uint8_t>(Model::kRunsEf)) {
     return RunsEfPayloadWords(part.num_rows, LoadLE64(part.params + 8), part.bit_width);
   }
+  if (part.model == static_cast<uint8_t>(Model::kPatchedFor)) {
+    return PatchedForPayloadWords(part.num_rows, part.bit_width,
+                                  UnpackDeltaExceptions(LoadLE64(part.params + 8)));
+  }
   return SlapPayloadWords(part.num_rows, part.bit_width);
 }
 
@@ -150,14 +167,7 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
     if (rec.model_type >= kNumModels) {
       return Corrupt(At(p) + "Model_Type " + std::to_string(rec.model_type) + " is not defined");
     }
-    if (rec.model_type == static_cast<uint8_t>(Model::kDelta) &&
-        (required_features & kRequiredDeltaModel) == 0) {
-      return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
-    }
-    if (rec.model_type == static_cast<uint8_t>(Model::kRunsEf) &&
-        (required_features & kRequiredRunsEfModel) == 0) {
-      return Corrupt(At(p) + "Model_Type RUNS_EF in a file without the RUNS_EF_MODEL feature bit");
-    }
+    L3_RETURN_NOT_OK(CheckModelFeature(p, rec.model_type, required_features));
     if (rec.bit_width > bits) {
       return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
                      std::to_string(bits));
@@ -185,6 +195,9 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
       e.count = static_cast<uint32_t>(n);
       e.width = 64;
       most = DeltaPayloadWords(n, rec.bit_width, values_per_lane, e);
+    } else if (rec.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
+      const DeltaExceptions all_rows{static_cast<uint32_t>(n), 64};
+      most = PatchedForPayloadWords(n, rec.bit_width, all_rows);
     }
     max_payload_words += most;
   }
@@ -252,14 +265,7 @@ Status ValidateElements(const ChunkView& view) {
     if (rec.model_type >= kNumModels) {
       return Corrupt(At(p) + "Model_Type " + std::to_string(rec.model_type) + " is not defined");
     }
-    if (rec.model_type == static_cast<uint8_t>(Model::kDelta) &&
-        (view.required_features & kRequiredDeltaModel) == 0) {
-      return Corrupt(At(p) + "Model_Type DELTA in a file without the DELTA_MODEL feature bit");
-    }
-    if (rec.model_type == static_cast<uint8_t>(Model::kRunsEf) &&
-        (view.required_features & kRequiredRunsEfModel) == 0) {
-      return Corrupt(At(p) + "Model_Type RUNS_EF in a file without the RUNS_EF_MODEL feature bit");
-    }
+    L3_RETURN_NOT_OK(CheckModelFeature(p, rec.model_type, view.required_features));
     if (rec.bit_width > bits) {
       return Corrupt(At(p) + "Bit_Width " + std::to_string(rec.bit_width) + " > " +
                      std::to_string(bits));
@@ -332,6 +338,12 @@ Status ValidateRunStarts(const ChunkView& view) {
         !DeltaExceptionRowsValid(part, view.values_per_lane)) {
       return Status(StatusCode::kCorruptPayload,
                     At(p) + "DELTA exception rows are not strictly increasing in [0, n_p - 1]");
+    }
+    if (part.model == static_cast<uint8_t>(Model::kPatchedFor) &&
+        !PatchedForExceptionRowsValid(part)) {
+      return Status(StatusCode::kCorruptPayload,
+                    At(p) + "PATCHED_FOR exception rows are not strictly increasing in "
+                            "[0, n_p - 1]");
     }
     if (part.model == static_cast<uint8_t>(Model::kRunsEf) && !RunsEfReader(part).StartsValid()) {
       return Status(StatusCode::kCorruptPayload,
@@ -451,6 +463,9 @@ Status DecodePartitionValue(const ChunkView& view, const Partition& part, uint64
     }
     case static_cast<uint8_t>(Model::kDelta):
       raw = DecodeDeltaValue(part, view.values_per_lane, x);
+      break;
+    case static_cast<uint8_t>(Model::kPatchedFor):
+      raw = DecodePatchedForValue(part, view.values_per_lane, x);
       break;
     case static_cast<uint8_t>(Model::kRunsEf):
       if (!DecodeRunsEfValue(part, x, &raw)) {

@@ -32,6 +32,7 @@ uint64_t UsedBits(const Partition& part, uint32_t values_per_lane) {
     return 64 * DeltaSeedWords(part.num_rows, values_per_lane) + part.num_rows * part.bit_width +
            DeltaExceptionBits(part.num_rows, UnpackDeltaExceptions(LoadLE64(part.params + 8)));
   }
+  if (part.model == static_cast<uint8_t>(Model::kPatchedFor)) return PatchedForUsedBits(part);
   return part.num_rows * part.bit_width;
 }
 
@@ -91,6 +92,11 @@ Status DeepValidateTyped(const ChunkView& view) {
     // spec §8.9 writer rules.
     if (is_delta) {
       const char* failed = delta_rules.Finish();
+      if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
+    }
+    // spec §8.12 writer rules.
+    if (part.model == static_cast<uint8_t>(Model::kPatchedFor)) {
+      const char* failed = PatchedForRuleViolation(part);
       if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
     }
     // spec §8.8 rule 2: FOR and runs use Base = minimum and the smallest

@@ -254,7 +254,7 @@ bool DecodeRunsRange(const Partition& part, uint64_t lb, uint64_t le, T* out) {
 }
 
 /// Decodes the SLAP tiles [tile_begin, tile_end) of a FOR, LINEAR, POLY2
-/// or POLY3 partition, the last one possibly partial (spec §8.5), through the
+/// or POLY3 partition (or the fields plus Base of a PATCHED_FOR one), the last one possibly partial (spec §8.5), through the
 /// per-width kernels of slap_unpack.hpp and the lane-parallel predictors of
 /// codec/decode/slap_tiles.cpp; out[0] receives local row tile_begin * 32 V.
 /// Gives the values of DecodeForRange and DecodePredictedRange, which stay
@@ -306,6 +306,12 @@ void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t 
 template <typename T>
 bool DecodeRunsEfRange(const Partition& part, uint64_t lb, uint64_t le, T* out);
 
+// PATCHED_FOR (spec §8.12) lives in codec/patched/patched_for_decode.hpp,
+// also included at the end of this header.
+template <typename T>
+void DecodePatchedForRange(const Partition& part, uint32_t values_per_lane, uint64_t lb,
+                           uint64_t le, T* out);
+
 /// Decodes local rows [lb, le) of one partition; out[0] is local row lb.
 /// Returns false on bad run starts.
 template <typename T>
@@ -336,6 +342,9 @@ bool DecodePartitionRange(const Partition& part, uint32_t values_per_lane, uint6
       return true;
     case static_cast<uint8_t>(Model::kRunsEf):
       return DecodeRunsEfRange(part, lb, le, out);
+    case static_cast<uint8_t>(Model::kPatchedFor):
+      DecodePatchedForRange(part, values_per_lane, lb, le, out);
+      return true;
     default:
       return false;  // unreachable after ValidateChunkMetadata
   }
@@ -361,3 +370,4 @@ bool DispatchIntegerType(PhysicalType type, void* out, Fn&& fn) {
 
 #include "codec/delta/delta_decode.hpp"  // IWYU pragma: keep (DecodeDeltaRange)
 #include "codec/runs/runs_ef_decode.hpp"  // IWYU pragma: keep (DecodeRunsEfRange)
+#include "codec/patched/patched_for_decode.hpp"  // IWYU pragma: keep (DecodePatchedForRange)

@@ -229,7 +229,8 @@ template <typename U>
 void DecodeSlapTiles(const Partition& part, uint32_t values_per_lane, uint64_t tile_begin,
                          uint64_t tile_end, U* out) {
   switch (part.model) {
-    case static_cast<uint8_t>(Model::kFor): {
+    case static_cast<uint8_t>(Model::kFor):
+    case static_cast<uint8_t>(Model::kPatchedFor): {  // its fields; the caller adds exceptions
       const TileKernels<FieldMode::kAddBase, U> kernels(part.bit_width);
       const uint64_t base = LoadLE64(part.params);
       const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;

@@ -147,13 +147,10 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
     if (config.planner->Encode(v, n, config, &chunk).ok()) return chunk;
     std::vector<PlannedPartition> plan;
     if (config.planner->Plan(config.type, v, n, options, &plan).ok()) {
-      RefitPatchedFor(v, options, &plan);
       return Assemble(v, n, config, plan);
     }
   }
-  std::vector<PlannedPartition> plan = PlanPartitions(v, n, options);
-  RefitPatchedFor(v, options, &plan);
-  return Assemble(v, n, config, plan);
+  return Assemble(v, n, config, PlanPartitions(v, n, options));
 }
 
 template <typename T>

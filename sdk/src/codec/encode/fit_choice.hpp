@@ -9,6 +9,7 @@
 //
 // A Passes type provides:
 //   PartitionFit Delta(uint64_t cost_limit);   // the DELTA fit (spec §8.9)
+//   PartitionFit PatchedFor();                  // the PATCHED_FOR fit (§8.12)
 //   GramFit LeastSquares(const GramBasis&);     // lane-order sums
 //   void MeasureErrors(const GramBasis&, const GramFit&, ErrorRange out[4]);
 //   Candidate Minimax(const Summary<T>&);       // the minimax line
@@ -234,6 +235,12 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
     // Skipped where no DELTA fit can be strictly cheaper.
     const PartitionFit delta = passes.Delta(best.cost_bytes);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
+  }
+  if (options.enable_patched_for) {
+    // Without exceptions it costs FOR_BITPACK's bytes and one word more, so
+    // it wins only with some.
+    const PartitionFit patched = passes.PatchedFor();
+    if (patched.cost_bytes < best.cost_bytes) best = patched;
   }
   const bool predictable =
       ValueTraits<T>::Predictable(summary.min) && ValueTraits<T>::Predictable(summary.max);

@@ -79,6 +79,15 @@ struct WarpPasses {
     return WarpDeltaFit(v, n, values_per_lane, cost_limit, lane, scratch);
   }
 
+  // PATCHED_FOR (spec §8.12) is not fitted on the device yet: the device
+  // planner refuses options that enable it (kUnsupportedFeature), so this
+  // never-winning fit is never the one that decides.
+  __device__ PartitionFit PatchedFor() {
+    PartitionFit none;
+    none.cost_bytes = ~uint64_t{0};
+    return none;
+  }
+
   /// 2 * n words of global memory owned by this partition (null where the
   /// options have no minimax line): the hull stacks.
   uint32_t* hulls;

@@ -30,6 +30,7 @@
 #include "codec/encode/fit_choice.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/value_traits.hpp"
+#include "codec/patched/patched_for_encode.hpp"
 #include "codec/predictor.hpp"
 
 namespace l3::internal {
@@ -395,6 +396,7 @@ struct CpuPasses {
   HullSources hulls;
 
   PartitionFit Delta(uint64_t cost_limit) { return DeltaFit(v, n, values_per_lane, cost_limit); }
+  PartitionFit PatchedFor() { return PatchedForFit(v, n); }
   GramFit LeastSquares(const GramBasis& basis) { return internal::LeastSquares(v, n, basis); }
   void MeasureErrors(const GramBasis& basis, const GramFit& gram, ErrorRange out[4]) {
     internal::MeasureErrors(v, n, basis, gram, out);
@@ -451,6 +453,9 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
                       "RUNS_EF needs at least two runs and at most 65536 rows (spec §8.11)");
       }
       *fit = RunsEfFit(summary, n);
+      break;
+    case Model::kPatchedFor:
+      *fit = PatchedForFit(v, n);
       break;
     case Model::kDelta:
       *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)

@@ -23,6 +23,7 @@ struct FitOptions {
   bool enable_rle = true;
   bool enable_delta = true;  ///< DELTA (spec §8.9, format 1.1)
   bool enable_runs_ef = true;  ///< RUNS_EF (spec §8.11, format 1.1)
+  bool enable_patched_for = true;  ///< PATCHED_FOR (spec §8.12, format 1.1)
   /// RUNS_EF must cost less than (1 - runs_ef_min_gain) times the best
   /// other model.
   double runs_ef_min_gain = 0;

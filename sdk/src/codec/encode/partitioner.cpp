@@ -11,8 +11,6 @@
 //  5. odd-even merge rounds: pairs (0,1), (2,3), ... then (1,2), (3,4), ...
 //     of the current list; a pair merges when its union, refitted, costs
 //     less than (1 - min_merge_benefit) times the pair apart.
-// Then, for any plan (this one or a device planner's), RefitPatchedFor tries
-// every partition once as PATCHED_FOR (spec §8.12).
 // Costs count the 16-byte record, the parameter words and the payload words.
 // All decisions of a phase are taken from fits computed independently per
 // pair, so the result does not depend on the number of threads.
@@ -24,7 +22,6 @@
 
 #include "codec/encode/fit_choice.hpp"
 #include "codec/encode/parallel.hpp"
-#include "codec/patched/patched_for_encode.hpp"
 
 namespace l3::internal {
 namespace {
@@ -92,6 +89,7 @@ FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
   f.enable_rle = o.enable_rle;
   f.enable_delta = o.enable_delta;
   f.enable_runs_ef = o.enable_runs_ef;
+  f.enable_patched_for = o.enable_patched_for;
   f.runs_ef_min_gain = o.runs_ef_min_gain.value_or(0.0);
   f.enable_linear = o.enable_linear;
   f.enable_poly2 = o.enable_poly2;
@@ -234,18 +232,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   return plan;
 }
 
-template <typename T>
-void RefitPatchedFor(const T* v, const PartitionPlanOptions& options,
-                     std::vector<PlannedPartition>* plan) {
-  if (!options.partitioner.enable_patched_for) return;
-  ParallelFor(plan->size(), options.num_threads, 16, [&](uint64_t i) {
-    PatchedForRefit(v + (*plan)[i].first_row, &(*plan)[i].fit);
-  });
-}
-
 #define L3_INSTANTIATE_PLAN(T) \
-  template void RefitPatchedFor<T>(const T*, const PartitionPlanOptions&, \
-                                   std::vector<PlannedPartition>*); \
   template std::vector<PlannedPartition> PlanPartitions<T>(const T*, uint64_t, \
                                                            const PartitionPlanOptions&);
 L3_INSTANTIATE_PLAN(int8_t)

@@ -82,14 +82,6 @@ template <typename T>
 std::vector<PlannedPartition> PlanPartitions(const T* values, uint64_t n,
                                              const PartitionPlanOptions& options);
 
-/// The last step of the reference writer's plan (spec §14): every partition
-/// of *plan (over values[0, n)) refitted once as PATCHED_FOR (spec §8.12),
-/// which replaces its fit where it has exceptions and is strictly cheaper.
-/// Nothing when options.partitioner.enable_patched_for is off.
-template <typename T>
-void RefitPatchedFor(const T* values, const PartitionPlanOptions& options,
-                     std::vector<PlannedPartition>* plan);
-
 /// Steps 2 and 3 of the partitioner: the first rows of the initial
 /// partitions of values[0, n), from the delta-bits analysis of its blocks of
 /// analysis_block_rows rows (one width per block). Shared with the CUDA

@@ -5,8 +5,8 @@
 // The fit is DELTA's (delta_encode.hpp) taken over the values instead of
 // their deltas: the Base candidates are the smallest value and the values of
 // ranks n/64, n/16 and n/4, each with the Bit_Width of fewest payload words.
-// The reference writer tries it once per partition after the merge rounds
-// (spec §14): PatchedForRefit.
+// ChooseModel (fit_choice.hpp) tries it for every candidate partition, after
+// DELTA (spec §14).
 #pragma once
 
 #include <cstdint>
@@ -106,28 +106,6 @@ PartitionFit PatchedForFit(const T* v, uint32_t n) {
     CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
   }
   return BestPatchedForFit<T>(n, bases, rows_of_width);
-}
-
-/// Whether `patched` replaces `current` (spec §14): it has exceptions (one
-/// without is a FOR_BITPACK partition with an extra word) and is strictly
-/// cheaper. Shared with the CUDA writer.
-L3_HD bool PatchedForWins(const PartitionFit& patched, const PartitionFit& current) {
-  return UnpackDeltaExceptions(patched.exceptions).count > 0 &&
-         patched.cost_bytes < current.cost_bytes;
-}
-
-/// The reference writer's last step for one partition (spec §14): `fit`
-/// becomes its PATCHED_FOR fit where that wins; its bounds and value_runs are
-/// kept.
-template <typename T>
-void PatchedForRefit(const T* v, PartitionFit* fit) {
-  if (fit->num_rows < 2 || fit->is_single_value()) return;
-  PartitionFit patched = PatchedForFit(v, fit->num_rows);
-  if (!PatchedForWins(patched, *fit)) return;
-  patched.min_value = fit->min_value;
-  patched.max_value = fit->max_value;
-  patched.value_runs = fit->value_runs;
-  *fit = patched;
 }
 
 /// Writes a PATCHED_FOR partition's payload into `out` (fit.payload_words

@@ -76,9 +76,12 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
       run(g.high_bits / 8, 8, false, packed(start + g.high_bit0));
       run(1, static_cast<uint32_t>(g.high_bits % 8), false,
           packed(start + g.high_bit0 + 8 * (g.high_bits / 8)));
-    } else if (model == static_cast<uint8_t>(Model::kDelta)) {
-      // spec §8.9: seeds, then the SLAP fields, exception rows, high parts.
-      const uint64_t seeds = DeltaSeedWords(n, v);
+    } else if (model == static_cast<uint8_t>(Model::kDelta) ||
+               model == static_cast<uint8_t>(Model::kPatchedFor)) {
+      // spec §8.9: seeds, then the SLAP fields, exception rows, high parts;
+      // spec §8.12: the same without seeds.
+      const uint64_t seeds =
+          model == static_cast<uint8_t>(Model::kDelta) ? DeltaSeedWords(n, v) : 0;
       run(seeds, 64, false, packed(start));
       const uint64_t stream = start + 64 * seeds;
       run(n, w, false, slap(stream));

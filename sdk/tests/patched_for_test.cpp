@@ -1,0 +1,205 @@
+// PATCHED_FOR (spec §8.12): the fit against a brute-force search of its
+// candidates, the payload through the decoder (full, ranges, single rows),
+// the writer's choice on real-shaped data, the feature bit, and corrupt
+// exception lists.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "codec/decode/decode_chunk.hpp"
+#include "codec/decode/partition_decoder.hpp"
+#include "codec/encode/encode_chunk.hpp"
+#include "codec/patched/patched_for_encode.hpp"
+#include "l3/l3.hpp"
+
+using namespace l3;
+using namespace l3::internal;
+
+namespace {
+
+// n values in [low, low + 2^w) with `outliers` rows of up to `wide` bits
+// above low, as T (wrapping modulo 2^N).
+template <typename T>
+std::vector<T> WithOutliers(uint32_t n, T low, uint32_t w, uint32_t outliers, uint32_t wide,
+                            uint64_t seed) {
+  using U = std::make_unsigned_t<T>;
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (T& x : v) x = static_cast<T>(static_cast<U>(low) + (rng() & LowMask(w)));
+  for (uint32_t i = 0; i < outliers && n > 0; ++i) {
+    const uint64_t offset = (rng() & LowMask(wide)) | (uint64_t{1} << (wide - 1));
+    v[rng() % n] = static_cast<T>(static_cast<U>(low) + static_cast<U>(offset));
+  }
+  return v;
+}
+
+// The payload bits of every (Base candidate, Bit_Width) pair, the least
+// (spec §8.12: n w + E (bitlen(n - 1) + hw)), searched by brute force over
+// the candidates of spec §14: the minimum and the values of ranks n/64,
+// n/16, n/4 in the type's order.
+template <typename T>
+uint64_t BruteForceBits(const std::vector<T>& v) {
+  using U = std::make_unsigned_t<T>;
+  const uint64_t n = v.size();
+  std::vector<T> sorted(v);
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<T> bases = {sorted[0]};
+  for (uint64_t divisor : {64, 16, 4}) {
+    if (n / divisor != 0) bases.push_back(sorted[n / divisor]);
+  }
+  const uint32_t pb = RunStartBits(n);
+  uint64_t best = ~uint64_t{0};
+  for (const T base : bases) {
+    for (uint32_t w = 0; w <= 8 * sizeof(T); ++w) {
+      uint64_t exceptions = 0, widest = 0;
+      for (const T x : v) {
+        const uint64_t u = static_cast<U>(static_cast<U>(x) - static_cast<U>(base));
+        const uint64_t high = w >= 64 ? 0 : u >> w;
+        exceptions += high != 0;
+        widest = std::max(widest, high);
+      }
+      const uint64_t bits = n * w + exceptions * (pb + BitLength(widest));
+      best = std::min(best, (bits + 63) / 64);
+    }
+  }
+  return best;
+}
+
+template <typename T>
+void CheckFitAndDecode(uint64_t seed) {
+  using U = std::make_unsigned_t<T>;
+  const T low = static_cast<T>(static_cast<U>(-37));
+  for (const uint32_t n : {1u, 2u, 31u, 64u, 100u, 777u, 2048u, 5000u}) {
+    const uint32_t bits = 8 * sizeof(T);
+    const std::vector<T> v = WithOutliers<T>(n, low, bits > 8 ? 6 : 4, 1 + n / 50, bits, seed + n);
+    CAPTURE(n);
+    const PartitionFit fit = PatchedForFit(v.data(), n);
+    CHECK(fit.model_type == static_cast<uint8_t>(Model::kPatchedFor));
+    CHECK(fit.payload_words == BruteForceBits(v));
+    const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+    CHECK(DeltaExceptionsValid(fit.exceptions, n, fit.bit_width, bits));
+    CHECK(fit.payload_words == PatchedForPayloadWords(n, fit.bit_width, e));
+
+    // The payload, decoded whole, in ranges and row by row.
+    for (const uint32_t values_per_lane : {1u, 8u, 64u}) {
+      EncoderConfig config;
+      config.type = PhysicalTypeOf<T>();
+      config.values_per_lane = values_per_lane;
+      Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+          v.data(), n, config, {PartitionChoice{n, Model::kPatchedFor, std::nullopt}});
+      REQUIRE(chunk.ok());
+      CHECK(chunk->uses_patched_for);
+      const ChunkView view = ChunkViewOf(*chunk, config.type);
+      REQUIRE(ValidateChunkMetadata(view).ok());
+      REQUIRE(ValidateRunStarts(view).ok());
+      REQUIRE(DeepValidateChunk(view).ok());
+      std::vector<T> out(n);
+      REQUIRE(DecodeChunkRows(view, 0, n, out.data()).ok());
+      CHECK(out == v);
+      std::mt19937_64 rng(seed);
+      for (int k = 0; k < 20; ++k) {
+        const uint64_t a = rng() % n, b = a + rng() % (n - a + 1);
+        std::vector<T> part(b - a);
+        REQUIRE(DecodeChunkRows(view, a, b, part.data()).ok());
+        CHECK(std::equal(part.begin(), part.end(), v.begin() + static_cast<std::ptrdiff_t>(a)));
+        uint64_t value = 0;
+        REQUIRE(DecodeChunkValue(view, a, &value).ok());
+        CHECK(value == ValueTraits<T>::Canonical(v[a]));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("PATCHED_FOR: the fit is the cheapest candidate, and every row decodes") {
+  CheckFitAndDecode<int8_t>(1);
+  CheckFitAndDecode<int16_t>(2);
+  CheckFitAndDecode<int32_t>(3);
+  CheckFitAndDecode<int64_t>(4);
+  CheckFitAndDecode<uint8_t>(5);
+  CheckFitAndDecode<uint16_t>(6);
+  CheckFitAndDecode<uint32_t>(7);
+  CheckFitAndDecode<uint64_t>(8);
+}
+
+TEST_CASE("PATCHED_FOR: the writer takes it for outliers, and only when enabled") {
+  // Ages: 6-bit offsets with about 1% outliers (the adult census shape).
+  const std::vector<uint32_t> v = WithOutliers<uint32_t>(40000, 17, 6, 400, 7, 11);
+  for (const bool enabled : {true, false}) {
+    CAPTURE(enabled);
+    WriteOptions options;
+    options.partitioner.enable_patched_for = enabled;
+    Result<Writer> writer =
+        Writer::CreateInMemory({{"age", PhysicalType::kUInt32, {}}}, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+    REQUIRE(writer->Close().ok());
+    const std::vector<uint8_t> file = writer->TakeBuffer();
+    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    CHECK(((reader->info().required_features & kRequiredPatchedForModel) != 0) == enabled);
+    REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
+    std::vector<uint32_t> out(v.size());
+    REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(uint32_t)).ok());
+    CHECK(out == v);
+    Result<std::vector<PartitionInfo>> parts = reader->Partitions(0, 0);
+    REQUIRE(parts.ok());
+    uint64_t patched_rows = 0;
+    for (const PartitionInfo& p : *parts) {
+      if (p.model == ModelType::kPatchedFor) patched_rows += p.num_rows;
+    }
+    if (enabled) {
+      CHECK(patched_rows > v.size() / 2);
+    } else {
+      CHECK(patched_rows == 0);
+    }
+  }
+}
+
+TEST_CASE("PATCHED_FOR: corrupt exception lists are reported, not decoded") {
+  std::vector<uint16_t> v(300);
+  for (uint32_t x = 0; x < 300; ++x) v[x] = static_cast<uint16_t>(7 + x % 16);
+  v[40] = 4007;
+  v[260] = 307;
+  EncoderConfig config;
+  config.type = PhysicalType::kUInt16;
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      v.data(), v.size(), config, {PartitionChoice{300, Model::kPatchedFor, std::nullopt}});
+  REQUIRE(chunk.ok());
+  REQUIRE(chunk->partition_table[13] == 4);  // Bit_Width
+  const uint64_t rows_bit = 300 * 4;         // two rows of bitlen(299) = 9 bits
+  const auto set_row = [&](EncodedChunk& c, uint64_t i, uint64_t row) {
+    for (uint64_t j = 0; j < 9; ++j) {
+      const uint64_t bit = rows_bit + 9 * i + j;
+      c.payload[bit / 8] = static_cast<uint8_t>((c.payload[bit / 8] & ~(1u << (bit % 8))) |
+                                                (((row >> j) & 1u) << (bit % 8)));
+    }
+  };
+  SUBCASE("rows out of order") {
+    EncodedChunk bad = *chunk;
+    set_row(bad, 0, 260);
+    set_row(bad, 1, 40);
+    CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("a row past the partition") {
+    EncodedChunk bad = *chunk;
+    set_row(bad, 1, 300);
+    CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("the feature bit missing") {
+    ChunkView view = ChunkViewOf(*chunk, config.type);
+    view.required_features &= ~kRequiredPatchedForModel;
+    CHECK(ValidateChunkMetadata(view).code() == StatusCode::kCorruptMetadata);
+  }
+  SUBCASE("Exception_Width past N") {
+    EncodedChunk bad = *chunk;
+    const uint64_t word = LoadLE64(bad.parameters.data() + 8);
+    StoreLE64(bad.parameters.data() + 8, (word & 0xFFFFFFFFull) | (uint64_t{13} << 32));
+    CHECK(ValidateChunkMetadata(ChunkViewOf(bad, config.type)).code() ==
+          StatusCode::kCorruptMetadata);
+  }
+}

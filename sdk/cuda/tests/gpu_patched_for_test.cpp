@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "format/layout.hpp"
 #include "gpu_test_util.hpp"
 #include "l3/cuda_scan.hpp"
 #include "l3/scan.hpp"
@@ -133,20 +134,26 @@ void CheckEveryV(PhysicalType type, uint64_t seed, PatchedCounts* total) {
 
 }  // namespace
 
-TEST_CASE("PATCHED_FOR partitions decode on the GPU as on the CPU, every type and V") {
-  PatchedCounts total;
-  CheckEveryV<int8_t>(PhysicalType::kInt8, 11, &total);
-  CheckEveryV<uint8_t>(PhysicalType::kUInt8, 21, &total);
-  CheckEveryV<int16_t>(PhysicalType::kInt16, 31, &total);
-  CheckEveryV<uint16_t>(PhysicalType::kUInt16, 41, &total);
-  CheckEveryV<int32_t>(PhysicalType::kInt32, 51, &total);
-  CheckEveryV<uint32_t>(PhysicalType::kUInt32, 61, &total);
-  CheckEveryV<int64_t>(PhysicalType::kInt64, 71, &total);
-  CheckEveryV<uint64_t>(PhysicalType::kUInt64, 81, &total);
-  MESSAGE("PATCHED_FOR partitions: " << total.partitions
-                                     << ", of Bit_Width 0: " << total.zero_width);
-  CHECK(total.zero_width > 0);
-}
+// One case per type, so that a run (or compute-sanitizer) can pick types.
+#define L3_PATCHED_FOR_TYPE_CASE(T, TYPE, SEED)                                                  \
+  TEST_CASE("PATCHED_FOR partitions decode on the GPU as on the CPU: " #T ", V = 1, 64, 1024") { \
+    PatchedCounts total;                                                                         \
+    CheckEveryV<T>(PhysicalType::TYPE, SEED, &total);                                            \
+    MESSAGE("PATCHED_FOR partitions: " << total.partitions                                       \
+                                       << ", of Bit_Width 0: " << total.zero_width);             \
+    CHECK(total.zero_width > 0);                                                                 \
+  }
+
+L3_PATCHED_FOR_TYPE_CASE(int8_t, kInt8, 11)
+L3_PATCHED_FOR_TYPE_CASE(uint8_t, kUInt8, 21)
+L3_PATCHED_FOR_TYPE_CASE(int16_t, kInt16, 31)
+L3_PATCHED_FOR_TYPE_CASE(uint16_t, kUInt16, 41)
+L3_PATCHED_FOR_TYPE_CASE(int32_t, kInt32, 51)
+L3_PATCHED_FOR_TYPE_CASE(uint32_t, kUInt32, 61)
+L3_PATCHED_FOR_TYPE_CASE(int64_t, kInt64, 71)
+L3_PATCHED_FOR_TYPE_CASE(uint64_t, kUInt64, 81)
+
+#undef L3_PATCHED_FOR_TYPE_CASE
 
 TEST_CASE("PATCHED_FOR: a launch without the exception decoders leaves its rows alone") {
   // DeviceChunk::patched_for_rows is a contract: with it cleared, the lean
@@ -168,6 +175,47 @@ TEST_CASE("PATCHED_FOR: a launch without the exception decoders leaves its rows 
       chunks[0].runs_ef_rows == 0) {
     for (DeviceChunk& c : chunks) c.patched_for_rows = 0;
     CHECK(GpuDecode(chunks, 0, n) != expected);
+  }
+}
+
+TEST_CASE("PATCHED_FOR: corrupt exception rows stay inside the buffers") {
+  // The device path checks metadata only (MakeDeviceChunk); exception rows
+  // that do not increase or reach past n (spec §8.12: CORRUPT_PAYLOAD for
+  // the CPU reader) must give wrong values at worst. Run under
+  // compute-sanitizer to see that no access leaves the buffers.
+  const uint64_t n = 30000;
+  for (uint32_t v : {64u, 1u}) {
+    CAPTURE(v);
+    const std::vector<uint32_t> values = OutlierValues<uint32_t>(n, 9 + v);
+    internal::EncoderConfig config;
+    config.type = PhysicalType::kUInt32;
+    config.values_per_lane = v;
+    Result<internal::EncodedChunk> encoded = internal::EncodeChunk(values.data(), n, config);
+    REQUIRE(encoded.ok());
+    std::mt19937_64 rng(v);
+    int scrambled = 0;
+    for (uint32_t p = 0; p < encoded->num_partitions; ++p) {
+      const uint8_t* table = encoded->partition_table.data();
+      const internal::PartitionRecord rec = internal::LoadPartitionRecord(table, p);
+      const internal::PartitionRecord next = internal::LoadPartitionRecord(table, p + 1);
+      if (rec.model_type != static_cast<uint8_t>(internal::Model::kPatchedFor)) continue;
+      // Every payload byte from the first exception row's word on: rows
+      // past n, rows out of order, any high parts.
+      const uint64_t rows = next.first_row - rec.first_row;
+      const uint64_t from = 8 * (rec.payload_offset + rows * rec.bit_width / 64);
+      const uint64_t to = 8 * uint64_t{next.payload_offset};
+      for (uint64_t b = from; b < to; ++b) encoded->payload[b] = static_cast<uint8_t>(rng() | 0x80);
+      ++scrambled;
+    }
+    REQUIRE(scrambled > 0);
+    const UploadedChunk up = Upload(ViewOf(*encoded, PhysicalType::kUInt32, 0));
+    const std::vector<DeviceChunk> chunks{up.chunk};
+    CHECK(chunks[0].patched_for_rows > 0);
+    CHECK(GpuDecode(chunks, 0, n).size() == n * 4);
+    CHECK(GpuDecode(chunks, 1000, 7077).size() == 6077 * 4);
+    std::vector<uint64_t> rows(5000);
+    for (uint64_t& r : rows) r = rng() % n;
+    CHECK(GpuTake(chunks, rows).size() == rows.size() * 4);
   }
 }
 
@@ -205,7 +253,7 @@ TEST_CASE("PATCHED_FOR columns in the GPU table scan equal the CPU ScanTable") {
     }
     const std::vector<std::vector<ColumnPredicates>> queries = {
         {ColumnPredicates{0, {ValuePredicate{20, 60, {}}}}},
-        {ColumnPredicates{0, {ValuePredicate{1000, ~uint64_t{0}, {}}}}},  // the outliers only
+        {ColumnPredicates{0, {ValuePredicate{1000, 0xFFFFFFFFu, {}}}}},  // the outliers only
         {ColumnPredicates{1, {ValuePredicate{static_cast<uint64_t>(int64_t{-5}), 30, {}}}},
          ColumnPredicates{0, {ValuePredicate{0, 40, {}}}}},
         {ColumnPredicates{1,

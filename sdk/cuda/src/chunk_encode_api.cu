@@ -50,12 +50,6 @@ Status CheckOptions(uint64_t num_rows, const ChunkEncodeOptions& options) {
     return Status(StatusCode::kUnsupportedFeature,
                   "the device partitioner does not halve partitions (split_min_rows)");
   }
-  if (options.partitioner.enable_patched_for) {
-    // spec §8.12: the device does not refit partitions as PATCHED_FOR yet;
-    // the CPU Writer then refits the device Plan() on the host (same bytes).
-    return Status(StatusCode::kUnsupportedFeature,
-                  "the device encoder does not write PATCHED_FOR (enable_patched_for)");
-  }
   return l3::internal::ValidatePartitionerOptions(options.partitioner);
 }
 
@@ -192,6 +186,7 @@ Status Pack(const T* values, uint64_t n, const ChunkEncodeOptions& options, cons
   L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaStreamSynchronize(stream), "EncodeChunk: pack"));
   info->uses_delta = (flags[1] >> static_cast<int>(l3::internal::Model::kDelta)) & 1;
   info->uses_runs_ef = (flags[1] >> static_cast<int>(l3::internal::Model::kRunsEf)) & 1;
+  info->uses_patched_for = (flags[1] >> static_cast<int>(l3::internal::Model::kPatchedFor)) & 1;
   if (flags[0] != 0) {
     return Status(StatusCode::kInternal,
                   "encoder bug: a partition's values do not fit its fit on the device");

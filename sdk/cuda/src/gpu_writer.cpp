@@ -96,11 +96,6 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
   Status Encode(const void* values, uint64_t n, const EncoderConfig& config,
                 EncodedChunk* chunk) const override {
     if (!pack_) return Status(StatusCode::kUnsupportedFeature, "plans only");
-    if (config.partitioner.enable_patched_for) {
-      // spec §8.12: refit on the host after the device Plan() (EncodeChunk
-      // would refuse it after the upload).
-      return Status(StatusCode::kUnsupportedFeature, "PATCHED_FOR is refit on the host");
-    }
     if (values == nullptr || chunk == nullptr) {
       return Status(StatusCode::kInvalidArgument, "null pointer");
     }
@@ -119,11 +114,6 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
   Status EncodeDictionary(const void* values, uint64_t n, const EncoderConfig& config,
                           std::optional<EncodedChunk>* chunk) const override {
     if (!pack_) return Status(StatusCode::kUnsupportedFeature, "plans only");
-    if (config.partitioner.enable_patched_for) {
-      // spec §8.12: refit on the host after the device Plan() (EncodeChunk
-      // would refuse it after the upload).
-      return Status(StatusCode::kUnsupportedFeature, "PATCHED_FOR is refit on the host");
-    }
     if (values == nullptr || chunk == nullptr || !PhysicalTypeIsInteger(config.type)) {
       return Status(StatusCode::kInvalidArgument, "integer values expected");
     }
@@ -186,6 +176,7 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
     out->values_per_lane = info.values_per_lane;
     out->uses_delta = info.uses_delta;
     out->uses_runs_ef = info.uses_runs_ef;
+    out->uses_patched_for = info.uses_patched_for;
     out->statistics.has_min_max = info.statistics.has_min_max;
     out->statistics.min_value = info.statistics.min_value;
     out->statistics.max_value = info.statistics.max_value;

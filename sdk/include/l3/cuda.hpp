@@ -234,6 +234,7 @@ struct EncodedChunkInfo {
   /// required feature bits DELTA_MODEL and RUNS_EF_MODEL.
   bool uses_delta = false;
   bool uses_runs_ef = false;
+  bool uses_patched_for = false;  ///< PATCHED_FOR_MODEL (spec §8.12)
   /// spec §7.6 (present with ChunkEncodeOptions::statistics; null_count 0;
   /// no distinct sketch).
   ChunkStatistics statistics;

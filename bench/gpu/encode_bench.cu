@@ -180,9 +180,6 @@ Row Measure(const std::string& name, l3::PhysicalType type, const void* values, 
   config.type = type;
   config.partitioner.split_min_rows = 0u;          // the hot profile's
   config.partitioner.runs_ef_min_gain = 1.0 / 32;  // the hot profile's
-  // The device planner and encoder do not fit PATCHED_FOR (spec §8.12) yet:
-  // both sides encode without it here.
-  config.partitioner.enable_patched_for = false;
   config.num_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const l3::internal::PartitionPlanOptions options = l3::internal::PlanOptionsFor(config);
 

@@ -97,7 +97,6 @@ FitOptions DeviceOptions(uint32_t values_per_lane, double poly_min_gain, bool de
   o.enable_delta = delta;
   o.minimax_lines = minimax;
   o.poly_min_gain = poly_min_gain;
-  o.enable_patched_for = false;  // the device fit refuses it (spec §8.12, not fitted there yet)
   return o;
 }
 
@@ -212,9 +211,6 @@ TEST_CASE("the device fit refuses bad arguments") {
   CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05)) == StatusCode::kOk);
   CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05, true, false), false) == StatusCode::kOk);
   CHECK(fit({{0, 100}}, DeviceOptions(64, 0.05), false) == StatusCode::kInvalidArgument);
-  FitOptions patched = DeviceOptions(64, 0.05);
-  patched.enable_patched_for = true;
-  CHECK(fit({{0, 100}}, patched) == StatusCode::kUnsupportedFeature);
   CHECK(fit({{0, 60}, {50, 50}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
   CHECK(fit({{0, 0}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);
   CHECK(fit({{60, 41}}, DeviceOptions(64, 0.05)) == StatusCode::kInvalidArgument);

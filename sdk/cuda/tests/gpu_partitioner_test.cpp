@@ -203,9 +203,6 @@ TEST_CASE("the device partitioner refuses what it does not do yet") {
   EncoderConfig with_halves = config;
   with_halves.partitioner.split_min_rows = 64u;
   CHECK(code(with_halves) == StatusCode::kUnsupportedFeature);
-  EncoderConfig patched = config;
-  patched.partitioner.enable_patched_for = true;
-  CHECK(code(patched) == StatusCode::kUnsupportedFeature);
   EncoderConfig bad = config;
   bad.partitioner.analysis_block_rows = 0;
   CHECK(code(bad) == StatusCode::kInvalidArgument);

@@ -155,6 +155,50 @@ L3_PATCHED_FOR_TYPE_CASE(uint64_t, kUInt64, 81)
 
 #undef L3_PATCHED_FOR_TYPE_CASE
 
+namespace {
+
+template <typename T>
+void CheckDeviceEncoder(PhysicalType type, uint64_t seed) {
+  WriteOptions gpu;
+  REQUIRE(UseGpuWriter(&gpu).ok());
+  for (uint32_t v : {64u, 1u, 1024u}) {
+    CAPTURE(PhysicalTypeName(type));
+    CAPTURE(v);
+    const uint64_t n = v == 1 ? 9001 : 50001;
+    const std::vector<T> values = OutlierValues<T>(n, seed + v);
+    internal::EncoderConfig config;
+    config.type = type;
+    config.values_per_lane = v;
+    config.partitioner.split_min_rows = 0u;
+    Result<internal::EncodedChunk> cpu = internal::EncodeChunk(values.data(), n, config);
+    REQUIRE_MESSAGE(cpu.ok(), cpu.status().ToString());
+    REQUIRE(cpu->uses_patched_for);
+    config.planner = gpu.partition_planner.get();
+    internal::EncodedChunk device;
+    const Status status = config.planner->Encode(values.data(), n, config, &device);
+    REQUIRE_MESSAGE(status.ok(), status.ToString());
+    CHECK(device.uses_patched_for);
+    CHECK(device.num_partitions == cpu->num_partitions);
+    CHECK(device.partition_table == cpu->partition_table);
+    CHECK(device.parameters == cpu->parameters);
+    CHECK(device.payload == cpu->payload);
+    CHECK(device.bounds == cpu->bounds);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the device encoder writes PATCHED_FOR partitions as the CPU encoder") {
+  CheckDeviceEncoder<int8_t>(PhysicalType::kInt8, 100);
+  CheckDeviceEncoder<uint8_t>(PhysicalType::kUInt8, 200);
+  CheckDeviceEncoder<int16_t>(PhysicalType::kInt16, 300);
+  CheckDeviceEncoder<uint16_t>(PhysicalType::kUInt16, 400);
+  CheckDeviceEncoder<int32_t>(PhysicalType::kInt32, 500);
+  CheckDeviceEncoder<uint32_t>(PhysicalType::kUInt32, 600);
+  CheckDeviceEncoder<int64_t>(PhysicalType::kInt64, 700);
+  CheckDeviceEncoder<uint64_t>(PhysicalType::kUInt64, 800);
+}
+
 TEST_CASE("PATCHED_FOR: a launch without the exception decoders leaves its rows alone") {
   // DeviceChunk::patched_for_rows is a contract: with it cleared, the lean
   // kernels write no PATCHED_FOR row (the poison stays) and stay inside

@@ -238,9 +238,7 @@ internal::EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
   config.partitioner.enable_delta = s.delta;
   config.partitioner.minimax_lines = s.minimax;
   config.partitioner.split_min_rows = 0u;
-  // The device encoder does not write PATCHED_FOR (spec §8.12) yet: the
-  // comparisons with the CPU encoder use the same options on both sides.
-  config.partitioner.enable_patched_for = false;
+  config.partitioner.enable_patched_for = s.patched_for;
   config.partitioner.initial_partition_rows = s.initial_rows;
   config.partitioner.max_partition_rows = s.max_rows;
   config.partitioner.min_merge_benefit = s.min_merge_benefit;

@@ -204,6 +204,44 @@ L3_HD bool TryPredicted(Passes& passes, uint32_t n, const Candidate& candidate, 
   return true;
 }
 
+/// The predicted models' part of ChooseModel: LINEAR, then POLY2 and POLY3,
+/// each replacing *best as ChooseModel says.
+template <typename T, typename Passes>
+L3_HD void ChoosePredicted(Passes& passes, const Summary<T>& summary, uint32_t n,
+                           const FitOptions& options, bool try_poly2, bool try_poly3,
+                           PartitionFit* best_fit) {
+  PartitionFit& best = *best_fit;
+  const uint32_t lanes = options.values_per_lane;
+  const double lo = FitValue(summary.min), hi = FitValue(summary.max);
+  const GramBasis basis = MakeGramBasis(n);
+  const GramFit gram = passes.LeastSquares(basis);
+  ErrorRange errors[4];
+  passes.MeasureErrors(basis, gram, errors);
+  PartitionFit candidate_fit;
+  if (options.enable_linear) {
+    // The minimax line has the narrowest residual strip of all lines, but it
+    // rarely saves more than a bit over least squares, which matters only for
+    // narrow residuals (a quantised line: width 0 instead of 1 at any
+    // length), and its convex hulls cost as much as the rest of the fit.
+    const bool minimax = options.minimax_lines && DSub(errors[1].hi, errors[1].lo) < kMinimaxSpread;
+    const Candidate line = minimax ? passes.Minimax(summary)
+                                   : LeastSquaresCandidate(basis, gram, kLinearModel, errors[1]);
+    if (TryPredicted<T>(passes, n, line, PredictionSlack(lo, hi, line, n, lanes),
+                        static_cast<double>(best.cost_bytes), &candidate_fit)) {
+      best = candidate_fit;
+    }
+  }
+  const double keep = DSub(1.0, options.poly_min_gain);
+  for (uint8_t model_type = kPoly2Model; model_type <= kPoly3Model; ++model_type) {
+    if (!(model_type == kPoly2Model ? try_poly2 : try_poly3)) continue;
+    const Candidate poly = LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
+    if (TryPredicted<T>(passes, n, poly, PredictionSlack(lo, hi, poly, n, lanes),
+                        DMul(static_cast<double>(best.cost_bytes), keep), &candidate_fit)) {
+      best = candidate_fit;
+    }
+  }
+}
+
 /// Fits every enabled model to the partition the passes read (n >= 1 rows,
 /// summarised by `summary`) and returns the cheapest: ties go to the model
 /// with fewer parameters, then the lower Model_Type; RUNS_EF must beat the
@@ -236,52 +274,28 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
     const PartitionFit delta = passes.Delta(best.cost_bytes);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
   }
-  if (options.enable_patched_for) {
-    // Without exceptions it costs FOR_BITPACK's bytes and one word more, so
-    // it wins only with some.
-    const PartitionFit patched = passes.PatchedFor();
-    if (patched.cost_bytes < best.cost_bytes) best = patched;
-  }
   const bool predictable =
       ValueTraits<T>::Predictable(summary.min) && ValueTraits<T>::Predictable(summary.max);
   const bool try_poly2 = options.enable_poly2 && n >= kMinPoly2Rows;
   const bool try_poly3 = options.enable_poly3 && n >= kMinPoly3Rows;
-  if (!predictable || (!options.enable_linear && !try_poly2 && !try_poly3)) {
-    SetBounds(summary, n, &best);
-    return best;
+  if (predictable && (options.enable_linear || try_poly2 || try_poly3)) {
+    ChoosePredicted<T>(passes, summary, n, options, try_poly2, try_poly3, &best);
   }
-  const uint32_t lanes = options.values_per_lane;
-  const double lo = FitValue(summary.min), hi = FitValue(summary.max);
-  const GramBasis basis = MakeGramBasis(n);
-  const GramFit gram = passes.LeastSquares(basis);
-  ErrorRange errors[4];
-  passes.MeasureErrors(basis, gram, errors);
-  PartitionFit candidate_fit;
-  if (options.enable_linear) {
-    // The minimax line has the narrowest residual strip of all lines, but it
-    // rarely saves more than a bit over least squares, which matters only for
-    // narrow residuals (a quantised line: width 0 instead of 1 at any
-    // length), and its convex hulls cost as much as the rest of the fit.
-    const bool minimax = options.minimax_lines && DSub(errors[1].hi, errors[1].lo) < kMinimaxSpread;
-    const Candidate line = minimax ? passes.Minimax(summary)
-                                   : LeastSquaresCandidate(basis, gram, kLinearModel, errors[1]);
-    if (TryPredicted<T>(passes, n, line, PredictionSlack(lo, hi, line, n, lanes),
-                        static_cast<double>(best.cost_bytes), &candidate_fit)) {
-      best = candidate_fit;
-    }
-  }
-  const double keep = DSub(1.0, options.poly_min_gain);
-  for (uint8_t model_type = kPoly2Model; model_type <= kPoly3Model; ++model_type) {
-    if (!(model_type == kPoly2Model ? try_poly2 : try_poly3)) continue;
-    const Candidate poly = LeastSquaresCandidate(basis, gram, model_type, errors[model_type - 1]);
-    if (TryPredicted<T>(passes, n, poly, PredictionSlack(lo, hi, poly, n, lanes),
-                        DMul(static_cast<double>(best.cost_bytes), keep), &candidate_fit)) {
-      best = candidate_fit;
-    }
+  // PATCHED_FOR last, and only where a frame of reference still leads
+  // (FOR_BITPACK, runs or RUNS_EF): where DELTA or a line won, the values
+  // drift and their offsets from any Base are wide. Without exceptions it
+  // costs FOR_BITPACK's bytes and one word more, so it wins only with some.
+  const bool frame_leads = best.model_type == static_cast<uint8_t>(Model::kFor) ||
+                           best.model_type == static_cast<uint8_t>(Model::kConstant) ||
+                           best.model_type == static_cast<uint8_t>(Model::kRunsEf);
+  if (options.enable_patched_for && frame_leads) {
+    const PartitionFit patched = passes.PatchedFor();
+    if (patched.cost_bytes < best.cost_bytes) best = patched;
   }
   SetBounds(summary, n, &best);
   return best;
 }
+
 
 /// The partitioner's delta-bits estimate of a block (spec §14): the width a
 /// centred least-squares line would need, or the FOR width where a line is

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Hot-profile ratios of L3 with and without one model, beside zstd, Pco and
+Parquet measured in the same run on the same arrays.
+
+    scripts/model_ab_report.py --build BUILD --disable patched-for \
+        [--rows N] [--real-dir DIR] [--out FILE.md]
+
+Each array is written twice by the same `l3` binary: with the defaults and
+with `l3 compress --disable MODEL`; both files are decoded back and compared
+byte for byte. The arrays: every generator dataset of `l3_gen` at --rows rows
+and the real integer arrays of --real-dir (the adult census columns of the
+CSV files, the raw .bin.gz arrays). The peers come from the Python packages
+of the environment that runs this script (zstandard, pcodec, pyarrow); one
+that is missing is reported as unavailable.
+"""
+import argparse
+import csv
+import gzip
+import io
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+GENERATED = ["linear:u32", "normal:u32", "poisson:u64", "cosmos:i32", "polylog:u64", "exp:u64",
+             "poly:u64", "uniform40:u64", "stepwise:u32", "runs:u32", "sorted_noise:u64",
+             "timestamps:i64"]
+ADULT_COLUMNS = ["Age", "fnlwgt", "Education_Num", "Capital_Gain", "Capital_Loss",
+                 "Hours_per_week"]
+DTYPES = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "i8": "<i1", "i16": "<i2",
+          "i32": "<i4", "i64": "<i8"}
+
+
+def peers():
+    out = {}
+    try:
+        import zstandard
+        out["zstd -3"] = lambda a: len(zstandard.ZstdCompressor(level=3).compress(a.tobytes()))
+        out["zstd -19"] = lambda a: len(zstandard.ZstdCompressor(level=19).compress(a.tobytes()))
+    except ImportError:
+        print("model_ab_report: zstandard unavailable", file=sys.stderr)
+    try:
+        import pcodec
+        from pcodec import standalone
+
+        def pco(a):
+            config = pcodec.ChunkConfig(compression_level=8)
+            return len(standalone.simple_compress(a, config))
+        out["Pco 8"] = pco
+    except ImportError:
+        print("model_ab_report: pcodec unavailable", file=sys.stderr)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def parquet(a):
+            sink = io.BytesIO()
+            pq.write_table(pa.table({"v": a}), sink, compression="zstd", compression_level=19,
+                           use_dictionary=True)
+            return len(sink.getvalue())
+        out["Parquet dict+zstd"] = parquet
+    except ImportError:
+        print("model_ab_report: pyarrow unavailable", file=sys.stderr)
+    return out
+
+
+def arrays(args, tmp):
+    for spec in GENERATED:
+        name, ty = spec.split(":")
+        path = os.path.join(tmp, name + ".bin")
+        subprocess.run([os.path.join(args.build, "bin", "l3_gen"), "--dataset", name, "--rows",
+                        str(args.rows), "--out", path], check=True, capture_output=True)
+        yield name, ty, np.fromfile(path, dtype=DTYPES[ty])
+    if not args.real_dir:
+        return
+    for split in ["test", "train"]:
+        path = os.path.join(args.real_dir, "mlcourse_adult_%s.csv.gz" % split)
+        if not os.path.exists(path):
+            continue
+        with gzip.open(path, "rt") as f:
+            rows = list(csv.DictReader(f, delimiter=";"))
+        for col in ADULT_COLUMNS:
+            values = []
+            for r in rows:
+                try:
+                    values.append(int(float(r[col])))
+                except (TypeError, ValueError):
+                    pass
+            yield "adult_%s:%s" % (split, col), "u32", np.array(values, dtype="<u4")
+    for file in sorted(os.listdir(args.real_dir)):
+        if not file.endswith(".bin.gz") or "f32" in file:
+            continue
+        ty = file[:-len(".bin.gz")].rsplit("_", 1)[-1]
+        if ty not in DTYPES:
+            continue
+        with gzip.open(os.path.join(args.real_dir, file)) as f:
+            yield file[:-len(".bin.gz")], ty, np.frombuffer(f.read(), dtype=DTYPES[ty])
+
+
+def l3_bytes(args, tmp, ty, a, extra):
+    raw = os.path.join(tmp, "in.bin")
+    out = os.path.join(tmp, "out.l3")
+    back = os.path.join(tmp, "back.bin")
+    a.tofile(raw)
+    l3 = os.path.join(args.build, "bin", "l3")
+    subprocess.run([l3, "compress", "--type", ty, raw, "-o", out] + extra, check=True,
+                   capture_output=True)
+    subprocess.run([l3, "decompress", out, "-o", back], check=True, capture_output=True)
+    with open(raw, "rb") as x, open(back, "rb") as y:
+        if x.read() != y.read():
+            sys.exit("model_ab_report: %s did not round-trip" % out)
+    return os.path.getsize(out)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", required=True)
+    p.add_argument("--disable", required=True)
+    p.add_argument("--rows", type=int, default=2000000)
+    p.add_argument("--real-dir", default="")
+    p.add_argument("--out", default="")
+    args = p.parse_args()
+    codecs = peers()
+    lines = ["| dataset | type | rows | L3 hot | L3 hot without %s | change | %s |" % (
+        args.disable, " | ".join(codecs)), "|---|---|---:|---:|---:|---:|" + "---:|" * len(codecs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, ty, a in arrays(args, tmp):
+            raw = a.nbytes
+            with_model = raw / l3_bytes(args, tmp, ty, a, [])
+            without = raw / l3_bytes(args, tmp, ty, a, ["--disable", args.disable])
+            ratios = ["%.3g" % (raw / f(a)) for f in codecs.values()]
+            lines.append("| %s | %s | %d | %.3g | %.3g | %+.1f%% | %s |" % (
+                name, ty, len(a), with_model, without, 100 * (with_model / without - 1),
+                " | ".join(ratios)))
+            print(lines[-1], flush=True)
+    text = "\n".join(lines) + "\n"
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

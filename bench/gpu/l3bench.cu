@@ -14,8 +14,14 @@
 //           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch auto|off|on]
 //           [--wide-staging auto|off|on] [--sweep]
 //           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
+//           [--outliers N] [--patched-for on|off]
 //           [--json FILE] [--md FILE] [--commit REV]
 //
+// --outliers N adds a u32 column of N values in [17, 80] with 1% outliers
+// up to 2^20 (PATCHED_FOR's case, spec §8.12), written with and without
+// PATCHED_FOR partitions (two results); --patched-for off writes
+// every column without PATCHED_FOR partitions (enable_patched_for = false),
+// to compare the two in one run.
 // --real-rows N tiles each real array (repeats it end to end) to N values, so
 // that small real arrays are measured at a size where the GPU is saturated.
 // --dump-dir DIR writes every measured column's raw little-endian values to
@@ -92,6 +98,8 @@ struct Options {
   l3::cuda::LaunchConfig config;
   bool sweep = false;
   int64_t split_min_rows = -1;  // -1: the writer's default
+  bool patched_for = true;      // PartitionerOptions::enable_patched_for
+  uint64_t outliers = 0;        // rows of the "outliers" column, 0: none
   uint64_t real_rows = 0;       // 0: the real arrays as they are
   std::string dump_dir;
   std::string json_path;
@@ -154,6 +162,7 @@ struct Column {
   l3::PhysicalType type;
   const void* data;
   uint64_t rows;
+  bool patched_for = true;  // written with PATCHED_FOR (when --patched-for is on)
 };
 
 /// Model mix of a file: partitions per model and row-weighted mean width.
@@ -205,6 +214,7 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   if (opt.split_min_rows >= 0) {
     write_options.partitioner.split_min_rows = static_cast<uint32_t>(opt.split_min_rows);
   }
+  write_options.partitioner.enable_patched_for = opt.patched_for && col.patched_for;
   auto writer =
       l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}}, write_options);
   Ok(writer.status(), "CreateInMemory");
@@ -497,6 +507,12 @@ Options Parse(int argc, char** argv) {
       }
     } else if (a == "--split-min-rows") {
       o.split_min_rows = std::stoll(value(i));
+    } else if (a == "--outliers") {
+      o.outliers = std::stoull(value(i));
+    } else if (a == "--patched-for") {
+      const std::string v = value(i);
+      if (v != "on" && v != "off") Die("--patched-for takes on or off");
+      o.patched_for = v == "on";
     } else if (a == "--real-rows") {
       o.real_rows = std::stoull(value(i));
     } else if (a == "--dump-dir") {
@@ -599,6 +615,17 @@ int main(int argc, char** argv) {
     Ok(column.status(), "Generate");
     std::printf("generated %s in %.1f s\n", name.c_str(), Seconds(t0, Clock::now()));
     run({name, column->type(), column->data(), column->size()});
+  }
+  if (opt.outliers > 0) {
+    // Values in [17, 80] with 1% outliers up to 2^20: FOR needs 20 bits a
+    // row, PATCHED_FOR 6 and the exceptions.
+    std::mt19937_64 rng(42);
+    std::vector<uint32_t> v(opt.outliers);
+    for (uint32_t& x : v) {
+      x = rng() % 100 == 0 ? static_cast<uint32_t>(rng() % (1u << 20)) : 17 + rng() % 64;
+    }
+    run({"outliers", l3::PhysicalType::kUInt32, v.data(), v.size()});
+    run({"outliers-no-patched-for", l3::PhysicalType::kUInt32, v.data(), v.size(), false});
   }
   if (opt.real) {
     auto columns = l3::datagen::LoadRealIntegerArrays(opt.real_dir.empty() ? l3::datagen::RealDataDir()

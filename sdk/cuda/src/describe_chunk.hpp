@@ -40,6 +40,9 @@ inline DeviceChunk DescribeChunk(const ChunkView& view, const void* d_partition_
     const uint64_t rows = next_first > rec.first_row ? next_first - rec.first_row : 0;
     if (rec.model_type == static_cast<uint8_t>(internal::Model::kDelta)) c.delta_rows += rows;
     if (rec.model_type == static_cast<uint8_t>(internal::Model::kRunsEf)) c.runs_ef_rows += rows;
+    if (rec.model_type == static_cast<uint8_t>(internal::Model::kPatchedFor)) {
+      c.patched_for_rows += rows;
+    }
     if (!internal::IsSlapModel(rec.model_type) || rec.bit_width <= 32) continue;
     c.wide_full_tile_rows += rows / tile_rows * tile_rows;
     c.max_wide_bit_width = std::max<uint32_t>(c.max_wide_bit_width, rec.bit_width);

@@ -144,7 +144,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       launch_payload_bytes += chunks[last].payload_bytes;
       wide_rows += chunks[last].wide_full_tile_rows;
       max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
-      has_delta = has_delta || chunks[last].delta_rows != 0;
+      // PATCHED_FOR tiles decode in the kernels that carry DELTA's decoder.
+      has_delta = has_delta || chunks[last].delta_rows != 0 || chunks[last].patched_for_rows != 0;
       has_dictionary = has_dictionary || chunks[last].dictionary_entries != 0;
       has_runs_ef = has_runs_ef || chunks[last].runs_ef_rows != 0;
       ++last;

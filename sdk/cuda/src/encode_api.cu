@@ -39,10 +39,6 @@ Status FitPartitions(PhysicalType type, const void* values, uint64_t num_values,
   if (options.minimax_lines && hull_scratch == nullptr) {
     return Status(StatusCode::kInvalidArgument, "the minimax line needs hull scratch");
   }
-  if (options.enable_patched_for) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  "the device fit does not try PATCHED_FOR yet (enable_patched_for)");
-  }
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {
     return Status(StatusCode::kInvalidArgument,
                   "values_per_lane must be a power of two in 1..1024");
@@ -263,10 +259,6 @@ Status PlanPartitions(PhysicalType type, const void* values, uint64_t n,
   if (options.split_min_rows > 0) {
     return Status(StatusCode::kUnsupportedFeature,
                   "the device partitioner does not halve partitions yet (split_min_rows)");
-  }
-  if (p.enable_patched_for) {
-    return Status(StatusCode::kUnsupportedFeature,
-                  "the device partitioner does not try PATCHED_FOR yet (enable_patched_for)");
   }
   L3_CUDA_RETURN_NOT_OK(l3::internal::ValidatePartitionerOptions(p));
   if (!l3::internal::IsValidValuesPerLane(options.values_per_lane)) {

@@ -94,6 +94,7 @@ void CheckChunk(const void* values, uint64_t n, const EncoderConfig& config) {
   CHECK(gpu.info.values_per_lane == cpu->values_per_lane);
   CHECK(gpu.info.uses_delta == cpu->uses_delta);
   CHECK(gpu.info.uses_runs_ef == cpu->uses_runs_ef);
+  CHECK(gpu.info.uses_patched_for == cpu->uses_patched_for);
   const std::vector<uint8_t>* expected[4] = {&cpu->partition_table, &cpu->parameters, &cpu->payload,
                                              &cpu->bounds};
   const char* names[4] = {"partition table", "parameters", "payload", "bounds"};

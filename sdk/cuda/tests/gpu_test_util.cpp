@@ -238,6 +238,7 @@ internal::EncoderConfig ConfigFor(PhysicalType type, const Setting& s) {
   config.partitioner.enable_delta = s.delta;
   config.partitioner.minimax_lines = s.minimax;
   config.partitioner.split_min_rows = 0u;
+  config.partitioner.enable_patched_for = s.patched_for;
   config.partitioner.initial_partition_rows = s.initial_rows;
   config.partitioner.max_partition_rows = s.max_rows;
   config.partitioner.min_merge_benefit = s.min_merge_benefit;

@@ -93,7 +93,8 @@ void WithValues(const datagen::Column& column, Fn&& fn) {
 }
 
 /// Partitioner settings the GPU writer tests run: the hot profile's, and
-/// others that reach other code paths (no DELTA, no minimax line, V = 8 and
+/// others that reach other code paths (no DELTA, no minimax line, no
+/// PATCHED_FOR, V = 8 and
 /// V = 1, long partitions, a merge benefit).
 struct Setting {
   const char* name;
@@ -103,11 +104,12 @@ struct Setting {
   uint32_t initial_rows;
   uint32_t max_rows;
   double min_merge_benefit;
+  bool patched_for = true;  // PartitionerOptions::enable_patched_for (spec §8.12)
 };
 
 inline constexpr Setting kSettings[] = {
     {"hot profile", true, true, 64, 256, 8192, 0.0},
-    {"no DELTA, no minimax line", false, false, 64, 256, 8192, 0.0},
+    {"no DELTA, no minimax line, no PATCHED_FOR", false, false, 64, 256, 8192, 0.0, false},
     {"V=8, long partitions", true, true, 8, 1024, 65536, 0.0},
     {"V=1, merge benefit 2%, no minimax line", true, false, 1, 256, 8192, 0.02},
 };

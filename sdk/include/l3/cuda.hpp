@@ -93,6 +93,13 @@ struct DeviceChunk {
   /// unwritten (never reading or writing outside their buffers).
   /// MakeDeviceChunk and the Loader set it from the partition table.
   uint64_t runs_ef_rows = 0;
+  /// Rows in PATCHED_FOR partitions (spec §8.12, format 1.1). A contract
+  /// like delta_rows: a launch whose chunks all report 0 (and no DELTA rows
+  /// or dictionary) uses kernels without the exception decoders, which leave
+  /// the rows of any PATCHED_FOR partition unwritten (never reading or
+  /// writing outside their buffers). MakeDeviceChunk and the Loader set it
+  /// from the partition table.
+  uint64_t patched_for_rows = 0;
   /// Dictionary chunks (spec §8.10, format 1.1): D > 0 means the partitions
   /// cover D + num_rows elements, and `dictionary` holds the D decoded entries
   /// (ChunkView::dictionary, D * PhysicalTypeBytes(type) bytes, aligned to the
@@ -227,6 +234,7 @@ struct EncodedChunkInfo {
   /// required feature bits DELTA_MODEL and RUNS_EF_MODEL.
   bool uses_delta = false;
   bool uses_runs_ef = false;
+  bool uses_patched_for = false;  ///< PATCHED_FOR_MODEL (spec §8.12)
   /// spec §7.6 (present with ChunkEncodeOptions::statistics; null_count 0;
   /// no distinct sketch).
   ChunkStatistics statistics;

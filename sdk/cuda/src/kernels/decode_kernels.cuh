@@ -466,6 +466,9 @@ __device__ __noinline__ void DecodeRunTile(const KernelChunk& c, const StagedPar
 // RUNS_EF (spec §8.11): its tile decoder and random access, beside the
 // model's CPU half.
 #include "codec/runs/runs_ef_decode.cuh"
+// PATCHED_FOR (spec §8.12): the FOR tile decoder plus its exceptions, and
+// random access, beside the model's CPU half.
+#include "codec/patched/patched_for_decode.cuh"
 
 namespace l3::cuda::detail {
 
@@ -538,6 +541,15 @@ __device__ __forceinline__ void DecodeTile(const KernelChunk& c, const StagedPar
       // code alone makes the span loop spill, which slows every other model.
       if constexpr (kDelta) {
         DispatchDeltaWidth<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane, stage);
+      }
+      break;
+    case static_cast<uint8_t>(internal::Model::kPatchedFor):
+      // Carried by the same kernels as DELTA's decoder (DeviceChunk::delta_rows
+      // or patched_for_rows, or a dictionary): the plain kernels keep their
+      // span loop as it was. Checked by LoadPartition: the Exceptions word
+      // and the payload words of spec §8.12.
+      if constexpr (kDelta) {
+        DecodePatchedForTile<U, kV, kDictionary>(c, d, tile, tile_out, range_len, out, lane);
       }
       break;
     case static_cast<uint8_t>(internal::Model::kRunsEf):
@@ -766,6 +778,9 @@ __device__ __forceinline__ U DecodeOne(const KernelChunk& c, const DevicePartiti
   }
   if (d.model == static_cast<uint8_t>(internal::Model::kDelta)) return DecodeDeltaOne<U>(c, d, x);
   if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) return DecodeRunsEfOne<U>(c, d, x);
+  if (d.model == static_cast<uint8_t>(internal::Model::kPatchedFor)) {
+    return DecodePatchedForOne<U>(c, d, x);
+  }
   const uint64_t field =
       LoadField(words, internal::SlapFieldBitOffset(d.rows, w, c.values_per_lane, x), w);
   if (d.model == static_cast<uint8_t>(internal::Model::kFor)) {

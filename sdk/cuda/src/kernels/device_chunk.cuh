@@ -13,6 +13,7 @@
 #include "codec/predictor.hpp"
 #include "common/bits.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/patched/patched_for_layout.hpp"
 #include "codec/runs/runs_ef_layout.hpp"
 #include "format/layout.hpp"
 
@@ -72,7 +73,7 @@ __device__ __forceinline__ uint32_t FindChunk(const ChunkSet& set, uint64_t row)
   return c;
 }
 
-/// One partition record, checked (spec §7.3, §8.1, §8.6, §8.7, §8.9, §8.11).
+/// One partition record, checked (spec §7.3, §8.1, §8.6, §8.7, §8.9, §8.11, §8.12).
 struct DevicePartition {
   uint32_t first;        // First_Row, chunk-local
   uint32_t rows;         // n_p
@@ -109,6 +110,12 @@ __device__ __forceinline__ DevicePartition LoadPartition(const KernelChunk& c, u
     if (!internal::DeltaExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
     words = internal::DeltaPayloadWords(d.rows, d.width, c.values_per_lane,
                                         internal::UnpackDeltaExceptions(e));
+  } else if (d.model == static_cast<uint8_t>(internal::Model::kPatchedFor)) {
+    // spec §8.12: DELTA's Exceptions word (word 1), checked as the host
+    // checked it; the exception lists follow the n SLAP fields.
+    const uint64_t e = __ldg(c.params + d.param_offset + 1);
+    if (!internal::DeltaExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
+    words = internal::PatchedForPayloadWords(d.rows, d.width, internal::UnpackDeltaExceptions(e));
   } else if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) {
     // spec §8.11 parameters, checked as the host checked them.
     const uint64_t runs = __ldg(c.params + d.param_offset + 1);  // spec §8.2 Num_Runs

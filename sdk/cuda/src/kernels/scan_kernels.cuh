@@ -282,10 +282,14 @@ __device__ __noinline__ void DecodeColumnSpan(const ScanArgs& a, const ScanColum
           const uint32_t rb = block_row(e1);
           const uint32_t selected = WarpCountBits(sel, ra, rb, lane);
           if (selected == 0) continue;
-          if (internal::IsSlapModel(d.model) && uint64_t{selected} * kSparseRatio < rb - ra) {
-            // Few rows selected in a FOR/LINEAR/POLY tile: random access to
-            // each (one field and the model), not the whole tile. DELTA and
-            // runs decode the tile: a row of theirs needs the rows before it.
+          const bool random_access =
+              internal::IsSlapModel(d.model) ||
+              d.model == static_cast<uint8_t>(internal::Model::kPatchedFor);
+          if (random_access && uint64_t{selected} * kSparseRatio < rb - ra) {
+            // Few rows selected in a FOR/LINEAR/POLY/PATCHED_FOR tile: random
+            // access to each (one field and the model, and a search of the
+            // exceptions), not the whole tile. DELTA and runs decode the
+            // tile: a row of theirs needs the rows before it.
             DecodeSelectedRows<U>(c, d, sel, ra, rb, selected, first_out, dict, buf,
                                   reinterpret_cast<uint32_t*>(warp_stage), lane);
             if (lane == 0) {

@@ -9,7 +9,8 @@
 // any order. The exact residual scan runs the canonical predictor (spec §8.4)
 // on lane L of every tile, as the decoder does.
 //
-// The DELTA fit is delta/delta_fit.cuh's; the minimax line runs the shared
+// The DELTA fit is delta/delta_fit.cuh's, PATCHED_FOR's
+// patched/patched_for_fit.cuh's; the minimax line runs the shared
 // hull steps (minimax_hulls.hpp) on lane 0 over global scratch.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <type_traits>
 
 #include "codec/delta/delta_fit.cuh"
+#include "codec/patched/patched_for_fit.cuh"
 #include "codec/encode/fit_arith.hpp"
 #include "codec/encode/fit_choice.hpp"
 #include "codec/encode/minimax_hulls.hpp"
@@ -79,14 +81,9 @@ struct WarpPasses {
     return WarpDeltaFit(v, n, values_per_lane, cost_limit, lane, scratch);
   }
 
-  // PATCHED_FOR (spec §8.12) is not fitted on the device yet: the device
-  // planner refuses options that enable it (kUnsupportedFeature), so this
-  // never-winning fit is never the one that decides.
-  __device__ PartitionFit PatchedFor() {
-    PartitionFit none;
-    none.cost_bytes = ~uint64_t{0};
-    return none;
-  }
+  // PATCHED_FOR (spec §8.12): patched/patched_for_fit.cuh, in the same
+  // scratch as DELTA's fit (the two run one after the other).
+  __device__ PartitionFit PatchedFor() { return WarpPatchedForFit(v, n, lane, scratch); }
 
   /// 2 * n words of global memory owned by this partition (null where the
   /// options have no minimax line): the hull stacks.

@@ -25,6 +25,7 @@
 
 #include "codec/delta/delta_encode.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/patched/patched_for_layout.hpp"
 #include "codec/encode/partitioner.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/predictor.hpp"
@@ -138,7 +139,10 @@ __global__ void MetadataKernel(const DeviceNode* __restrict__ nodes, uint64_t P,
           fit.model_type == static_cast<uint8_t>(Model::kRunsEf)) {
         words[1] = fit.num_runs;
       }
-      if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) words[1] = fit.exceptions;
+      if (fit.model_type == static_cast<uint8_t>(Model::kDelta) ||
+          fit.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
+        words[1] = fit.exceptions;  // spec §8.9, §8.12
+      }
     }
     if (bounds != nullptr) {
       bounds[p] = static_cast<T>(fit.min_value);
@@ -147,11 +151,16 @@ __global__ void MetadataKernel(const DeviceNode* __restrict__ nodes, uint64_t P,
   }
 }
 
-/// Whether local row x (>= 1) of a partition is an event: a row that starts
+/// Whether local row x of a partition is an event: a row x >= 1 that starts
 /// a run (CONSTANT with Bit_Width > 0, RUNS_EF), or a DELTA exception (u(x)
-/// has bits at or above Bit_Width).
+/// has bits at or above Bit_Width), or any row that is a PATCHED_FOR
+/// exception (u(x) = v(x) - Base has bits at or above Bit_Width).
 template <typename T>
 __device__ __forceinline__ bool IsEvent(const T* v, uint32_t x, const PartitionFit& fit) {
+  if (fit.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
+    if (fit.bit_width >= 64) return false;
+    return (ValueTraits<T>::Offset(v[x], static_cast<T>(fit.base)) >> fit.bit_width) != 0;
+  }
   if (x == 0) return false;
   if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
     if (fit.bit_width >= 64) return false;
@@ -166,7 +175,8 @@ __device__ __forceinline__ bool IsEvent(const T* v, uint32_t x, const PartitionF
 L3_HD bool HasEvents(const PartitionFit& fit) {
   if (fit.model_type == static_cast<uint8_t>(Model::kConstant)) return fit.bit_width > 0;
   if (fit.model_type == static_cast<uint8_t>(Model::kRunsEf)) return true;
-  if (fit.model_type == static_cast<uint8_t>(Model::kDelta)) {
+  if (fit.model_type == static_cast<uint8_t>(Model::kDelta) ||
+      fit.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
     return UnpackDeltaExceptions(fit.exceptions).count > 0;
   }
   return false;
@@ -354,6 +364,30 @@ __device__ __forceinline__ bool PackDeltaExceptions(const T* v, const PartitionF
   return ok && (!last_tile || rank == e.count);
 }
 
+/// A PATCHED_FOR partition's tile (spec §8.12): exception k's row and high
+/// part at their places after the n SLAP fields.
+template <typename T>
+__device__ __forceinline__ bool PackPatchedForExceptions(const T* v, const PartitionFit& fit,
+                                                         uint32_t begin, uint32_t rows,
+                                                         uint32_t lane, uint64_t rank_before,
+                                                         bool last_tile, uint64_t* stream) {
+  const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  const uint32_t w = fit.bit_width;
+  const uint32_t row_bits = RunStartBits(fit.num_rows);
+  bool ok = true;
+  const uint64_t rank =
+      ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
+        const uint64_t high = ValueTraits<T>::Offset(v[x], static_cast<T>(fit.base)) >> w;
+        if (k >= e.count || BitLength(high) > e.width) {
+          ok = false;
+          return;
+        }
+        OrField(stream, PatchedForRowBit(fit.num_rows, w, k), x, row_bits);
+        OrField(stream, PatchedForHighBit(fit.num_rows, w, e, k), high, e.width);
+      });
+  return ok && (!last_tile || rank == e.count);
+}
+
 /// Step 4: one warp per tile; `payload` zeroed, 8 * offsets[P].payload_words
 /// bytes (plus padding). `event_before[g]`: the exclusive sum of events.
 template <typename T>
@@ -410,6 +444,14 @@ __global__ void PackTilesKernel(const T* __restrict__ values, const DeviceNode* 
             }
             break;
           }
+          case static_cast<uint8_t>(Model::kPatchedFor): {
+            // spec §8.12: the low w bits of u(x); exceptions keep the rest.
+            const T base = static_cast<T>(fit.base);
+            for (uint32_t k = 0; k < lane_rows; ++k) {
+              out.Put(Traits::Offset(v[x0 + 32 * k], base), w);
+            }
+            break;
+          }
           case static_cast<uint8_t>(Model::kLinear):
             PackPredictedLane<static_cast<uint8_t>(Model::kLinear)>(v, fit, x0, lane_rows, &out,
                                                                     &too_wide);
@@ -450,6 +492,9 @@ __global__ void PackTilesKernel(const T* __restrict__ values, const DeviceNode* 
     } else if (model == static_cast<uint8_t>(Model::kDelta) && HasEvents(fit)) {
       too_wide |= !PackDeltaExceptions(v, fit, begin, rows, lane, rank_before, last_tile,
                                        words + DeltaSeedWords(fit.num_rows, values_per_lane));
+    } else if (model == static_cast<uint8_t>(Model::kPatchedFor) && HasEvents(fit)) {
+      too_wide |=
+          !PackPatchedForExceptions(v, fit, begin, rows, lane, rank_before, last_tile, words);
     }
     if (too_wide) atomicOr(error, kPackMismatch);
   }

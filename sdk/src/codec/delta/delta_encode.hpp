@@ -268,12 +268,13 @@ L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
   return range_bits > 6 ? range_bits - 6 : 0;
 }
 
-/// DeltaCostLowerBound from the deltas' bucket counts (counts[k] = the
-/// deltas d with (d - min_delta) >> DeltaBoundShift = k). Shared with the
-/// CUDA writer.
-L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
-                                            int64_t max_delta, uint32_t n,
-                                            uint32_t values_per_lane) {
+/// The bound of DeltaCostLowerBound for m offsets bucketed from min_delta
+/// (counts[k] = those d with (d - min_delta) >> DeltaBoundShift = k) in a
+/// partition of n rows whose payload starts with `seeds` whole words: DELTA's
+/// Seed words, or none for PATCHED_FOR (spec §8.12), whose m = n values are
+/// bounded the same way. Shared with the CUDA writer.
+L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
+                                             int64_t max_delta, uint32_t n, uint64_t seeds) {
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
   const uint32_t s = DeltaBoundShift(min_delta, max_delta);
@@ -301,7 +302,6 @@ L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, 
     return most;
   };
   const uint64_t row_bits = RunStartBits(n);
-  const uint64_t seeds = DeltaSeedWords(n, values_per_lane);
   const auto cost_of_bits = [&](uint64_t bits) {
     return PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
   };
@@ -321,6 +321,15 @@ L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, 
     if (exceptions == 0) break;  // wider w only cost more
   }
   return lowest;
+}
+
+/// DeltaCostLowerBound from the deltas' bucket counts. Shared with the CUDA
+/// writer.
+L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
+                                            int64_t max_delta, uint32_t n,
+                                            uint32_t values_per_lane) {
+  return OffsetCostLowerBoundOfBuckets(counts, m, min_delta, max_delta, n,
+                                       DeltaSeedWords(n, values_per_lane));
 }
 
 inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
@@ -410,20 +419,29 @@ L3_HD PartitionFit BestDeltaFit(uint32_t n, uint32_t values_per_lane, const Delt
 
 inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
 
+/// DeltaFit's optional look at every value in its pass over the deltas.
+struct NoValueHook {
+  template <typename T>
+  void operator()(T) const {}
+};
+
 /// DeltaFit, or, when DeltaCostLowerBound shows that no DELTA fit can cost
 /// less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing else
-/// set).
-template <typename T>
+/// set). on_value(v[x]) is called for every row when n > 1 (PATCHED_FOR's
+/// bound counts the values there, in the same pass).
+template <typename T, typename OnValue = NoValueHook>
 PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
-                      uint64_t cost_limit = kNoDeltaCostLimit) {
+                      uint64_t cost_limit = kNoDeltaCostLimit, OnValue&& on_value = OnValue()) {
   using U = typename ValueTraits<T>::Unsigned;
   if (n > 1) {
     thread_local std::vector<int64_t> deltas;
     deltas.resize(n - 1);
     int64_t min_delta = SignedDelta(v[1], v[0]);
     int64_t max_delta = min_delta;
+    on_value(v[0]);
     for (uint32_t x = 1; x < n; ++x) {
       const int64_t d = SignedDelta(v[x], v[x - 1]);
+      on_value(v[x]);
       deltas[x - 1] = d;
       min_delta = std::min(min_delta, d);
       max_delta = std::max(max_delta, d);

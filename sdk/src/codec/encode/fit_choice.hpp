@@ -9,7 +9,9 @@
 //
 // A Passes type provides:
 //   PartitionFit Delta(uint64_t cost_limit);   // the DELTA fit (spec §8.9)
-//   PartitionFit PatchedFor();                  // the PATCHED_FOR fit (§8.12)
+//   PartitionFit PatchedFor(const Summary<T>&, uint64_t cost_limit);
+//     // the PATCHED_FOR fit (§8.12); may give up (cost ~0) where a lower
+//     // bound shows it cannot cost less than cost_limit
 //   GramFit LeastSquares(const GramBasis&);     // lane-order sums
 //   void MeasureErrors(const GramBasis&, const GramFit&, ErrorRange out[4]);
 //   Candidate Minimax(const Summary<T>&);       // the minimax line
@@ -281,15 +283,12 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   if (predictable && (options.enable_linear || try_poly2 || try_poly3)) {
     ChoosePredicted<T>(passes, summary, n, options, try_poly2, try_poly3, &best);
   }
-  // PATCHED_FOR last, and only where a frame of reference still leads
-  // (FOR_BITPACK, runs or RUNS_EF): where DELTA or a line won, the values
-  // drift and their offsets from any Base are wide. Without exceptions it
-  // costs FOR_BITPACK's bytes and one word more, so it wins only with some.
-  const bool frame_leads = best.model_type == static_cast<uint8_t>(Model::kFor) ||
-                           best.model_type == static_cast<uint8_t>(Model::kConstant) ||
-                           best.model_type == static_cast<uint8_t>(Model::kRunsEf);
-  if (options.enable_patched_for && frame_leads) {
-    const PartitionFit patched = passes.PatchedFor();
+  // PATCHED_FOR last, and not where a line or polynomial won: there the
+  // values drift and their offsets from any Base are wide. Without
+  // exceptions it costs FOR_BITPACK's bytes and one word more, so it wins
+  // only with some (over DELTA too: a few outliers among steady values).
+  if (options.enable_patched_for && !IsPredictedModel(best.model_type)) {
+    const PartitionFit patched = passes.PatchedFor(summary, best.cost_bytes);
     if (patched.cost_bytes < best.cost_bytes) best = patched;
   }
   SetBounds(summary, n, &best);

@@ -83,7 +83,11 @@ struct WarpPasses {
 
   // PATCHED_FOR (spec §8.12): patched/patched_for_fit.cuh, in the same
   // scratch as DELTA's fit (the two run one after the other).
-  __device__ PartitionFit PatchedFor() { return WarpPatchedForFit(v, n, lane, scratch); }
+  // The fit whatever the limit: where the CPU's lower bound skips it, it
+  // could not have been strictly cheaper, so the choice is the same.
+  __device__ PartitionFit PatchedFor(const Summary<T>&, uint64_t) {
+    return WarpPatchedForFit(v, n, lane, scratch);
+  }
 
   /// 2 * n words of global memory owned by this partition (null where the
   /// options have no minimax line): the hull stacks.

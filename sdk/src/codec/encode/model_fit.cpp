@@ -394,9 +394,22 @@ struct CpuPasses {
   uint32_t n;
   uint32_t values_per_lane;
   HullSources hulls;
+  /// The partition's extremes, where known: DELTA's pass then also counts
+  /// the values for PATCHED_FOR's lower bound.
+  const Summary<T>* summary = nullptr;
+  PatchedForBuckets<T> buckets;
 
-  PartitionFit Delta(uint64_t cost_limit) { return DeltaFit(v, n, values_per_lane, cost_limit); }
-  PartitionFit PatchedFor() { return PatchedForFit(v, n); }
+  PartitionFit Delta(uint64_t cost_limit) {
+    if (summary == nullptr) return DeltaFit(v, n, values_per_lane, cost_limit);
+    buckets.Reset(summary->min, summary->max);
+    const PartitionFit fit =
+        DeltaFit(v, n, values_per_lane, cost_limit, [this](T value) { buckets.Add(value); });
+    buckets.filled = n > 1;
+    return fit;
+  }
+  PartitionFit PatchedFor(const Summary<T>& s, uint64_t cost_limit) {
+    return PatchedForFit(v, n, s.min, s.max, cost_limit, &buckets);
+  }
   GramFit LeastSquares(const GramBasis& basis) { return internal::LeastSquares(v, n, basis); }
   void MeasureErrors(const GramBasis& basis, const GramFit& gram, ErrorRange out[4]) {
     internal::MeasureErrors(v, n, basis, gram, out);
@@ -413,7 +426,7 @@ template <typename T>
 PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
                                      const FitOptions& options, const HullSources& hulls) {
   if (hulls.out != nullptr) hulls.out->valid = false;
-  CpuPasses<T> passes{v, n, options.values_per_lane, hulls};
+  CpuPasses<T> passes{v, n, options.values_per_lane, hulls, &summary};
   return ChooseModel(passes, summary, n, options);
 }
 

@@ -82,17 +82,65 @@ L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
   return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), e);
 }
 
-/// The cheapest PATCHED_FOR fit of values[0, n), n >= 1 (bounds not set).
+/// The bucket counts of PatchedForFit's lower bound: the values' keys in at
+/// most 64 buckets of 2^DeltaBoundShift keys from the smallest.
 template <typename T>
-PartitionFit PatchedForFit(const T* v, uint32_t n) {
+struct PatchedForBuckets {
+  uint64_t floor = 0;
+  uint32_t shift = 0;
+  bool filled = false;
+  uint32_t counts[64] = {};
+
+  void Reset(T min, T max) {
+    floor = static_cast<uint64_t>(PatchedForKey(min));
+    shift = DeltaBoundShift(PatchedForKey(min), PatchedForKey(max));
+    filled = false;
+    for (uint32_t& c : counts) c = 0;
+  }
+  void Add(T v) { ++counts[(static_cast<uint64_t>(PatchedForKey(v)) - floor) >> shift]; }
+  /// Counts of values[0, n), two interleaved tallies.
+  void Fill(const T* v, uint32_t n) {
+    uint32_t odd[64] = {};
+    uint32_t x = 0;
+    for (; x + 2 <= n; x += 2) {
+      Add(v[x]);
+      ++odd[(static_cast<uint64_t>(PatchedForKey(v[x + 1])) - floor) >> shift];
+    }
+    if (x < n) Add(v[x]);
+    for (int k = 0; k < 64; ++k) counts[k] += odd[k];
+    filled = true;
+  }
+};
+
+/// The cheapest PATCHED_FOR fit of values[0, n), n >= 1, whose extremes are
+/// `min` and `max` (bounds not set); or, when a lower bound shows that none
+/// costs less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing
+/// else set), as DeltaFit does for DELTA. `buckets`, when filled, are the
+/// values' bucket counts for that bound (else they are counted here).
+template <typename T>
+PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
+                           uint64_t cost_limit = kNoDeltaCostLimit,
+                           PatchedForBuckets<T>* buckets = nullptr) {
   using U = typename ValueTraits<T>::Unsigned;
+  const int64_t min_key = PatchedForKey(min), max_key = PatchedForKey(max);
+  if (cost_limit != kNoDeltaCostLimit) {
+    // The bound of delta_encode.hpp with no Seed words covers every Base and
+    // Bit_Width.
+    PatchedForBuckets<T> local;
+    if (buckets == nullptr || !buckets->filled) {
+      local.Reset(min, max);
+      local.Fill(v, n);
+      buckets = &local;
+    }
+    if (OffsetCostLowerBoundOfBuckets(buckets->counts, n, min_key, max_key, n, 0) >= cost_limit) {
+      PartitionFit hopeless;
+      hopeless.cost_bytes = ~uint64_t{0};
+      return hopeless;
+    }
+  }
   thread_local std::vector<int64_t> keys;
   keys.resize(n);
-  int64_t min_key = PatchedForKey(v[0]);
-  for (uint32_t x = 0; x < n; ++x) {
-    keys[x] = PatchedForKey(v[x]);
-    min_key = keys[x] < min_key ? keys[x] : min_key;
-  }
+  for (uint32_t x = 0; x < n; ++x) keys[x] = PatchedForKey(v[x]);
   // The width counts for the smallest value are the bit lengths of
   // key - min_key (no offset wraps), which DeltaRanks uses.
   uint64_t rows_of_width[4][65] = {};
@@ -106,6 +154,17 @@ PartitionFit PatchedForFit(const T* v, uint32_t n) {
     CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
   }
   return BestPatchedForFit<T>(n, bases, rows_of_width);
+}
+
+/// PatchedForFit of values[0, n) with no cost limit.
+template <typename T>
+PartitionFit PatchedForFit(const T* v, uint32_t n) {
+  T min = v[0], max = v[0];
+  for (uint32_t x = 1; x < n; ++x) {
+    min = v[x] < min ? v[x] : min;
+    max = v[x] > max ? v[x] : max;
+  }
+  return PatchedForFit(v, n, min, max);
 }
 
 /// Writes a PATCHED_FOR partition's payload into `out` (fit.payload_words

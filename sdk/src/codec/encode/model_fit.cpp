@@ -426,7 +426,7 @@ template <typename T>
 PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
                                      const FitOptions& options, const HullSources& hulls) {
   if (hulls.out != nullptr) hulls.out->valid = false;
-  CpuPasses<T> passes{v, n, options.values_per_lane, hulls, &summary};
+  CpuPasses<T> passes{v, n, options.values_per_lane, hulls, &summary, {}};
   return ChooseModel(passes, summary, n, options);
 }
 
@@ -492,7 +492,7 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
         *fit = PredictedFit(model_type, given, ResidualWidth(range), n);
         break;
       }
-      CpuPasses<T> passes{v, n, values_per_lane, HullSources{}};
+      CpuPasses<T> passes{v, n, values_per_lane, HullSources{}, nullptr, {}};
       const GramBasis basis = MakeGramBasis(n);
       const GramFit gram = passes.LeastSquares(basis);
       ErrorRange errors[4];
@@ -519,7 +519,7 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
 
 template <typename T>
 uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
-  CpuPasses<T> passes{v, n, 64, HullSources{}};
+  CpuPasses<T> passes{v, n, 64, HullSources{}, nullptr, {}};
   return AnalysisWidthOf(passes, Summarize(v, n), n, use_linear);
 }
 

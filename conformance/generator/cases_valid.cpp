@@ -75,6 +75,7 @@ const char* ModelName(Model m) {
     case kPoly3: return "POLY3";
     case kDelta: return "DELTA";
     case kRunsEf: return "RUNS_EF";
+    case kPatchedFor: return "PATCHED_FOR";
   }
   return "?";
 }

@@ -203,3 +203,39 @@ TEST_CASE("PATCHED_FOR: corrupt exception lists are reported, not decoded") {
           StatusCode::kCorruptMetadata);
   }
 }
+
+TEST_CASE("PATCHED_FOR: the hot profile keeps it only for a real saving") {
+  // 100000 six-bit values and one seven-bit outlier: PATCHED_FOR saves one
+  // bit a row in the outlier's partition only, about 1% of the chunk.
+  const std::vector<uint32_t> v = WithOutliers<uint32_t>(100000, 0, 6, 1, 7, 21);
+  const auto patched_rows = [&](const WriteOptions& options) {
+    Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+    REQUIRE(writer->Close().ok());
+    const std::vector<uint8_t> file = writer->TakeBuffer();
+    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+    REQUIRE(reader.ok());
+    std::vector<uint32_t> out(v.size());
+    REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(uint32_t)).ok());
+    CHECK(out == v);
+    uint64_t rows = 0;
+    Result<std::vector<PartitionInfo>> parts = reader->Partitions(0, 0);
+    REQUIRE(parts.ok());
+    for (const PartitionInfo& p : *parts) {
+      if (p.model == ModelType::kPatchedFor) rows += p.num_rows;
+    }
+    return rows;
+  };
+  CHECK(patched_rows(WriteOptions{}) == 0);
+  WriteOptions any_saving;
+  any_saving.partitioner.patched_for_min_gain = 0.0;
+  CHECK(patched_rows(any_saving) > 0);
+  // A gain outside [0, 1) is refused when the chunk is encoded.
+  WriteOptions wrong;
+  wrong.partitioner.patched_for_min_gain = 1.0;
+  Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, wrong);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+  CHECK(writer->Close().code() == StatusCode::kInvalidArgument);
+}

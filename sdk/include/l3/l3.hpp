@@ -182,12 +182,19 @@ struct PartitionerOptions {
   /// profile's choice: 1/32 for Profile::kHot, 0 (any saving) for
   /// Profile::kArchive.
   std::optional<double> runs_ef_min_gain;
-  /// PATCHED_FOR partitions (spec §8.12, format 1.1): after the merge rounds,
-  /// each partition is refitted as a frame of reference whose few outlying
-  /// rows keep their high bits as exceptions, and takes that model where it
-  /// is smaller (adult census ages: 7 bits a row become 6). Files that use
-  /// it set PATCHED_FOR_MODEL, which readers of format 1.0 reject.
+  /// PATCHED_FOR partitions (spec §8.12, format 1.1): a frame of reference
+  /// whose few outlying rows keep their high bits as exceptions, tried for
+  /// every candidate where no line or polynomial won (adult census ages: 7
+  /// bits a row become 6). Files that use it set PATCHED_FOR_MODEL, which
+  /// readers of format 1.0 reject.
   bool enable_patched_for = true;
+  /// In the hot profile a chunk keeps its PATCHED_FOR partitions only where
+  /// it is this much (as a fraction) smaller than without them: the GPU
+  /// decodes them with the kernel that carries DELTA's decoder and the
+  /// exception patches, slower than FOR (Hours_per_week tiled to 100M
+  /// values: 85% -> 66% of the copy roofline for 8% less). Unset means the
+  /// profile's choice: 1/32 for Profile::kHot, 0 for Profile::kArchive.
+  std::optional<double> patched_for_min_gain;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;

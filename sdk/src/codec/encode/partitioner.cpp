@@ -74,9 +74,11 @@ Status ValidatePartitionerOptions(const PartitionerOptions& o) {
   }
   if (!(o.min_merge_benefit >= 0 && o.min_merge_benefit < 1) ||
       !(o.poly_min_gain >= 0 && o.poly_min_gain < 1) ||
-      !(o.runs_ef_min_gain.value_or(0.0) >= 0 && o.runs_ef_min_gain.value_or(0.0) < 1)) {
+      !(o.runs_ef_min_gain.value_or(0.0) >= 0 && o.runs_ef_min_gain.value_or(0.0) < 1) ||
+      !(o.patched_for_min_gain.value_or(0.0) >= 0 && o.patched_for_min_gain.value_or(0.0) < 1)) {
     return Status(StatusCode::kInvalidArgument,
-                  "min_merge_benefit, poly_min_gain and runs_ef_min_gain must lie in [0, 1)");
+                  "min_merge_benefit, poly_min_gain, runs_ef_min_gain and patched_for_min_gain "
+                  "must lie in [0, 1)");
   }
   return Status::OK();
 }

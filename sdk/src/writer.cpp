@@ -437,34 +437,34 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
                         internal::BuildChunkPgm(type, values.data(), num_rows, options));
     L3_ASSIGN_OR_RETURN(Candidate chosen, EncodeCandidate(type, values, num_rows, config, options));
-    if (options.profile == Profile::kHot && chosen.encoded.uses_runs_ef) {
-      // A chunk with RUNS_EF partitions decodes on the GPU with a kernel that
-      // carries RUNS_EF's decoder, a little slower for every other model
-      // (polynomials: 78% -> 70% of the copy roofline with 0.4% of rows in
-      // RUNS_EF). Kept only where the chunk is runs_ef_min_gain smaller than
-      // without RUNS_EF.
-      internal::EncoderConfig without = config;
-      without.partitioner.enable_runs_ef = false;
-      L3_ASSIGN_OR_RETURN(Candidate plain, EncodeCandidate(type, values, num_rows, without, options));
-      const double keep_below = 1.0 - config.partitioner.runs_ef_min_gain.value_or(0.0);
+    // In the hot profile, a model that the GPU decodes more slowly than the
+    // others stays only where it makes the chunk `gain` smaller than without
+    // it: RUNS_EF (a kernel that carries its decoder is a little slower for
+    // every other model: polynomials 78% -> 70% of the copy roofline with
+    // 0.4% of rows in RUNS_EF) and PATCHED_FOR (DELTA's kernel and the
+    // exception patches: adult census Hours_per_week 85% -> 66% for 8% less,
+    // OpenStreetMap way refs 47% -> 35% for 2%).
+    internal::EncoderConfig chosen_config = config;
+    const auto keep_only_if_smaller = [&](bool PartitionerOptions::*enable,
+                                          double gain) -> Status {
+      internal::EncoderConfig without = chosen_config;
+      without.partitioner.*enable = false;
+      L3_ASSIGN_OR_RETURN(Candidate plain,
+                          EncodeCandidate(type, values, num_rows, without, options));
       if (static_cast<double>(CandidateBytes(chosen, options)) >
-          static_cast<double>(CandidateBytes(plain, options)) * keep_below) {
+          static_cast<double>(CandidateBytes(plain, options)) * (1.0 - gain)) {
         chosen = std::move(plain);
+        chosen_config = without;
       }
+      return Status::OK();
+    };
+    if (options.profile == Profile::kHot && chosen.encoded.uses_runs_ef) {
+      L3_RETURN_NOT_OK(keep_only_if_smaller(&PartitionerOptions::enable_runs_ef,
+                                            config.partitioner.runs_ef_min_gain.value_or(0.0)));
     }
     if (options.profile == Profile::kHot && chosen.encoded.uses_patched_for) {
-      // Likewise for PATCHED_FOR: a chunk with PATCHED_FOR partitions
-      // decodes on the GPU with the kernel that carries DELTA's decoder and
-      // the exception patches (adult census Hours_per_week: 85% -> 66% of the
-      // copy roofline for 8% less; OpenStreetMap way refs 47% -> 35% for 2%).
-      internal::EncoderConfig without = config;
-      without.partitioner.enable_patched_for = false;
-      L3_ASSIGN_OR_RETURN(Candidate plain, EncodeCandidate(type, values, num_rows, without, options));
-      const double keep_below = 1.0 - config.partitioner.patched_for_min_gain.value_or(0.0);
-      if (static_cast<double>(CandidateBytes(chosen, options)) >
-          static_cast<double>(CandidateBytes(plain, options)) * keep_below) {
-        chosen = std::move(plain);
-      }
+      L3_RETURN_NOT_OK(keep_only_if_smaller(&PartitionerOptions::enable_patched_for,
+                                            config.partitioner.patched_for_min_gain.value_or(0.0)));
     }
     if (options.profile == Profile::kArchive && options.archive_large_partitions) {
       // The smaller of the two encodings by their trial frames; ties keep

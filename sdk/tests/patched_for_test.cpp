@@ -113,6 +113,36 @@ void CheckFitAndDecode(uint64_t seed) {
   }
 }
 
+// Writes `v` as one u32 column with `options`, reads it back (every value
+// compared, deep validation) and returns the file's Required_Features and
+// the rows of its PATCHED_FOR partitions.
+struct Written {
+  uint64_t required_features = 0;
+  uint64_t patched_rows = 0;
+};
+
+Written WriteAndRead(const std::vector<uint32_t>& v, const WriteOptions& options) {
+  Written w;
+  Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+  REQUIRE(writer->Close().ok());
+  const std::vector<uint8_t> file = writer->TakeBuffer();
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
+  std::vector<uint32_t> out(v.size());
+  REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(uint32_t)).ok());
+  CHECK(out == v);
+  Result<std::vector<PartitionInfo>> parts = reader->Partitions(0, 0);
+  REQUIRE(parts.ok());
+  for (const PartitionInfo& p : *parts) {
+    if (p.model == ModelType::kPatchedFor) w.patched_rows += p.num_rows;
+  }
+  w.required_features = reader->info().required_features;
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("PATCHED_FOR: the fit is the cheapest candidate, and every row decodes") {
@@ -133,29 +163,12 @@ TEST_CASE("PATCHED_FOR: the writer takes it for outliers, and only when enabled"
     CAPTURE(enabled);
     WriteOptions options;
     options.partitioner.enable_patched_for = enabled;
-    Result<Writer> writer =
-        Writer::CreateInMemory({{"age", PhysicalType::kUInt32, {}}}, options);
-    REQUIRE(writer.ok());
-    REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-    REQUIRE(writer->Close().ok());
-    const std::vector<uint8_t> file = writer->TakeBuffer();
-    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
-    REQUIRE(reader.ok());
-    CHECK(((reader->info().required_features & kRequiredPatchedForModel) != 0) == enabled);
-    REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
-    std::vector<uint32_t> out(v.size());
-    REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(uint32_t)).ok());
-    CHECK(out == v);
-    Result<std::vector<PartitionInfo>> parts = reader->Partitions(0, 0);
-    REQUIRE(parts.ok());
-    uint64_t patched_rows = 0;
-    for (const PartitionInfo& p : *parts) {
-      if (p.model == ModelType::kPatchedFor) patched_rows += p.num_rows;
-    }
+    const Written w = WriteAndRead(v, options);
+    CHECK(((w.required_features & kRequiredPatchedForModel) != 0) == enabled);
     if (enabled) {
-      CHECK(patched_rows > v.size() / 2);
+      CHECK(w.patched_rows > v.size() / 2);
     } else {
-      CHECK(patched_rows == 0);
+      CHECK(w.patched_rows == 0);
     }
   }
 }
@@ -208,29 +221,10 @@ TEST_CASE("PATCHED_FOR: the hot profile keeps it only for a real saving") {
   // 100000 six-bit values and one seven-bit outlier: PATCHED_FOR saves one
   // bit a row in the outlier's partition only, about 1% of the chunk.
   const std::vector<uint32_t> v = WithOutliers<uint32_t>(100000, 0, 6, 1, 7, 21);
-  const auto patched_rows = [&](const WriteOptions& options) {
-    Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
-    REQUIRE(writer.ok());
-    REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-    REQUIRE(writer->Close().ok());
-    const std::vector<uint8_t> file = writer->TakeBuffer();
-    Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
-    REQUIRE(reader.ok());
-    std::vector<uint32_t> out(v.size());
-    REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(uint32_t)).ok());
-    CHECK(out == v);
-    uint64_t rows = 0;
-    Result<std::vector<PartitionInfo>> parts = reader->Partitions(0, 0);
-    REQUIRE(parts.ok());
-    for (const PartitionInfo& p : *parts) {
-      if (p.model == ModelType::kPatchedFor) rows += p.num_rows;
-    }
-    return rows;
-  };
-  CHECK(patched_rows(WriteOptions{}) == 0);
+  CHECK(WriteAndRead(v, WriteOptions{}).patched_rows == 0);
   WriteOptions any_saving;
   any_saving.partitioner.patched_for_min_gain = 0.0;
-  CHECK(patched_rows(any_saving) > 0);
+  CHECK(WriteAndRead(v, any_saving).patched_rows > 0);
   // A gain outside [0, 1) is refused when the chunk is encoded.
   WriteOptions wrong;
   wrong.partitioner.patched_for_min_gain = 1.0;

@@ -26,14 +26,16 @@ namespace delta_fit_detail {
 
 inline constexpr unsigned kAllLanes = 0xffffffffu;
 
-/// The deltas of ranks rank[0..count) (0-based, ascending) among d(1..n-1),
-/// given the smallest delta `lo` and bitlen(largest - lo) = `key_bits`: a
-/// radix select of all of them at once, eight bits of key = d - lo a pass,
-/// one 256-bin histogram each (`histograms`: 3 * 256 words).
-template <typename T>
-__device__ void WarpSelectDeltas(const T* v, uint32_t n, uint32_t lane, int64_t lo,
-                                 uint32_t key_bits, const uint64_t* rank_in, int count,
-                                 uint32_t* histograms, int64_t* out) {
+/// The keys of ranks rank[0..count) (0-based, ascending) among key_at(x)
+/// for the rows x in [first, n), given the smallest key `lo` and
+/// bitlen(largest - lo) = `key_bits`: a radix select of all of them at once,
+/// eight bits of key - lo a pass, one 256-bin histogram each (`histograms`:
+/// 3 * 256 words). DELTA selects among its deltas (rows 1..n-1),
+/// PATCHED_FOR among its values' keys (patched_for_fit.cuh).
+template <typename KeyAt>
+__device__ void WarpSelectKeys(KeyAt key_at, uint32_t first, uint32_t n, uint32_t lane,
+                               int64_t lo, uint32_t key_bits, const uint64_t* rank_in, int count,
+                               uint32_t* histograms, int64_t* out) {
   uint64_t prefix[3] = {0, 0, 0};
   uint64_t rank[3] = {rank_in[0], rank_in[1], rank_in[2]};
   for (int shift = key_bits == 0 ? -8 : static_cast<int>((key_bits - 1) / 8 * 8); shift >= 0;
@@ -41,9 +43,8 @@ __device__ void WarpSelectDeltas(const T* v, uint32_t n, uint32_t lane, int64_t 
     for (int i = static_cast<int>(lane); i < 256 * count; i += 32) histograms[i] = 0;
     __syncwarp();
     const int high = shift + 8;  // the digits above this one must equal prefix's
-    for (uint32_t x = lane + 1; x < n; x += 32) {
-      const uint64_t key =
-          static_cast<uint64_t>(SignedDelta(v[x], v[x - 1])) - static_cast<uint64_t>(lo);
+    for (uint32_t x = first + lane; x < n; x += 32) {
+      const uint64_t key = static_cast<uint64_t>(key_at(x)) - static_cast<uint64_t>(lo);
       const uint32_t digit = static_cast<uint32_t>(key >> shift) & 255;
       for (int r = 0; r < count; ++r) {
         if (high >= 64 || (key >> high) == (prefix[r] >> high)) {
@@ -69,6 +70,53 @@ __device__ void WarpSelectDeltas(const T* v, uint32_t n, uint32_t lane, int64_t 
   for (int r = 0; r < count; ++r) {
     out[r] = static_cast<int64_t>(static_cast<uint64_t>(lo) + prefix[r]);
   }
+}
+
+/// The distinct Base candidates (DistinctDeltaBases) of the m = n - first
+/// keys key_at(x), x in [first, n), whose smallest is `lo` and largest `hi`,
+/// and each one's width counts in `scratch` after the histograms (4 x 65
+/// uint64, rows_of_width[j][b] = the keys whose (U)(key - base_j) is b
+/// bits), as the CPU's DeltaFit and PatchedForFit compute them.
+template <typename U, typename KeyAt>
+__device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint32_t n,
+                                              uint32_t lane, int64_t lo, int64_t hi,
+                                              uint32_t* scratch) {
+  const uint32_t m = n - first;
+  const uint32_t key_bits = BitLength(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
+  uint64_t ranks[3] = {0, 0, 0};
+  int count = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (m / DeltaRankDivisor(i) != 0) ranks[count++] = m / DeltaRankDivisor(i);
+  }
+  int64_t selected[3] = {0, 0, 0};
+  if (count > 0) {
+    WarpSelectKeys(key_at, first, n, lane, lo, key_bits, ranks, count, scratch, selected);
+  }
+  // selected[] holds the nonzero ranks in divisor order.
+  int64_t at_rank[3] = {0, 0, 0};
+  for (int i = 0, j = 0; i < 3; ++i) {
+    if (m / DeltaRankDivisor(i) != 0) at_rank[i] = selected[j++];
+  }
+  const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
+
+  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 3 * 256);
+  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = 0;
+  __syncwarp();
+  U base[4];
+  for (int j = 0; j < 4; ++j) base[j] = static_cast<U>(bases.value[j]);
+  for (uint32_t x = first + lane; x < n; x += 32) {
+    const U key = static_cast<U>(key_at(x));
+    for (int j = 0; j < bases.count; ++j) {
+      atomicAdd(&counts[j][BitLength(static_cast<U>(key - base[j]))], 1ull);
+    }
+  }
+  __syncwarp();
+  return bases;
+}
+
+/// The width counts WarpBasesAndWidthCounts left in `scratch`.
+__device__ inline const uint64_t (*WidthCountsIn(const uint32_t* scratch))[65] {
+  return reinterpret_cast<const uint64_t(*)[65]>(scratch + 3 * 256);
 }
 
 }  // namespace delta_fit_detail
@@ -114,35 +162,9 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
     hopeless.cost_bytes = ~uint64_t{0};
     return hopeless;
   }
-  const uint32_t key_bits = BitLength(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
-  uint64_t ranks[3] = {0, 0, 0};
-  int count = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (m / DeltaRankDivisor(i) != 0) ranks[count++] = m / DeltaRankDivisor(i);
-  }
-  int64_t selected[3] = {0, 0, 0};
-  if (count > 0) WarpSelectDeltas(v, n, lane, lo, key_bits, ranks, count, scratch, selected);
-  // selected[] holds the nonzero ranks in divisor order.
-  int64_t at_rank[3] = {0, 0, 0};
-  for (int i = 0, j = 0; i < 3; ++i) {
-    if (m / DeltaRankDivisor(i) != 0) at_rank[i] = selected[j++];
-  }
-  const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
-
-  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 3 * 256);
-  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = 0;
-  __syncwarp();
-  U base[4];
-  for (int j = 0; j < 4; ++j) base[j] = static_cast<U>(bases.value[j]);
-  for (uint32_t x = lane + 1; x < n; x += 32) {
-    const U d = static_cast<U>(SignedDelta(v[x], v[x - 1]));
-    for (int j = 0; j < bases.count; ++j) {
-      atomicAdd(&counts[j][BitLength(static_cast<U>(d - base[j]))], 1ull);
-    }
-  }
-  __syncwarp();
-  const PartitionFit fit =
-      BestDeltaFit<T>(n, values_per_lane, bases, reinterpret_cast<const uint64_t(*)[65]>(counts));
+  const auto delta_at = [v](uint32_t x) { return SignedDelta(v[x], v[x - 1]); };
+  const DeltaBases bases = WarpBasesAndWidthCounts<U>(delta_at, 1, n, lane, lo, hi, scratch);
+  const PartitionFit fit = BestDeltaFit<T>(n, values_per_lane, bases, WidthCountsIn(scratch));
   __syncwarp();  // the scratch is free again for the caller
   return fit;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Hot-profile ratios of L3 with and without one model, beside zstd, Pco and
-Parquet measured in the same run on the same arrays.
+"""Hot-profile ratios of L3 with and without one model, beside zstd, Parquet,
+blosc2, Pco and Vortex measured in the same run on the same arrays.
 
     scripts/model_ab_report.py --build BUILD --disable patched-for \
         [--rows N] [--real-dir DIR] [--out FILE.md]
@@ -9,14 +9,14 @@ Each array is written twice by the same `l3` binary: with the defaults and
 with `l3 compress --disable MODEL`; both files are decoded back and compared
 byte for byte. The arrays: every generator dataset of `l3_gen` at --rows rows
 and the real integer arrays of --real-dir (the adult census columns of the
-CSV files, the raw .bin.gz arrays). The peers come from the Python packages
-of the environment that runs this script (zstandard, pcodec, pyarrow); one
-that is missing is reported as unavailable.
+CSV files, the raw .bin.gz arrays). The peers are those of
+scripts/peer_report.py, with its settings (peer_sizes), from the Python
+packages of the environment that runs this script; a codec that is missing
+or fails shows as "-".
 """
 import argparse
 import csv
 import gzip
-import io
 import os
 import subprocess
 import sys
@@ -24,6 +24,9 @@ import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_report import peer_sizes, versions  # noqa: E402
 
 GENERATED = ["linear:u32", "normal:u32", "poisson:u64", "cosmos:i32", "polylog:u64", "exp:u64",
              "poly:u64", "uniform40:u64", "stepwise:u32", "runs:u32", "sorted_noise:u64",
@@ -34,37 +37,12 @@ DTYPES = {"u8": "<u1", "u16": "<u2", "u32": "<u4", "u64": "<u8", "i8": "<i1", "i
           "i32": "<i4", "i64": "<i8"}
 
 
-def peers():
-    out = {}
-    try:
-        import zstandard
-        out["zstd -3"] = lambda a: len(zstandard.ZstdCompressor(level=3).compress(a.tobytes()))
-        out["zstd -19"] = lambda a: len(zstandard.ZstdCompressor(level=19).compress(a.tobytes()))
-    except ImportError:
-        print("model_ab_report: zstandard unavailable", file=sys.stderr)
-    try:
-        import pcodec
-        from pcodec import standalone
-
-        def pco(a):
-            config = pcodec.ChunkConfig(compression_level=8)
-            return len(standalone.simple_compress(a, config))
-        out["Pco 8"] = pco
-    except ImportError:
-        print("model_ab_report: pcodec unavailable", file=sys.stderr)
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        def parquet(a):
-            sink = io.BytesIO()
-            pq.write_table(pa.table({"v": a}), sink, compression="zstd", compression_level=19,
-                           use_dictionary=True)
-            return len(sink.getvalue())
-        out["Parquet dict+zstd"] = parquet
-    except ImportError:
-        print("model_ab_report: pyarrow unavailable", file=sys.stderr)
-    return out
+# The peers' columns: the codecs and settings of peer_report.py, whose
+# peer_sizes() measures them.
+PEERS = [("zstd-3", "zstd -3"), ("zstd-19", "zstd -19"),
+         ("parquet_delta_zstd", "Parquet DELTA"), ("parquet_dict_zstd", "Parquet dict"),
+         ("blosc2_shuffle_zstd", "blosc2"), ("pco", "Pco"), ("vortex", "Vortex"),
+         ("vortex_compact", "Vortex compact")]
 
 
 def arrays(args, tmp):
@@ -123,34 +101,32 @@ def main():
     p.add_argument("--real-dir", default="")
     p.add_argument("--out", default="")
     args = p.parse_args()
-    codecs = peers()
     lines = ["| dataset | type | rows | L3 hot | L3 hot without %s | change | %s |" % (
-        args.disable, " | ".join(codecs)), "|---|---|---:|---:|---:|---:|" + "---:|" * len(codecs)]
+        args.disable, " | ".join(title for _, title in PEERS)),
+        "|---|---|---:|---:|---:|---:|" + "---:|" * len(PEERS)]
     with tempfile.TemporaryDirectory() as tmp:
         for name, ty, a in arrays(args, tmp):
             raw = a.nbytes
             with_model = raw / l3_bytes(args, tmp, ty, a, [])
             without = raw / l3_bytes(args, tmp, ty, a, ["--disable", args.disable])
-            ratios = ["%.3g" % (raw / f(a)) for f in codecs.values()]
+            sizes = peer_sizes(a, a.tobytes(), tmp)
+            ratios = ["%.3g" % (raw / sizes[key]) if isinstance(sizes.get(key), int) else "-"
+                      for key, _ in PEERS]
             lines.append("| %s | %s | %d | %.3g | %.3g | %+.1f%% | %s |" % (
                 name, ty, len(a), with_model, without, 100 * (with_model / without - 1),
                 " | ".join(ratios)))
             print(lines[-1], flush=True)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
-    versions = []
-    for module in ["zstandard", "pcodec", "pyarrow"]:
-        try:
-            versions.append("%s %s" % (module, __import__(module).__version__))
-        except (ImportError, AttributeError):
-            versions.append("%s unavailable" % module)
+    found = ", ".join("%s %s" % item for item in versions().items())
     header = [
         "- Command: `scripts/model_ab_report.py %s`" % " ".join(sys.argv[1:]),
         "- Commit: `%s`; date %s UTC; %s" % (
-            commit, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), ", ".join(versions)),
+            commit, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), found),
         "- Ratio = raw bytes / whole-file bytes (L3: the whole `.l3` file, hot profile, both "
-        "decoded back and compared byte for byte). zstd: one frame of the raw little-endian "
-        "array; Pco: level 8; Parquet: pyarrow, dictionary + zstd level 19.",
+        "decoded back and compared byte for byte). Peers as in peers.md: zstd one frame of "
+        "the raw array; Parquet (pyarrow) DELTA_BINARY_PACKED or dictionary, + zstd 19; "
+        "blosc2 shuffle + zstd 9; Pco level 8; Vortex default and compact writers.",
         "",
     ]
     text = "\n".join(header + lines) + "\n"

@@ -397,6 +397,28 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
   return bases;
 }
 
+/// The base (into *base) whose best Bit_Width needs the fewest payload
+/// words, the first on ties, and that choice; rows_of_width[j] holds the
+/// width counts for bases.value[j]. Shared by DELTA and PATCHED_FOR, and
+/// with the CUDA writer.
+L3_HD DeltaChoice BestBaseChoice(uint32_t n, const DeltaBases& bases,
+                                 const uint64_t (*rows_of_width)[65], int64_t* base) {
+  DeltaChoice best;
+  for (int j = 0; j < bases.count; ++j) {
+    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
+    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
+      best = c;
+      *base = bases.value[j];
+    }
+  }
+  return best;
+}
+
+/// The Exceptions word's fields of a choice (spec §8.9, §8.12).
+L3_HD DeltaExceptions ExceptionsOf(const DeltaChoice& c) {
+  return {c.exceptions, c.exceptions == 0 ? 0u : c.max_width - c.width};
+}
+
 /// The DELTA fit from the width counts of each distinct base
 /// (rows_of_width[j] for bases.value[j]): the base whose best Bit_Width
 /// needs the fewest payload words, the first on ties. Shared with the CUDA
@@ -404,17 +426,9 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
 template <typename T>
 L3_HD PartitionFit BestDeltaFit(uint32_t n, uint32_t values_per_lane, const DeltaBases& bases,
                                 const uint64_t (*rows_of_width)[65]) {
-  DeltaChoice best;
   int64_t lo = 0;
-  for (int j = 0; j < bases.count; ++j) {
-    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
-    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
-      best = c;
-      lo = bases.value[j];
-    }
-  }
-  const DeltaExceptions e{best.exceptions, best.exceptions == 0 ? 0u : best.max_width - best.width};
-  return MakeDeltaFit<T>(n, best.width, lo, e, values_per_lane);
+  const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, &lo);
+  return MakeDeltaFit<T>(n, best.width, lo, ExceptionsOf(best), values_per_lane);
 }
 
 inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};

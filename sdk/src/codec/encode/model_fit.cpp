@@ -394,8 +394,8 @@ struct CpuPasses {
   uint32_t n;
   uint32_t values_per_lane;
   HullSources hulls;
-  /// The partition's extremes, where known: DELTA's pass then also counts
-  /// the values for PATCHED_FOR's lower bound.
+  /// The partition's extremes, where PATCHED_FOR may be tried: DELTA's pass
+  /// then also counts the values for its lower bound.
   const Summary<T>* summary = nullptr;
   PatchedForBuckets<T> buckets;
 
@@ -426,7 +426,10 @@ template <typename T>
 PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
                                      const FitOptions& options, const HullSources& hulls) {
   if (hulls.out != nullptr) hulls.out->valid = false;
-  CpuPasses<T> passes{v, n, options.values_per_lane, hulls, &summary, {}};
+  // DELTA's pass counts the values for PATCHED_FOR's bound only where
+  // PATCHED_FOR may be tried.
+  CpuPasses<T> passes{v, n, options.values_per_lane, hulls,
+                      options.enable_patched_for ? &summary : nullptr, {}};
   return ChooseModel(passes, summary, n, options);
 }
 

@@ -5,8 +5,8 @@
 // The fit is DELTA's (delta_encode.hpp) taken over the values instead of
 // their deltas: the Base candidates are the smallest value and the values of
 // ranks n/64, n/16 and n/4, each with the Bit_Width of fewest payload words.
-// ChooseModel (fit_choice.hpp) tries it for every candidate partition, after
-// DELTA (spec §14).
+// ChooseModel (fit_choice.hpp) tries it last, for every candidate partition
+// where no line or polynomial won, unless a lower bound rules it out (§14).
 #pragma once
 
 #include <cstdint>
@@ -68,18 +68,9 @@ L3_HD PartitionFit MakePatchedForFit(uint32_t n, uint32_t width, T base, DeltaEx
 template <typename T>
 L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
                                      const uint64_t (*rows_of_width)[65]) {
-  DeltaChoice best;
   int64_t key = 0;
-  for (int j = 0; j < bases.count; ++j) {
-    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
-    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
-      best = c;
-      key = bases.value[j];
-    }
-  }
-  const DeltaExceptions e{best.exceptions,
-                          best.exceptions == 0 ? 0u : best.max_width - best.width};
-  return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), e);
+  const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, &key);
+  return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), ExceptionsOf(best));
 }
 
 /// The bucket counts of PatchedForFit's lower bound: the values' keys in at

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <limits>
 #include <random>
 #include <set>
+#include <type_traits>
 #include <vector>
 
 #include "codec/decode/decode_chunk.hpp"
@@ -239,6 +241,60 @@ TEST_CASE("dictionary chunks: signed codes stay below 2^(N-1)") {
   CHECK(static_cast<int8_t>(elements[127]) == 63);
   CHECK(static_cast<int8_t>(elements[128]) == 0);      // row 0 = -64, code 0
   CHECK(static_cast<int8_t>(elements[128 + 127]) == 127);  // row 127 = 63
+}
+
+namespace {
+
+// BuildDictionary against its definition (spec §8.10 rules 2 and 3): the
+// sorted distinct values, then each row's rank among them; and the entry
+// limit, which holds exactly at D = max_entries.
+template <typename T>
+void CheckDictionaryOfRows(PhysicalType type, const std::vector<T>& rows) {
+  const std::set<T> distinct(rows.begin(), rows.end());
+  const std::vector<T> entries(distinct.begin(), distinct.end());
+  std::vector<T> expected = entries;
+  for (const T& v : rows) {
+    expected.push_back(static_cast<T>(std::lower_bound(entries.begin(), entries.end(), v) -
+                                      entries.begin()));
+  }
+  std::vector<uint8_t> elements;
+  uint64_t d = 0;
+  REQUIRE(BuildDictionary(type, rows.data(), rows.size(), entries.size(), &elements, &d));
+  CHECK(d == entries.size());
+  std::vector<T> got(elements.size() / sizeof(T));
+  std::memcpy(got.data(), elements.data(), elements.size());
+  CHECK(got == expected);
+  CHECK_FALSE(BuildDictionary(type, rows.data(), rows.size(), entries.size() - 1, &elements, &d));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("dictionary chunks: entries and codes equal sorting and ranking", T, int32_t,
+                   uint32_t, int64_t, uint64_t) {
+  // 300,000 rows: a sample of 65,536 rows with few distinct values (so it
+  // is not rejected), then up to 60,000 distinct values, in runs and alone,
+  // spread over the whole type (negative values, both extremes, values that
+  // share their low bits), so that the writer's table grows several times.
+  const PhysicalType type = std::is_same_v<T, int32_t>    ? PhysicalType::kInt32
+                            : std::is_same_v<T, uint32_t> ? PhysicalType::kUInt32
+                            : std::is_same_v<T, int64_t>  ? PhysicalType::kInt64
+                                                          : PhysicalType::kUInt64;
+  std::mt19937_64 rng(17);
+  std::vector<T> pool;
+  for (int i = 0; i < 60000; ++i) {
+    const uint64_t r = rng();
+    pool.push_back(static_cast<T>(i % 3 == 0 ? r : i % 3 == 1 ? (r & 0xFFFF) << 20 : r % 1000));
+  }
+  pool.push_back(std::numeric_limits<T>::min());
+  pool.push_back(std::numeric_limits<T>::max());
+  std::vector<T> rows;
+  for (uint64_t i = 0; i < 65536; ++i) rows.push_back(pool[rng() % 50]);
+  while (rows.size() < 300000) {
+    const T v = pool[rng() % pool.size()];
+    const uint64_t run = rng() % 4 == 0 ? 1 + rng() % 40 : 1;
+    for (uint64_t k = 0; k < run; ++k) rows.push_back(v);
+  }
+  CheckDictionaryOfRows(type, rows);
 }
 
 TEST_CASE("dictionary chunks: the worked example of spec §8.10") {

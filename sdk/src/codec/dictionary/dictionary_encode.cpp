@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
-#include <unordered_map>
 
 #include "codec/encode/chunk_statistics.hpp"
 #include "codec/encode/value_traits.hpp"
@@ -22,34 +21,101 @@ uint64_t TypeEntryLimit(PhysicalType type) {
   return uint64_t{1} << (PhysicalTypeIsSigned(type) ? bits - 1 : bits);
 }
 
+/// The distinct values of a chunk and, once they are sorted, their codes:
+/// an open-addressing table (linear probing, power-of-two size kept at most
+/// half full), grown as values arrive, so that a chunk rejected by its sample
+/// costs a small table only.
+template <typename T>
+class DistinctValues {
+ public:
+  DistinctValues() { Resize(kInitialBits); }
+
+  uint64_t size() const { return count_; }
+
+  /// Adds `value` if it is new.
+  void Insert(T value) {
+    const uint64_t slot = Find(value);
+    if (used_[slot]) return;
+    used_[slot] = 1;
+    keys_[slot] = value;
+    if (++count_ * 2 > keys_.size()) Resize(bits_ + 1);
+  }
+
+  /// The values, sorted (spec §8.10 rule 2); each one's code becomes its
+  /// rank.
+  std::vector<T> SortAndNumber() {
+    std::vector<T> entries;
+    entries.reserve(static_cast<size_t>(count_));
+    for (size_t slot = 0; slot < keys_.size(); ++slot) {
+      if (used_[slot]) entries.push_back(keys_[slot]);
+    }
+    std::sort(entries.begin(), entries.end());
+    codes_.assign(keys_.size(), 0);
+    for (size_t i = 0; i < entries.size(); ++i) codes_[Find(entries[i])] = i;
+    return entries;
+  }
+
+  /// The code of a value that was inserted (after SortAndNumber).
+  uint64_t Code(T value) const { return codes_[Find(value)]; }
+
+ private:
+  static constexpr uint32_t kInitialBits = 12;
+
+  uint64_t Find(T value) const {
+    const uint64_t mask = keys_.size() - 1;
+    uint64_t slot = (static_cast<uint64_t>(value) * 0x9E3779B97F4A7C15ull) >> (64 - bits_);
+    while (used_[slot] && !(keys_[slot] == value)) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  void Resize(uint32_t bits) {
+    std::vector<T> old_keys = std::move(keys_);
+    std::vector<uint8_t> old_used = std::move(used_);
+    bits_ = bits;
+    keys_.assign(size_t{1} << bits, T{});
+    used_.assign(size_t{1} << bits, 0);
+    for (size_t slot = 0; slot < old_keys.size(); ++slot) {
+      if (!old_used[slot]) continue;
+      const uint64_t to = Find(old_keys[slot]);
+      used_[to] = 1;
+      keys_[to] = old_keys[slot];
+    }
+  }
+
+  uint32_t bits_ = 0;
+  uint64_t count_ = 0;
+  std::vector<T> keys_;
+  std::vector<uint8_t> used_;
+  std::vector<uint64_t> codes_;  // by slot, after SortAndNumber
+};
+
 template <typename T>
 bool BuildTyped(const T* v, uint64_t n, uint64_t max_entries, std::vector<uint8_t>* elements,
                 uint64_t* num_entries) {
   const uint64_t sample = DictionarySampleRows(n);
-  std::unordered_map<T, uint64_t> ids;
-  ids.reserve(static_cast<size_t>(std::min(max_entries, sample) + 1));
+  DistinctValues<T> ids;
   for (uint64_t i = 0; i < sample; ++i) {
-    ids.emplace(v[i], 0);
+    ids.Insert(v[i]);
     // The count only grows: rejecting as soon as it passes a limit rejects
     // exactly the samples whose final count does.
     if (DictionarySampleRejects(ids.size(), sample, max_entries)) return false;
   }
   for (uint64_t i = sample; i < n; ++i) {
-    ids.emplace(v[i], 0);
+    if (v[i] == v[i - 1]) continue;  // a run: nothing new
+    ids.Insert(v[i]);
     if (ids.size() > max_entries) return false;
   }
-  std::vector<T> entries;
-  entries.reserve(ids.size());
-  for (const auto& kv : ids) entries.push_back(kv.first);
-  std::sort(entries.begin(), entries.end());  // spec §8.10 rule 2
-  for (uint64_t i = 0; i < entries.size(); ++i) ids[entries[i]] = i;
+  const std::vector<T> entries = ids.SortAndNumber();
   const uint64_t d = entries.size();
   elements->resize(static_cast<size_t>((d + n) * sizeof(T)));
   T* out = reinterpret_cast<T*>(elements->data());
   std::memcpy(out, entries.data(), d * sizeof(T));
   // Codes are values of the type below D (rule 3); D is within the type's
-  // reach (rule 1), so the conversion keeps them.
-  for (uint64_t i = 0; i < n; ++i) out[d + i] = static_cast<T>(ids.find(v[i])->second);
+  // reach (rule 1), so the conversion keeps them. A row equal to the one
+  // before it takes its code (runs cost no lookup).
+  for (uint64_t i = 0; i < n; ++i) {
+    out[d + i] = i > 0 && v[i] == v[i - 1] ? out[d + i - 1] : static_cast<T>(ids.Code(v[i]));
+  }
   *num_entries = d;
   return true;
 }

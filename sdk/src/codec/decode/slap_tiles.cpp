@@ -27,8 +27,9 @@
 // IEEE-754 operations (neither implies contraction into FMA, which is off),
 // so they write the same values, and the portable build stays the
 // definition. The AVX-512 variant steps 8 lanes' predictors per instruction
-// instead of 4: POLY2/POLY3 columns decode 1.2-1.35x faster on one core. Clang (14 at least) refuses
-// target_clones on function templates, so it builds the portable variant only.
+// instead of 4: LINEAR and POLY3 columns decode 1.1-1.35x faster on one core
+// (docs/results/cpu.md). Clang (14 at least) refuses target_clones on
+// function templates, so it builds the portable variant only.
 #include <cmath>
 #include <cstring>
 

@@ -88,14 +88,17 @@ struct PatchedForBuckets {
     filled = false;
     for (uint32_t& c : counts) c = 0;
   }
-  void Add(T v) { ++counts[(static_cast<uint64_t>(PatchedForKey(v)) - floor) >> shift]; }
+  uint64_t BucketOf(T v) const {
+    return (static_cast<uint64_t>(PatchedForKey(v)) - floor) >> shift;
+  }
+  void Add(T v) { ++counts[BucketOf(v)]; }
   /// Counts of values[0, n), two interleaved tallies.
   void Fill(const T* v, uint32_t n) {
     uint32_t odd[64] = {};
     uint32_t x = 0;
     for (; x + 2 <= n; x += 2) {
       Add(v[x]);
-      ++odd[(static_cast<uint64_t>(PatchedForKey(v[x + 1])) - floor) >> shift];
+      ++odd[BucketOf(v[x + 1])];
     }
     if (x < n) Add(v[x]);
     for (int k = 0; k < 64; ++k) counts[k] += odd[k];

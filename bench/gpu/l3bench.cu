@@ -12,7 +12,7 @@
 //   l3bench [--datasets linear,normal,...|paper|none] [--real] [--real-dir DIR]
 //           [--scale F] [--reps N] [--queries N] [--range-rows N]
 //           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch auto|off|on]
-//           [--wide-staging auto|off|on] [--sweep]
+//           [--wide-staging auto|off|on] [--dictionary-staging auto|off|on] [--sweep]
 //           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
 //           [--outliers N] [--patched-for on|off]
 //           [--json FILE] [--md FILE] [--commit REV]
@@ -70,7 +70,7 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-/// "auto", "off" or "on" for the tri-state LaunchConfig options (both enums
+/// "auto", "off" or "on" for the tri-state LaunchConfig options (all three
 /// number kAuto, kOff, kOn as 0, 1, 2).
 template <typename Mode>
 const char* ModeName(Mode m) {
@@ -505,6 +505,19 @@ Options Parse(int argc, char** argv) {
         std::fprintf(stderr, "l3bench: --wide-staging takes auto, off or on\n");
         std::exit(2);
       }
+    } else if (a == "--dictionary-staging") {
+      const std::string v = value(i);
+      using Staging = l3::cuda::LaunchConfig::DictionaryStaging;
+      if (v == "auto") {
+        o.config.dictionary_staging = Staging::kAuto;
+      } else if (v == "off") {
+        o.config.dictionary_staging = Staging::kOff;
+      } else if (v == "on") {
+        o.config.dictionary_staging = Staging::kOn;
+      } else {
+        std::fprintf(stderr, "l3bench: --dictionary-staging takes auto, off or on\n");
+        std::exit(2);
+      }
     } else if (a == "--split-min-rows") {
       o.split_min_rows = std::stoll(value(i));
     } else if (a == "--outliers") {
@@ -592,7 +605,8 @@ int main(int argc, char** argv) {
                              {"max_blocks", opt.config.max_blocks},
                              {"block_threads", opt.config.block_threads},
                              {"payload_prefetch", ModeName(opt.config.payload_prefetch)},
-                             {"wide_tile_staging", ModeName(opt.config.wide_tile_staging)}};
+                             {"wide_tile_staging", ModeName(opt.config.wide_tile_staging)},
+                             {"dictionary_staging", ModeName(opt.config.dictionary_staging)}};
   std::printf("l3bench on %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   report["copy_bandwidth"] = MeasureCopyBandwidth(stream, opt.reps);
   const double copy_bps = report["copy_bandwidth"]["bytes_per_s"];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -34,6 +35,56 @@ constexpr uint32_t kDefaultSpanRows = 2048;
 // their warps finish the staged partitions of a block at more uneven times,
 // and a longer span evens that out (docs/results/gpu-notes.md, v14).
 constexpr uint32_t kDefaultDeltaSpanRows = 4096;
+// Launches that copy a dictionary to shared memory run 256-thread blocks: a
+// large copy leaves few blocks resident, and larger blocks keep more warps.
+constexpr uint32_t kDictionaryStageBlockThreads = 256;
+
+// Shared memory of a dictionary launch (the DELTA + dictionary kernels, with
+// or without RUNS_EF) besides the dictionary copy: the warp stages, and the
+// kernel's static arrays (queried once from the kernel itself).
+size_t DictionaryLaunchWarpStageBytes(int value_bytes, bool has_runs_ef) {
+  switch (value_bytes) {
+    case 1:
+      return has_runs_ef ? detail::WarpStageBytes<uint8_t, true, true>()
+                         : detail::WarpStageBytes<uint8_t, true, false>();
+    case 2:
+      return has_runs_ef ? detail::WarpStageBytes<uint16_t, true, true>()
+                         : detail::WarpStageBytes<uint16_t, true, false>();
+    case 4:
+      return has_runs_ef ? detail::WarpStageBytes<uint32_t, true, true>()
+                         : detail::WarpStageBytes<uint32_t, true, false>();
+    default:
+      return has_runs_ef ? detail::WarpStageBytes<uint64_t, true, true>()
+                         : detail::WarpStageBytes<uint64_t, true, false>();
+  }
+}
+
+size_t DictionaryLaunchStaticSharedBytes() {
+  static const size_t bytes = [] {
+    cudaFuncAttributes attributes{};
+    if (cudaFuncGetAttributes(&attributes,
+                              detail::DecodeRowsKernel<uint64_t, 64, false, true, true, true>) !=
+        cudaSuccess) {
+      cudaGetLastError();
+      return size_t{16 * 1024};  // more than the kernels' static arrays
+    }
+    return attributes.sharedSizeBytes;
+  }();
+  return bytes;
+}
+
+// The most shared memory one block may use on the current device.
+size_t SharedBytesPerBlockOptin() {
+  int device = 0;
+  int bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+          cudaSuccess) {
+    cudaGetLastError();
+    return 48 * 1024;
+  }
+  return static_cast<size_t>(bytes);
+}
 
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
           bool kRunsEf = false>
@@ -52,6 +103,46 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
   }
   if constexpr (kDelta || kRunsEf) {
     stage_bytes = size_t{threads / 32} * detail::WarpStageBytes<U, kDelta, kRunsEf>();
+  }
+  if constexpr (kDictionary) {
+    if (args.dictionary_stage_entries != 0) {
+      // The block's copy of the entries follows the warp stages (8-byte
+      // aligned, as every stage is a whole number of words).
+      stage_bytes += size_t{args.dictionary_stage_entries} * sizeof(U);
+      // The kernel may take all the dynamic shared memory a block can have,
+      // set once per device: the attribute is process-wide, and setting it
+      // to each launch's size would lower it under a launch of another
+      // thread, or under this kernel's launches without a copy (their warp
+      // stages alone exceed a small dictionary's setting).
+      static std::mutex mutex;
+      static uint64_t devices_done = 0;  // bit d: device d's attribute is set
+      int device = 0;
+      L3_CUDA_RETURN_NOT_OK(CudaStatus(cudaGetDevice(&device), "cudaGetDevice"));
+      const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
+      std::lock_guard<std::mutex> lock(mutex);
+      if ((devices_done & bit) == 0) {
+        const size_t fixed = DictionaryLaunchStaticSharedBytes();
+        const size_t optin = SharedBytesPerBlockOptin();
+        const cudaError_t error =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(optin > fixed ? optin - fixed : 0));
+        if (error != cudaSuccess) {
+          cudaGetLastError();
+          return CudaStatus(error, "cudaFuncSetAttribute (dictionary stage)");
+        }
+        devices_done |= bit;
+      }
+      // Persistent blocks: each copies the entries once per chunk it meets,
+      // not once per span.
+      int resident = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &resident, kernel, static_cast<int>(threads), stage_bytes) != cudaSuccess ||
+          resident < 1) {
+        cudaGetLastError();
+        resident = 1;
+      }
+      blocks = std::min<uint32_t>(blocks, static_cast<uint32_t>(resident * SmCount()));
+    }
   }
   kernel<<<blocks, threads, stage_bytes, stream>>>(args);
   return CheckLaunch("DecodeRowsKernel");
@@ -116,11 +207,9 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
   if (out_bytes / value_bytes < rows) {
     return Status(StatusCode::kBufferTooSmall, "output smaller than the row range");
   }
-  const uint32_t threads = config.block_threads != 0 ? config.block_threads : kDefaultBlockThreads;
-  if (threads % 32 != 0 || threads > 256) {
+  if (config.block_threads % 32 != 0 || config.block_threads > 256) {
     return Status(StatusCode::kInvalidArgument, "block_threads must be a multiple of 32, <= 256");
   }
-  const uint32_t warps_per_block = threads / 32;
 
   // One launch per group of up to kMaxLaunchChunks chunks that overlap the
   // range.
@@ -154,8 +243,44 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     const bool stage_wide =
         all_v64 && config.wide_tile_staging != Staging::kOff &&
         (config.wide_tile_staging == Staging::kOn || (max_wide_width > 32 && 2 * wide_rows >= launch_rows));
+    // Dictionary launches: the entries each block copies to shared memory
+    // (the largest dictionary of the launch that fits the staging rule).
+    uint32_t dictionary_stage_entries = 0;
+    uint32_t threads = config.block_threads;
+    if (has_dictionary && config.dictionary_staging != LaunchConfig::DictionaryStaging::kOff) {
+      const uint32_t stage_threads = threads != 0 ? threads : kDictionaryStageBlockThreads;
+      const size_t value_size = static_cast<size_t>(value_bytes);
+      const size_t warp_stages = size_t{stage_threads / 32} *
+                                 DictionaryLaunchWarpStageBytes(value_bytes, has_runs_ef);
+      const size_t fixed = warp_stages + DictionaryLaunchStaticSharedBytes();
+      const size_t optin = SharedBytesPerBlockOptin();
+      const size_t shared_left = optin > fixed ? optin - fixed : 0;
+      const size_t limit =
+          config.dictionary_staging == LaunchConfig::DictionaryStaging::kOn
+              ? shared_left
+              : std::min<size_t>(shared_left, LaunchConfig::kAutoDictionaryStageBytes);
+      // The largest dictionary of the launch within the limit. kAuto leaves
+      // out chunks whose elements lie mostly in RUNS_EF partitions: they look
+      // a code up once per run, too rarely to pay for the blocks the copy
+      // keeps from being resident (docs/results/gpu-notes.md, v27).
+      uint64_t entries = 0;
+      for (size_t i = first; i < last; ++i) {
+        const DeviceChunk& chunk = chunks[i];
+        const uint64_t d = chunk.dictionary_entries;
+        const bool per_run = 2 * chunk.runs_ef_rows > chunk.num_rows + d;
+        if (d * value_size <= limit &&
+            (config.dictionary_staging == LaunchConfig::DictionaryStaging::kOn || !per_run)) {
+          entries = std::max(entries, d);
+        }
+      }
+      dictionary_stage_entries = static_cast<uint32_t>(entries);
+      if (entries != 0) threads = stage_threads;
+    }
+    if (threads == 0) threads = kDefaultBlockThreads;
+    const uint32_t warps_per_block = threads / 32;
     detail::DecodeArgs args{};
     args.chunks = MakeChunkSet(chunks, first, last);
+    args.dictionary_stage_entries = dictionary_stage_entries;
     args.row_begin = std::max(row_begin, chunks[first].first_row);
     args.row_end = std::min(row_end, chunks[last - 1].first_row + chunks[last - 1].num_rows);
     // Spans are whole tiles of the largest V, so that a span holds at least

@@ -166,6 +166,19 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
     config.payload_prefetch = prefetch;
     CHECK(GpuDecode(chunks, 0, n, config) == cpu);
   }
+  // Dictionary chunks with their entries in shared memory (any that fit) and
+  // in device memory; with few small persistent blocks each block walks
+  // many spans and crosses chunks, so it copies entries again per chunk.
+  LaunchConfig dictionary_on;
+  dictionary_on.dictionary_staging = LaunchConfig::DictionaryStaging::kOn;
+  LaunchConfig dictionary_off;
+  dictionary_off.dictionary_staging = LaunchConfig::DictionaryStaging::kOff;
+  LaunchConfig dictionary_persistent = dictionary_on;
+  dictionary_persistent.max_blocks = 2;
+  dictionary_persistent.block_threads = 64;
+  for (const LaunchConfig& config : {dictionary_on, dictionary_off, dictionary_persistent}) {
+    CHECK(GpuDecode(chunks, 0, n, config) == cpu);
+  }
 
   std::mt19937_64 rng(seed);
   auto slice = [&](uint64_t a, uint64_t b) {
@@ -180,7 +193,9 @@ void CheckColumnAgainstCpu(const Reader& reader, int column, const void* origina
     const uint64_t a = rng() % (n - std::min(len, n) + 1);
     const uint64_t b = std::min(n, a + len);
     INFO("rows [" << a << ", " << b << ")");
-    CHECK(GpuDecode(chunks, a, b, i % 2 == 0 ? staged : LaunchConfig{}) == slice(a, b));
+    const LaunchConfig& config =
+        i % 2 == 0 ? staged : i % 4 == 1 ? dictionary_on : dictionary_off;
+    CHECK(GpuDecode(chunks, a, b, config) == slice(a, b));
     if (i % 4 == 0) {
       const size_t bytes = (b - a) * vb;
       DeviceBuffer out(bytes);

@@ -154,6 +154,17 @@ struct LaunchConfig {
   /// half of a launch's rows lie in such tiles (DeviceChunk hints).
   enum class WideTileStaging : uint8_t { kAuto = 0, kOff = 1, kOn = 2 };
   WideTileStaging wide_tile_staging = WideTileStaging::kAuto;
+  /// Dictionary chunks (spec §8.10) look every code up in their entries.
+  /// Each block can copy a chunk's entries to shared memory once and look
+  /// codes up there, instead of gathering them from L2; larger copies leave
+  /// fewer blocks resident. kAuto copies entries of up to
+  /// kAutoDictionaryStageBytes, of chunks whose codes are not mostly in
+  /// RUNS_EF partitions (which look a code up once per run); kOn copies any
+  /// that fit in a block's shared memory. Chunks whose entries are not
+  /// copied are looked up in device memory.
+  enum class DictionaryStaging : uint8_t { kAuto = 0, kOff = 1, kOn = 2 };
+  DictionaryStaging dictionary_staging = DictionaryStaging::kAuto;
+  static constexpr uint32_t kAutoDictionaryStageBytes = 96 * 1024;
 };
 
 // ---------------------------------------------------------------------------

@@ -32,6 +32,10 @@ struct DecodeArgs {
   uint32_t span_rows;
   bool prefetch_payload;  // staging threads prefetch small partitions' payload into L1
   uint32_t stage_rows;    // kStageWide launches: rows of each warp's tile stage
+  // kDictionary launches: entries of the block's shared-memory copy of a
+  // chunk's dictionary, after the warp stages; a chunk with more entries
+  // (or any chunk, when 0) is looked up in device memory.
+  uint32_t dictionary_stage_entries;
   void* out;
 };
 
@@ -623,6 +627,11 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
   extern __shared__ uint64_t wide_stage[];
   __shared__ uint32_t first_partition;
   __shared__ bool more_partitions;
+  // kDictionary launches: the record of the chunk being decoded, whose
+  // dictionary points at the block's copy of the entries when they fit
+  // (DecodeArgs::dictionary_stage_entries), so that each code is a shared
+  // load instead of a gather from L2. Tiles read the chunk from here.
+  __shared__ KernelChunk block_chunk;
   const uint32_t lane = threadIdx.x & 31;
   const uint32_t warp = threadIdx.x / 32;
   const uint64_t range_len = args.row_end - args.row_begin;
@@ -636,6 +645,11 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
       kStageWide             ? wide_stage + uint64_t{warp} * args.stage_rows * kStagePitch
       : kWarpStageWords != 0 ? wide_stage + uint64_t{warp} * kWarpStageWords
                              : nullptr;
+  U* const dictionary_stage =
+      reinterpret_cast<U*>(wide_stage + uint64_t{blockDim.x / 32} * kWarpStageWords);
+  // The chunk whose entries the block's copy holds (the same in every
+  // thread: the block walks its spans, and their chunks, in step).
+  uint32_t staged_dictionary_chunk = ~0u;
 
   for (uint64_t bspan = blockIdx.x; bspan < args.num_block_spans; bspan += gridDim.x) {
     const uint64_t bs = args.row_begin + bspan * block_rows;
@@ -643,9 +657,9 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
     const uint64_t ws = min(bs + uint64_t{warp} * args.span_rows, be);  // this warp's span
     const uint64_t we = min(ws + args.span_rows, be);
     for (uint32_t ci = FindChunk(args.chunks, bs); ci < args.chunks.count; ++ci) {
-      const KernelChunk& c = args.chunks.chunk[ci];
-      if (c.first_row >= be) break;
-      const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+      const KernelChunk& chunk = args.chunks.chunk[ci];
+      if (chunk.first_row >= be) break;
+      const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : chunk.values_per_lane;
       const uint32_t tile_rows = internal::kLanes * V;
       // Partitions cover elements (spec §8.10): a dictionary chunk's row r
       // is element D + r, so its row 0 may lie inside a tile.
@@ -653,12 +667,13 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
       // them); the others keep the plain row arithmetic below, whose `out`
       // and range_len stay kernel parameters instead of registers live
       // across the tile loop (the span loop spills more otherwise).
-      const uint32_t dict = kDictionary ? c.dictionary_entries : 0;
-      const uint64_t chunk_end = c.first_row + (c.num_rows - dict);
+      const uint32_t dict = kDictionary ? chunk.dictionary_entries : 0;
+      const uint64_t chunk_end = chunk.first_row + (chunk.num_rows - dict);
       // Chunk-local element bounds of the block's and the warp's spans
       // (elements fit in 32 bits, spec §7.2, §8.10).
       auto local = [&](uint64_t row) {
-        return static_cast<uint32_t>(min(max(row, c.first_row), chunk_end) - c.first_row) + dict;
+        return static_cast<uint32_t>(min(max(row, chunk.first_row), chunk_end) - chunk.first_row) +
+               dict;
       };
       const uint32_t ls = local(bs);
       const uint32_t le = local(be);
@@ -669,16 +684,16 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
       // decodes the tile that row lies in when the tile starts earlier: the
       // tile of row_begin, or of a dictionary chunk's row 0. Without a
       // dictionary only row_begin can lie inside a tile: span 0 owns it.
-      const uint64_t head_row = max(c.first_row, args.row_begin);
+      const uint64_t head_row = max(chunk.first_row, args.row_begin);
       const bool owns_head = kDictionary ? ws <= head_row && head_row < we
                                                 : bspan == 0 && warp == 0 &&
-                                                      c.first_row <= args.row_begin;
+                                                      chunk.first_row <= args.row_begin;
       // Output index of element e: chunk_out + e. With a dictionary, the
       // chunk's outputs start at out_lo and elements before it (rows before
       // row_begin, or the entries in a tile of codes) are never stored,
       // because the tiles see `out` from out_lo on.
       const int64_t first_out =
-          static_cast<int64_t>(c.first_row) - static_cast<int64_t>(args.row_begin);
+          static_cast<int64_t>(chunk.first_row) - static_cast<int64_t>(args.row_begin);
       const int64_t out_lo = kDictionary ? max(first_out, int64_t{0}) : 0;
       const int64_t chunk_out = first_out - dict - out_lo;
       U* const chunk_dst = kDictionary ? out + out_lo : out;
@@ -686,28 +701,47 @@ __global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRow
           kDictionary ? range_len - static_cast<uint64_t>(out_lo) : range_len;
 
       __syncthreads();  // the previous round's readers are done with the stage
+      if constexpr (kDictionary) {
+        // spec §8.10 entries: copied once per chunk a block meets, not per
+        // span (the launcher caps the grid at the resident blocks, so each
+        // block walks many spans). Visible after the barrier below.
+        const bool fits = chunk.dictionary != nullptr && chunk.dictionary_entries != 0 &&
+                          chunk.dictionary_entries <= args.dictionary_stage_entries;
+        if (fits && staged_dictionary_chunk != ci) {
+          const U* entries = static_cast<const U*>(chunk.dictionary);
+          for (uint32_t i = threadIdx.x; i < chunk.dictionary_entries; i += blockDim.x) {
+            dictionary_stage[i] = __ldg(entries + i);
+          }
+          staged_dictionary_chunk = ci;
+        }
+        if (threadIdx.x == 0) {
+          block_chunk = chunk;
+          if (fits) block_chunk.dictionary = dictionary_stage;
+        }
+      }
       if (warp == 0) {
-        const uint32_t p = WarpFindPartition(c, ls, lane);
+        const uint32_t p = WarpFindPartition(chunk, ls, lane);
         if (lane == 0) first_partition = p;
       }
       __syncthreads();
+      const KernelChunk& c = kDictionary ? block_chunk : chunk;
       for (uint32_t pb = first_partition;; pb += kStageBatch) {
         for (uint32_t t = threadIdx.x; t < kStageBatch; t += blockDim.x) {
           StagedPartition& sp = staged[t];
-          StagePartition<kTypeBits>(c, pb + t, V, tile_rows, &sp);
+          StagePartition<kTypeBits>(chunk, pb + t, V, tile_rows, &sp);
           // A partition smaller than a tile is one short setup and a few
           // steps per lane, so the first payload loads of its warp would sit
           // on the critical path: start them now, into this SM's L1.
           if (args.prefetch_payload && sp.d.ok && sp.d.first < le && sp.d.rows < tile_rows &&
               internal::IsSlapModel(sp.d.model)) {
-            const uint64_t* words = c.payload + sp.d.word_offset;
+            const uint64_t* words = chunk.payload + sp.d.word_offset;
             const uint64_t bytes = internal::SlapPayloadWords(sp.d.rows, sp.d.width) * 8;
             for (uint64_t b = 0; b < bytes && b < 1024; b += 128) PrefetchL1(words + b / 8);
           }
         }
         if (threadIdx.x == 0) {
           const uint32_t next = pb + kStageBatch;
-          more_partitions = next < c.num_partitions && __ldg(&c.table[next].x) < le;
+          more_partitions = next < chunk.num_partitions && __ldg(&chunk.table[next].x) < le;
         }
         __syncthreads();
         if (wls < wle) {

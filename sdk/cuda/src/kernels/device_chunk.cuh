@@ -48,15 +48,15 @@ __host__ __device__ __forceinline__ uint32_t ChunkRows(const KernelChunk& c) {
 /// is the dictionary entry. A code >= D (a corrupt payload) gives 0 and never
 /// reads outside the dictionary. Chunks without a dictionary pass through;
 /// kernels instantiated without kMap (launches without dictionary chunks)
-/// skip the test.
+/// skip the test. The entries may lie in device memory or in the block's
+/// shared copy (DecodeRowsKernel), so the load is a generic one.
 template <bool kMap = true, typename U>
 __device__ __forceinline__ U MapCode(const KernelChunk& c, U element) {
   if constexpr (!kMap) {
     return element;
   } else {
     if (c.dictionary == nullptr) return element;
-    return element < c.dictionary_entries ? __ldg(static_cast<const U*>(c.dictionary) + element)
-                                          : U{0};
+    return element < c.dictionary_entries ? static_cast<const U*>(c.dictionary)[element] : U{0};
   }
 }
 

@@ -354,12 +354,17 @@ __device__ __forceinline__ void DecodeRunsEfRowsStaged(const KernelChunk& c,
   uint32_t* const begins = reinterpret_cast<uint32_t*>(highs + C);
   const RunsEfWarpLayout g = MakeRunsEfWarpLayout(c, d, runs);
   const U base = static_cast<U>(base_word);  // spec §8.2 Base
-  // MapCode<kMap> with the dictionary read once (spec §8.10).
+  // MapCode<kMap> with the dictionary read once (spec §8.10); its entries
+  // may be the block's shared copy, hence a generic load.
   const U* const dictionary = kMap ? static_cast<const U*>(c.dictionary) : nullptr;
   const uint32_t entries = kMap ? c.dictionary_entries : 0;
   auto map = [&](U code) -> U {
-    if (!kMap || dictionary == nullptr) return code;
-    return code < entries ? __ldg(dictionary + code) : U{0};
+    if constexpr (!kMap) {
+      return code;
+    } else {
+      if (dictionary == nullptr) return code;
+      return code < entries ? dictionary[code] : U{0};
+    }
   };
   // The run before the first start of lo's bucket (start_b0 < lo), or run 0.
   const RunsEfWarpBucket bucket = WarpFindBucket(g, lo >> g.low_bits, lane);

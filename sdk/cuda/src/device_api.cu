@@ -73,6 +73,21 @@ size_t DictionaryLaunchStaticSharedBytes() {
   return bytes;
 }
 
+// Shared memory of one SM of the current device, and what the driver keeps
+// of it per block (1 KiB on sm_80 and sm_90).
+constexpr size_t kReservedSharedBytesPerBlock = 1024;
+size_t SharedBytesPerSm() {
+  int device = 0;
+  int bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) !=
+          cudaSuccess) {
+    cudaGetLastError();
+    return 228 * 1024;
+  }
+  return static_cast<size_t>(bytes);
+}
+
 // The most shared memory one block may use on the current device.
 size_t SharedBytesPerBlockOptin() {
   int device = 0;
@@ -87,10 +102,11 @@ size_t SharedBytesPerBlockOptin() {
 }
 
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
-          bool kRunsEf = false>
+          bool kRunsEf = false, int kMinBlocks = kDelta && !kDictionary ? 3 : 4>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
                     cudaStream_t stream) {
-  const auto kernel = detail::DecodeRowsKernel<U, kV, kStageWide, kDelta, kDictionary, kRunsEf>;
+  const auto kernel =
+      detail::DecodeRowsKernel<U, kV, kStageWide, kDelta, kDictionary, kRunsEf, kMinBlocks>;
   size_t stage_bytes = 0;
   if constexpr (kStageWide) {
     stage_bytes = size_t{threads / 32} * args.stage_rows * detail::kStagePitch * sizeof(uint64_t);
@@ -150,8 +166,8 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
 
 template <typename U>
 Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_wide,
-                       bool has_delta, bool has_dictionary, bool has_runs_ef, uint32_t blocks,
-                       uint32_t threads, cudaStream_t stream) {
+                       bool has_delta, bool has_dictionary, bool has_runs_ef, bool two_blocks,
+                       uint32_t blocks, uint32_t threads, cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
   // tile geometry of layout.hpp folds into shifts; only it stages wide tiles.
   // Launches with DELTA partitions use the kernels that carry its decoder;
@@ -160,7 +176,10 @@ Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_
   // plain kernels carry neither. Launches with RUNS_EF partitions use
   // kernels that carry its decoder too: alone, the plain kernel plus
   // RUNS_EF; with DELTA or a dictionary, the DELTA + dictionary kernel plus
-  // RUNS_EF (two kernels more per type and V, not four).
+  // RUNS_EF (two kernels more per type and V, not four). A dictionary
+  // launch at V = 64 whose copy of the entries leaves at most two blocks
+  // per SM (`two_blocks`) gets a kernel built for two, with registers to
+  // spare instead of spills.
   if (has_runs_ef) {
     if (has_delta || has_dictionary) {
       if (all_v64) return LaunchDecode<U, 64, false, true, true, true>(args, blocks, threads, stream);
@@ -170,6 +189,9 @@ Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_
     return LaunchDecode<U, 0, false, false, false, true>(args, blocks, threads, stream);
   }
   if (has_dictionary) {
+    if (all_v64 && two_blocks) {
+      return LaunchDecode<U, 64, false, true, true, false, 2>(args, blocks, threads, stream);
+    }
     if (all_v64) return LaunchDecode<U, 64, false, true, true>(args, blocks, threads, stream);
     return LaunchDecode<U, 0, false, true, true>(args, blocks, threads, stream);
   }
@@ -246,6 +268,7 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     // Dictionary launches: the entries each block copies to shared memory
     // (the largest dictionary of the launch that fits the staging rule).
     uint32_t dictionary_stage_entries = 0;
+    bool two_blocks = false;
     uint32_t threads = config.block_threads;
     if (has_dictionary && config.dictionary_staging != LaunchConfig::DictionaryStaging::kOff) {
       const uint32_t stage_threads = threads != 0 ? threads : kDictionaryStageBlockThreads;
@@ -274,7 +297,11 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
         }
       }
       dictionary_stage_entries = static_cast<uint32_t>(entries);
-      if (entries != 0) threads = stage_threads;
+      if (entries != 0) {
+        threads = stage_threads;
+        const size_t block_bytes = fixed + entries * value_size + kReservedSharedBytesPerBlock;
+        two_blocks = 3 * block_bytes > SharedBytesPerSm();
+      }
     }
     if (threads == 0) threads = kDefaultBlockThreads;
     const uint32_t warps_per_block = threads / 32;
@@ -310,19 +337,19 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     switch (value_bytes) {
       case 1:
         launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, grid, threads, stream);
+                                        has_runs_ef, two_blocks, grid, threads, stream);
         break;
       case 2:
         launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, grid, threads, stream);
+                                        has_runs_ef, two_blocks, grid, threads, stream);
         break;
       case 4:
         launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, grid, threads, stream);
+                                        has_runs_ef, two_blocks, grid, threads, stream);
         break;
       default:
         launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, grid, threads, stream);
+                                        has_runs_ef, two_blocks, grid, threads, stream);
         break;
     }
     L3_CUDA_RETURN_NOT_OK(launched);

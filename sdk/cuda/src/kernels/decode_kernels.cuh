@@ -616,11 +616,13 @@ inline constexpr uint32_t kStageBatch = 128;
 /// Registers: DELTA launches without a dictionary get 80 per thread (three
 /// 256-thread blocks per SM): their tile decoder spills at 64 and runs 6–50%
 /// faster at 80. Dictionary launches keep 64, because every store waits on a
-/// gather from the entries and more resident warps hide it better
-/// (docs/results/gpu-notes.md, v14).
+/// gather from the entries and more resident warps hide it better, except
+/// launches whose dictionary copy
+/// leaves two blocks per SM anyway, which kMinBlocks = 2 gives 128
+/// (docs/results/gpu-notes.md, v14 and v27).
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
-          bool kRunsEf = false>
-__global__ void __launch_bounds__(256, kDelta && !kDictionary ? 3 : 4) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
+          bool kRunsEf = false, int kMinBlocks = kDelta && !kDictionary ? 3 : 4>
+__global__ void __launch_bounds__(256, kMinBlocks) DecodeRowsKernel(const __grid_constant__ DecodeArgs args) {
   static_assert(!(kStageWide && kDelta), "one dynamic stage per launch");
   constexpr uint32_t kTypeBits = 8 * sizeof(U);
   __shared__ StagedPartition staged[kStageBatch];

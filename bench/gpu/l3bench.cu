@@ -52,6 +52,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
+using Prefetch = l3::cuda::LaunchConfig::PayloadPrefetch;
+using WideStaging = l3::cuda::LaunchConfig::WideTileStaging;
+using DictionaryStaging = l3::cuda::LaunchConfig::DictionaryStaging;
 
 [[noreturn]] void Die(const std::string& what) {
   std::fprintf(stderr, "l3bench: %s\n", what.c_str());
@@ -77,6 +80,17 @@ const char* ModeName(Mode m) {
   static const char* const kNames[] = {"auto", "off", "on"};
   const unsigned i = static_cast<unsigned>(m);
   return i < 3 ? kNames[i] : "?";
+}
+
+/// The tri-state LaunchConfig option named by `flag` from "auto", "off" or
+/// "on"; anything else ends the program.
+template <typename Mode>
+Mode ParseMode(const std::string& flag, const std::string& v) {
+  if (v == "auto") return Mode::kAuto;
+  if (v == "off") return Mode::kOff;
+  if (v == "on") return Mode::kOn;
+  std::fprintf(stderr, "l3bench: %s takes auto, off or on\n", flag.c_str());
+  std::exit(2);
 }
 
 double Median(std::vector<double> v) {
@@ -269,21 +283,21 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   bool sweep_ok = true;
   if (opt.sweep) {
     // A few launch shapes around the default (docs/results/gpu-notes.md).
-    using Staging = l3::cuda::LaunchConfig::WideTileStaging;
-    using Prefetch = l3::cuda::LaunchConfig::PayloadPrefetch;
     struct Shape {
       uint32_t span_rows, block_threads, max_blocks;
       Prefetch prefetch;
-      Staging staging;
+      WideStaging staging;
     };
     json sweep = json::array();
-    for (const Shape& sh :
-         {Shape{0, 0, 0, Prefetch::kAuto, Staging::kAuto}, Shape{0, 0, 0, Prefetch::kOff, Staging::kAuto},
-          Shape{0, 0, 0, Prefetch::kOn, Staging::kAuto}, Shape{0, 256, 0, Prefetch::kAuto, Staging::kAuto},
-          Shape{4096, 0, 0, Prefetch::kAuto, Staging::kAuto},
-          Shape{0, 0, 132 * 16, Prefetch::kAuto, Staging::kAuto},
-          Shape{0, 0, 0, Prefetch::kAuto, Staging::kOff}, Shape{0, 0, 0, Prefetch::kAuto, Staging::kOn},
-          Shape{0, 256, 0, Prefetch::kAuto, Staging::kOn}}) {
+    for (const Shape& sh : {Shape{0, 0, 0, Prefetch::kAuto, WideStaging::kAuto},
+                            Shape{0, 0, 0, Prefetch::kOff, WideStaging::kAuto},
+                            Shape{0, 0, 0, Prefetch::kOn, WideStaging::kAuto},
+                            Shape{0, 256, 0, Prefetch::kAuto, WideStaging::kAuto},
+                            Shape{4096, 0, 0, Prefetch::kAuto, WideStaging::kAuto},
+                            Shape{0, 0, 132 * 16, Prefetch::kAuto, WideStaging::kAuto},
+                            Shape{0, 0, 0, Prefetch::kAuto, WideStaging::kOff},
+                            Shape{0, 0, 0, Prefetch::kAuto, WideStaging::kOn},
+                            Shape{0, 256, 0, Prefetch::kAuto, WideStaging::kOn}}) {
       l3::cuda::LaunchConfig cfg;
       cfg.span_rows = sh.span_rows;
       cfg.block_threads = sh.block_threads;
@@ -480,44 +494,11 @@ Options Parse(int argc, char** argv) {
     } else if (a == "--block-threads") {
       o.config.block_threads = static_cast<uint32_t>(std::stoul(value(i)));
     } else if (a == "--prefetch") {
-      const std::string v = value(i);
-      using Prefetch = l3::cuda::LaunchConfig::PayloadPrefetch;
-      if (v == "auto") {
-        o.config.payload_prefetch = Prefetch::kAuto;
-      } else if (v == "off") {
-        o.config.payload_prefetch = Prefetch::kOff;
-      } else if (v == "on") {
-        o.config.payload_prefetch = Prefetch::kOn;
-      } else {
-        std::fprintf(stderr, "l3bench: --prefetch takes auto, off or on\n");
-        std::exit(2);
-      }
+      o.config.payload_prefetch = ParseMode<Prefetch>(a, value(i));
     } else if (a == "--wide-staging") {
-      const std::string v = value(i);
-      using Staging = l3::cuda::LaunchConfig::WideTileStaging;
-      if (v == "auto") {
-        o.config.wide_tile_staging = Staging::kAuto;
-      } else if (v == "off") {
-        o.config.wide_tile_staging = Staging::kOff;
-      } else if (v == "on") {
-        o.config.wide_tile_staging = Staging::kOn;
-      } else {
-        std::fprintf(stderr, "l3bench: --wide-staging takes auto, off or on\n");
-        std::exit(2);
-      }
+      o.config.wide_tile_staging = ParseMode<WideStaging>(a, value(i));
     } else if (a == "--dictionary-staging") {
-      const std::string v = value(i);
-      using Staging = l3::cuda::LaunchConfig::DictionaryStaging;
-      if (v == "auto") {
-        o.config.dictionary_staging = Staging::kAuto;
-      } else if (v == "off") {
-        o.config.dictionary_staging = Staging::kOff;
-      } else if (v == "on") {
-        o.config.dictionary_staging = Staging::kOn;
-      } else {
-        std::fprintf(stderr, "l3bench: --dictionary-staging takes auto, off or on\n");
-        std::exit(2);
-      }
+      o.config.dictionary_staging = ParseMode<DictionaryStaging>(a, value(i));
     } else if (a == "--split-min-rows") {
       o.split_min_rows = std::stoll(value(i));
     } else if (a == "--outliers") {

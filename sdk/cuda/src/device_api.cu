@@ -73,32 +73,26 @@ size_t DictionaryLaunchStaticSharedBytes() {
   return bytes;
 }
 
-// Shared memory of one SM of the current device, and what the driver keeps
-// of it per block (1 KiB on sm_80 and sm_90).
-constexpr size_t kReservedSharedBytesPerBlock = 1024;
-size_t SharedBytesPerSm() {
+// An attribute of the current device, or `fallback` when it cannot be read.
+size_t CurrentDeviceAttribute(cudaDeviceAttr attribute, size_t fallback) {
   int device = 0;
-  int bytes = 0;
+  int value = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) !=
-          cudaSuccess) {
+      cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
     cudaGetLastError();
-    return 228 * 1024;
+    return fallback;
   }
-  return static_cast<size_t>(bytes);
+  return static_cast<size_t>(value);
 }
 
-// The most shared memory one block may use on the current device.
+// Shared memory of one SM, what the driver keeps of it per block (1 KiB on
+// sm_80 and sm_90), and the most one block may use.
+constexpr size_t kReservedSharedBytesPerBlock = 1024;
+size_t SharedBytesPerSm() {
+  return CurrentDeviceAttribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, 228 * 1024);
+}
 size_t SharedBytesPerBlockOptin() {
-  int device = 0;
-  int bytes = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
-          cudaSuccess) {
-    cudaGetLastError();
-    return 48 * 1024;
-  }
-  return static_cast<size_t>(bytes);
+  return CurrentDeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
 }
 
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,

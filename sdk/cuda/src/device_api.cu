@@ -95,6 +95,14 @@ size_t SharedBytesPerBlockOptin() {
   return CurrentDeviceAttribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 * 1024);
 }
 
+// The dynamic shared memory a dictionary launch's block may have: warp
+// stages plus the copy of the entries.
+size_t DictionaryLaunchDynamicSharedLimit() {
+  const size_t optin = SharedBytesPerBlockOptin();
+  const size_t fixed = DictionaryLaunchStaticSharedBytes();
+  return optin > fixed ? optin - fixed : 0;
+}
+
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,
           bool kRunsEf = false, int kMinBlocks = kDelta && !kDictionary ? 3 : 4>
 Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t threads,
@@ -131,11 +139,9 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
       const uint64_t bit = device < 64 ? uint64_t{1} << device : 0;
       std::lock_guard<std::mutex> lock(mutex);
       if ((devices_done & bit) == 0) {
-        const size_t fixed = DictionaryLaunchStaticSharedBytes();
-        const size_t optin = SharedBytesPerBlockOptin();
         const cudaError_t error =
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(optin > fixed ? optin - fixed : 0));
+                                 static_cast<int>(DictionaryLaunchDynamicSharedLimit()));
         if (error != cudaSuccess) {
           cudaGetLastError();
           return CudaStatus(error, "cudaFuncSetAttribute (dictionary stage)");
@@ -269,9 +275,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       const size_t value_size = static_cast<size_t>(value_bytes);
       const size_t warp_stages = size_t{stage_threads / 32} *
                                  DictionaryLaunchWarpStageBytes(value_bytes, has_runs_ef);
-      const size_t fixed = warp_stages + DictionaryLaunchStaticSharedBytes();
-      const size_t optin = SharedBytesPerBlockOptin();
-      const size_t shared_left = optin > fixed ? optin - fixed : 0;
+      const size_t dynamic_limit = DictionaryLaunchDynamicSharedLimit();
+      const size_t shared_left = dynamic_limit > warp_stages ? dynamic_limit - warp_stages : 0;
       const size_t limit =
           config.dictionary_staging == LaunchConfig::DictionaryStaging::kOn
               ? shared_left
@@ -293,7 +298,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       dictionary_stage_entries = static_cast<uint32_t>(entries);
       if (entries != 0) {
         threads = stage_threads;
-        const size_t block_bytes = fixed + entries * value_size + kReservedSharedBytesPerBlock;
+        const size_t block_bytes = DictionaryLaunchStaticSharedBytes() + warp_stages +
+                                   entries * value_size + kReservedSharedBytesPerBlock;
         two_blocks = 3 * block_bytes > SharedBytesPerSm();
       }
     }

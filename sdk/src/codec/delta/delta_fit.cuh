@@ -26,6 +26,35 @@ namespace delta_fit_detail {
 
 inline constexpr unsigned kAllLanes = 0xffffffffu;
 
+/// The digit d of a 256-bin histogram with bins 0..d-1 holding at most
+/// `rank` keys and bins 0..d more (*below: the keys in bins 0..d-1), in
+/// every lane; the histogram must hold more than `rank` keys. Lane L sums
+/// bins 8L .. 8L + 7, a warp scan finds the lane whose bins pass the rank,
+/// and that lane walks its eight: the walk of one lane over up to 256 bins
+/// that this replaces was the critical path of the fits of short partitions.
+__device__ __forceinline__ uint32_t WarpFindDigit(const uint32_t* histogram, uint64_t rank,
+                                                  uint32_t lane, uint32_t* below) {
+  const uint4 low = reinterpret_cast<const uint4*>(histogram)[2 * lane];
+  const uint4 high = reinterpret_cast<const uint4*>(histogram)[2 * lane + 1];
+  const uint32_t bins[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
+  uint32_t mine = 0;
+  for (uint32_t k = 0; k < 8; ++k) mine += bins[k];
+  const uint32_t through = WarpInclusiveSum(mine);
+  const unsigned passed = __ballot_sync(kAllLanes, uint64_t{through} > rank);
+  // A histogram of at most `rank` keys (never, for the ranks asked) would
+  // leave no lane; the last one then stays inside the bins.
+  const uint32_t owner = passed == 0 ? 31u : static_cast<uint32_t>(__ffs(passed) - 1);
+  uint32_t digit = 8 * lane, sum = through - mine;
+  if (lane == owner) {
+    for (uint32_t k = 0; k < 7 && uint64_t{sum} + bins[k] <= rank; ++k) {
+      sum += bins[k];
+      ++digit;
+    }
+  }
+  *below = __shfl_sync(kAllLanes, sum, owner);
+  return __shfl_sync(kAllLanes, digit, owner);
+}
+
 /// The keys of ranks rank[0..count) (0-based, ascending) among key_at(x)
 /// for the rows x in [first, n), given the smallest key `lo` and
 /// bitlen(largest - lo) = `key_bits`: a radix select of all of them at once,
@@ -54,14 +83,8 @@ __device__ void WarpSelectKeys(KeyAt key_at, uint32_t first, uint32_t n, uint32_
     }
     __syncwarp();
     for (int r = 0; r < count; ++r) {
-      uint32_t digit = 0;
-      uint64_t below = 0;
-      if (lane == 0) {
-        const uint32_t* histogram = histograms + 256 * r;
-        while (below + histogram[digit] <= rank[r]) below += histogram[digit++];
-      }
-      digit = __shfl_sync(kAllLanes, digit, 0);
-      below = __shfl_sync(kAllLanes, below, 0);
+      uint32_t below = 0;
+      const uint32_t digit = WarpFindDigit(histograms + 256 * r, rank[r], lane, &below);
       rank[r] -= below;
       prefix[r] |= uint64_t{digit} << shift;
     }
@@ -99,17 +122,23 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
   }
   const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
 
+  // Counted in 32 bits where the histograms were (a 64-bit shared atomic
+  // is a compare-and-swap loop, which lanes counting the same width retry
+  // over and over), then widened to the counts' place.
+  uint32_t* narrow = scratch;
   auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 3 * 256);
-  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = 0;
+  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) narrow[i] = 0;
   __syncwarp();
   U base[4];
   for (int j = 0; j < 4; ++j) base[j] = static_cast<U>(bases.value[j]);
   for (uint32_t x = first + lane; x < n; x += 32) {
     const U key = static_cast<U>(key_at(x));
     for (int j = 0; j < bases.count; ++j) {
-      atomicAdd(&counts[j][BitLength(static_cast<U>(key - base[j]))], 1ull);
+      atomicAdd(&narrow[65 * j + BitLength(static_cast<U>(key - base[j]))], 1u);
     }
   }
+  __syncwarp();
+  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = narrow[i];
   __syncwarp();
   return bases;
 }

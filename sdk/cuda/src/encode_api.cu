@@ -22,7 +22,7 @@ using l3::internal::PartitionSpan;
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = l3::internal::kFitThreads;
 
 // Blocks for one warp per item (capped; the kernels loop).
 unsigned WarpGrid(uint64_t items) {

@@ -206,6 +206,15 @@ struct WarpPasses {
   }
 };
 
+/// Threads a block of the fitting kernels (FitPartitionsKernel and the
+/// partitioner's InitialNodesKernel and MergePairsKernel) has, and the
+/// blocks per SM their registers are bounded for: at most 128 registers a
+/// thread, 16 warps a SM (unbounded they took 140-150: one block of 8 warps
+/// a SM). Blocks of two warps, since a block's slot frees only when its
+/// slowest warp is done, and the fits of one launch differ widely in length.
+inline constexpr int kFitThreads = 64;
+inline constexpr int kFitMinBlocks = 8;
+
 /// Shared memory a block of `threads` threads of the fitting kernels needs.
 inline constexpr size_t FitSharedBytes(int threads) {
   return static_cast<size_t>(threads / 32) * kDeltaFitScratchWords * sizeof(uint32_t);
@@ -229,7 +238,7 @@ __device__ __forceinline__ uint32_t* PartitionHulls(uint32_t* hull_scratch, uint
 /// lie inside the column, have num_rows >= 1, and not overlap where the
 /// options ask for the minimax line (hull_scratch: 2 words per row).
 template <typename T>
-__global__ void FitPartitionsKernel(const T* __restrict__ values,
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) FitPartitionsKernel(const T* __restrict__ values,
                                     const PartitionSpan* __restrict__ spans, uint64_t count,
                                     FitOptions options, uint32_t* hull_scratch,
                                     PartitionFit* __restrict__ fits) {

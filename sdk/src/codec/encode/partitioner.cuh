@@ -43,7 +43,7 @@ __global__ void AnalysisWidthKernel(const T* __restrict__ values, uint64_t n, ui
 /// [starts[i], starts[i + 1]) (the last one ends at n), fitted. This and
 /// MergePairsKernel take FitSharedBytes(blockDim.x) of dynamic shared memory.
 template <typename T>
-__global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) InitialNodesKernel(const T* __restrict__ values, uint64_t n,
                                    const uint64_t* __restrict__ starts, uint64_t count,
                                    FitOptions options, uint32_t* hull_scratch,
                                    DeviceNode* __restrict__ nodes) {
@@ -63,7 +63,7 @@ __global__ void InitialNodesKernel(const T* __restrict__ values, uint64_t n,
 /// Step 5, one parity: pair j is nodes[parity + 2j] and nodes[parity + 2j + 1].
 /// Writes its verdict, the union's fit where merged, and merged_flags[j].
 template <typename T>
-__global__ void MergePairsKernel(const T* __restrict__ values, const DeviceNode* __restrict__ nodes,
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) MergePairsKernel(const T* __restrict__ values, const DeviceNode* __restrict__ nodes,
                                  uint64_t pairs, uint32_t parity, uint32_t max_rows, double keep,
                                  FitOptions options, uint32_t* hull_scratch,
                                  PartitionFit* __restrict__ merged,

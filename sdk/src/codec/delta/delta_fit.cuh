@@ -148,6 +148,69 @@ __device__ inline const uint64_t (*WidthCountsIn(const uint32_t* scratch))[65] {
   return reinterpret_cast<const uint64_t(*)[65]>(scratch + 3 * 256);
 }
 
+/// OffsetCostLowerBoundOfBuckets (delta_encode.hpp) computed by the warp,
+/// to the same value: the longest run of empty buckets from a ballot, the
+/// window sums from a prefix sum of the buckets taken twice (`prefix`: 129
+/// words of this warp's shared memory), each width's widest window by a
+/// warp maximum. One lane running the shared code (a walk over up to 64
+/// buckets per width, in a 1 KiB local array) was the critical path of the
+/// fits where DELTA cannot win. `counts`: the 64 bucket counts, in shared
+/// memory.
+__device__ inline uint64_t WarpOffsetCostLowerBound(const uint32_t* counts, uint64_t m,
+                                                    int64_t min_delta, int64_t max_delta,
+                                                    uint32_t n, uint64_t seeds, uint32_t lane,
+                                                    unsigned long long* prefix) {
+  const uint64_t range = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta);
+  const uint32_t s = DeltaBoundShift(min_delta, max_delta);
+  const uint32_t num_buckets = static_cast<uint32_t>(range >> s) + 1;  // <= 64
+  const bool empty_low = lane < num_buckets && counts[lane] == 0;
+  const bool empty_high = lane + 32 < num_buckets && counts[lane + 32] == 0;
+  const uint64_t empty = uint64_t{__ballot_sync(kAllLanes, empty_low)} |
+                         (uint64_t{__ballot_sync(kAllLanes, empty_high)} << 32);
+  uint64_t longest_empty_run = 0;  // the longest run of 1 bits
+  for (uint64_t runs = empty; runs != 0; runs &= runs << 1) ++longest_empty_run;
+  const uint64_t widest_gap = (longest_empty_run + 2) << s;
+  const uint64_t largest_offset = range > widest_gap ? range - widest_gap : 0;
+  // prefix[i] = the rows of buckets 0 .. i-1 of the sequence taken twice.
+  unsigned long long carry = 0;
+  for (uint32_t q = 0; q < 4; ++q) {
+    const uint32_t i = lane + 32 * q;
+    const unsigned long long rows =
+        i < 2 * num_buckets ? counts[i < num_buckets ? i : i - num_buckets] : 0;
+    const unsigned long long through = WarpInclusiveSum(rows) + carry;
+    prefix[i + 1] = through;
+    carry = __shfl_sync(kAllLanes, through, 31);
+  }
+  if (lane == 0) prefix[0] = 0;
+  __syncwarp();
+  const auto most_in_window = [&](uint32_t t) -> uint64_t {
+    if (t >= num_buckets) return m;
+    unsigned long long most = 0;
+    for (uint32_t k = lane; k < num_buckets; k += 32) {
+      const unsigned long long sum = prefix[k + t] - prefix[k];
+      most = sum > most ? sum : most;
+    }
+    return WarpMax(most);
+  };
+  const uint64_t row_bits = RunStartBits(n);
+  uint64_t lowest = ~uint64_t{0};
+  for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
+    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
+    const uint64_t fitting = most_in_window(t);
+    const uint64_t exceptions = m > fitting ? m - fitting : 0;
+    const uint32_t width = w < s ? 0 : w;
+    const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
+    const uint32_t high_bits = high > 1 ? high : 1;
+    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
+    const uint64_t cost =
+        PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
+    lowest = cost < lowest ? cost : lowest;
+    if (exceptions == 0) break;  // wider w only cost more
+  }
+  __syncwarp();  // prefix is free again
+  return lowest;
+}
+
 }  // namespace delta_fit_detail
 
 /// DeltaFit(v, n, values_per_lane, cost_limit) computed by one warp (all
@@ -178,13 +241,9 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
       atomicAdd(&scratch[key >> s], 1u);
     }
     __syncwarp();
-    // One lane evaluates the bound (its 1 KiB of windows stays in one
-    // thread's stack) and shares it.
-    uint64_t bound = 0;
-    if (lane == 0) bound = DeltaCostLowerBoundOfBuckets(scratch, m, lo, hi, n, values_per_lane);
-    bound = __shfl_sync(kAllLanes, bound, 0);
-    __syncwarp();
-    return bound;
+    // The buckets' window sums go after the 64 counts (8-byte aligned).
+    return WarpOffsetCostLowerBound(scratch, m, lo, hi, n, DeltaSeedWords(n, values_per_lane),
+                                    lane, reinterpret_cast<unsigned long long*>(scratch + 64));
   };
   if (DeltaHopeless(lo, hi, n, values_per_lane, cost_limit, lower_bound)) {
     PartitionFit hopeless;

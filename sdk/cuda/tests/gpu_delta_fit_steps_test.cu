@@ -1,7 +1,8 @@
 // The warp-parallel steps of the CUDA writer's DELTA fit (delta_fit.cuh)
 // against the serial code they replace: the radix select's digit search
-// (WarpFindDigit) against a walk over the histogram, and the DELTA cost
-// lower bound (WarpOffsetCostLowerBound) against the shared
+// (WarpFindDigit) against a walk over the histogram, the width choice
+// (WarpChooseDeltaWidth) against the shared ChooseDeltaWidthFromCounts, and
+// the DELTA cost lower bound (WarpOffsetCostLowerBound) against the shared
 // OffsetCostLowerBoundOfBuckets. A wrong digit changes a chosen
 // Delta_Base; a bound that is too high skips DELTA where it would win, and
 // one that is too low only costs time, which no whole-file comparison sees.
@@ -20,6 +21,8 @@
 namespace l3::cuda::testing {
 namespace {
 
+using internal::DeltaChoice;
+using internal::delta_fit_detail::WarpChooseDeltaWidth;
 using internal::delta_fit_detail::WarpFindDigit;
 using internal::delta_fit_detail::WarpOffsetCostLowerBound;
 
@@ -42,6 +45,23 @@ __global__ void FindDigitKernel(const DigitCase* cases, size_t count, uint32_t* 
       digits[c] = digit;
       belows[c] = below;
     }
+    __syncwarp();
+  }
+}
+
+struct WidthCase {
+  uint64_t rows_of_width[65];
+  uint32_t n;
+};
+
+__global__ void ChooseWidthKernel(const WidthCase* cases, size_t count, DeltaChoice* choices) {
+  __shared__ uint64_t rows_of_width[65];
+  const uint32_t lane = threadIdx.x;
+  for (size_t c = blockIdx.x; c < count; c += gridDim.x) {
+    for (uint32_t i = lane; i < 65; i += 32) rows_of_width[i] = cases[c].rows_of_width[i];
+    __syncwarp();
+    const DeltaChoice choice = WarpChooseDeltaWidth(rows_of_width, cases[c].n, lane);
+    if (lane == 0) choices[c] = choice;
     __syncwarp();
   }
 }
@@ -122,6 +142,53 @@ TEST_CASE("the warp's radix digit is the serial walk's") {
     CHECK(got_digit == digit);
     CHECK(got_below == below);
   }
+}
+
+TEST_CASE("the warp's DELTA width choice is the shared serial choice") {
+  std::mt19937_64 rng(5);
+  std::vector<WidthCase> cases;
+  for (int c = 0; c < 6000; ++c) {
+    WidthCase k{};
+    const int shape = c % 6;
+    const uint32_t top = static_cast<uint32_t>(rng() % 65);  // the widest width with rows
+    uint64_t m = 0;
+    for (uint32_t b = 0; b <= top; ++b) {
+      uint64_t v = 0;
+      if (shape == 0) v = rng() % 1000;                                  // spread
+      if (shape == 1) v = b + 2 >= top ? rng() % 4 : rng() % 5000;       // few wide outliers
+      if (shape == 2) v = b == top / 2 ? 100000 + rng() % 1000 : 0;      // one width
+      if (shape == 3) v = b % 7 == 0 ? rng() % 50 : 0;                   // gaps
+      if (shape == 4) v = rng() % 3;                                     // ties likely
+      if (shape == 5) v = b == 0 ? rng() % 100 : 0;                      // width 0 only
+      k.rows_of_width[b] = v;
+      m += v;
+    }
+    if (shape != 5 && top > 0 && k.rows_of_width[top] == 0) ++k.rows_of_width[top], ++m;
+    k.n = static_cast<uint32_t>(m + 1 + rng() % 3);
+    cases.push_back(k);
+  }
+  const std::vector<uint8_t> host = Upload(cases);
+  DeviceBuffer d_cases(host.data(), host.size());
+  DeviceBuffer d_choices(cases.size() * sizeof(DeltaChoice));
+  ChooseWidthKernel<<<256, 32>>>(static_cast<const WidthCase*>(d_cases.data()), cases.size(),
+                                 static_cast<DeltaChoice*>(d_choices.data()));
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<uint8_t> choices = d_choices.ToHost();
+  int differ = 0;
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const DeltaChoice want =
+        internal::ChooseDeltaWidthFromCounts(cases[c].rows_of_width, cases[c].n);
+    DeltaChoice got;
+    std::memcpy(&got, choices.data() + c * sizeof(DeltaChoice), sizeof got);
+    const bool same = got.bits == want.bits && got.width == want.width &&
+                      got.max_width == want.max_width && got.exceptions == want.exceptions;
+    if (!same && ++differ <= 5) {
+      INFO("case " << c << " width " << got.width << " want " << want.width << " bits "
+                   << got.bits << " want " << want.bits);
+      CHECK(same);
+    }
+  }
+  CHECK(differ == 0);
 }
 
 TEST_CASE("the warp's DELTA cost lower bound is the shared serial bound") {

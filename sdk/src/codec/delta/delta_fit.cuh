@@ -1,12 +1,15 @@
 // DELTA (spec §8.9), the CUDA writer's fit: one warp computes DeltaFit's
 // result (delta_encode.hpp, the CPU half) for one partition in device memory.
 //
-// The choice itself is shared (DistinctDeltaBases, BestDeltaFit); the warp
-// supplies its inputs: the smallest delta, the deltas at the ranks
-// m / 64, m / 16 and m / 4 (a radix select, eight bits a pass, over
-// key = d - smallest delta), and the width counts of every distinct base.
-// The lower bound that skips fits which cannot win is shared too
-// (DeltaHopeless, DeltaCostLowerBoundOfBuckets).
+// The rules are the CPU's (DistinctDeltaBases, BestBaseChoice,
+// DeltaHopeless); the warp supplies their inputs: the smallest delta, the
+// deltas at the ranks m / 64, m / 16 and m / 4 (a radix select, eight bits
+// a pass, over key = d - smallest delta), and the width counts of every
+// distinct base. Three serial steps are computed by the whole warp to the
+// same results (checked against the shared code in
+// gpu_delta_fit_steps_test): the select's digit search (WarpFindDigit),
+// the width choice (WarpChooseDeltaWidth, WarpBestBaseChoice) and the
+// lower bound that skips fits which cannot win (WarpOffsetCostLowerBound).
 #pragma once
 
 #include <cstdint>
@@ -143,6 +146,79 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
   return bases;
 }
 
+/// ChooseDeltaWidthFromCounts (delta_encode.hpp) computed by the warp, to
+/// the same choice: lane L prices the widths L and L + 32 (lane 0 also 64)
+/// from suffix sums of the counts (two warp scans), and a warp minimum over
+/// (payload words, then the wider width) picks the width the serial loop
+/// keeps, the widest of the cheapest. Every lane running the 65-step loop
+/// took about as many instructions as a short partition's row passes.
+__device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_width)[65],
+                                                   uint32_t n, uint32_t lane) {
+  const unsigned long long low = rows_of_width[lane], high = rows_of_width[lane + 32],
+                           top = rows_of_width[64];
+  const unsigned low_used = __ballot_sync(kAllLanes, low != 0);
+  const unsigned high_used = __ballot_sync(kAllLanes, high != 0);
+  // The widest b >= 1 with rows (0 when there is none), as the serial loop.
+  const uint32_t max_width = top != 0      ? 64u
+                             : high_used != 0 ? 63u - __clz(high_used)
+                             : low_used != 0  ? 31u - __clz(low_used)
+                                              : 0u;
+  // through(w) = rows of widths 0..w; wider(w) = all rows - through(w).
+  const unsigned long long through_low = WarpInclusiveSum(low);
+  const unsigned long long through_high =
+      WarpInclusiveSum(high) + __shfl_sync(kAllLanes, through_low, 31);
+  const unsigned long long all = __shfl_sync(kAllLanes, through_high, 31) + top;
+  const uint64_t row_bits = RunStartBits(n);
+  const auto bits_of = [&](uint32_t w, uint64_t wider) {
+    return uint64_t{n} * w + wider * (row_bits + (max_width - w));
+  };
+  const uint64_t wider_low = all - through_low, wider_high = all - through_high;
+  const uint64_t bits_low = bits_of(lane, wider_low);
+  const uint64_t bits_high = bits_of(lane + 32, wider_high);
+  const uint64_t bits_top = bits_of(64, 0);
+  // Key: payload words, then 127 - w (so the minimum is the widest).
+  const auto key_of = [](uint64_t bits, uint32_t w) {
+    return ((bits + 63) / 64) << 7 | (127 - w);
+  };
+  uint64_t key = ~uint64_t{0};
+  if (lane <= max_width) key = key_of(bits_low, lane);
+  if (lane + 32 <= max_width) {
+    const uint64_t k = key_of(bits_high, lane + 32);
+    key = k < key ? k : key;
+  }
+  if (lane == 0 && max_width == 64) {
+    const uint64_t k = key_of(bits_top, 64);
+    key = k < key ? k : key;
+  }
+  key = WarpMin(key);
+  const uint32_t width = 127 - static_cast<uint32_t>(key & 127);
+  const uint64_t my_bits = width < 32 ? bits_low : width < 64 ? bits_high : bits_top;
+  const uint64_t my_wider = width < 32 ? wider_low : width < 64 ? wider_high : 0;
+  DeltaChoice choice;
+  choice.bits = __shfl_sync(kAllLanes, my_bits, width & 31);
+  choice.width = width;
+  choice.max_width = max_width;
+  choice.exceptions = static_cast<uint32_t>(__shfl_sync(kAllLanes, my_wider, width & 31));
+  return choice;
+}
+
+/// BestBaseChoice (delta_encode.hpp) with WarpChooseDeltaWidth: the base
+/// (into *base) whose best width needs the fewest payload words, the first
+/// on ties.
+__device__ inline DeltaChoice WarpBestBaseChoice(uint32_t n, const DeltaBases& bases,
+                                                 const uint64_t (*rows_of_width)[65],
+                                                 uint32_t lane, int64_t* base) {
+  DeltaChoice best;
+  for (int j = 0; j < bases.count; ++j) {
+    const DeltaChoice c = WarpChooseDeltaWidth(rows_of_width[j], n, lane);
+    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
+      best = c;
+      *base = bases.value[j];
+    }
+  }
+  return best;
+}
+
 /// The width counts WarpBasesAndWidthCounts left in `scratch`.
 __device__ inline const uint64_t (*WidthCountsIn(const uint32_t* scratch))[65] {
   return reinterpret_cast<const uint64_t(*)[65]>(scratch + 3 * 256);
@@ -252,7 +328,10 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
   }
   const auto delta_at = [v](uint32_t x) { return SignedDelta(v[x], v[x - 1]); };
   const DeltaBases bases = WarpBasesAndWidthCounts<U>(delta_at, 1, n, lane, lo, hi, scratch);
-  const PartitionFit fit = BestDeltaFit<T>(n, values_per_lane, bases, WidthCountsIn(scratch));
+  int64_t base = 0;
+  const DeltaChoice best = WarpBestBaseChoice(n, bases, WidthCountsIn(scratch), lane, &base);
+  const PartitionFit fit =
+      MakeDeltaFit<T>(n, best.width, base, ExceptionsOf(best), values_per_lane);
   __syncwarp();  // the scratch is free again for the caller
   return fit;
 }

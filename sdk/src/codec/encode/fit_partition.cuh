@@ -238,10 +238,11 @@ __device__ __forceinline__ uint32_t* PartitionHulls(uint32_t* hull_scratch, uint
 /// lie inside the column, have num_rows >= 1, and not overlap where the
 /// options ask for the minimax line (hull_scratch: 2 words per row).
 template <typename T>
-__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) FitPartitionsKernel(const T* __restrict__ values,
-                                    const PartitionSpan* __restrict__ spans, uint64_t count,
-                                    FitOptions options, uint32_t* hull_scratch,
-                                    PartitionFit* __restrict__ fits) {
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks)
+    FitPartitionsKernel(const T* __restrict__ values,
+                        const PartitionSpan* __restrict__ spans, uint64_t count,
+                        FitOptions options, uint32_t* hull_scratch,
+                        PartitionFit* __restrict__ fits) {
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   for (uint64_t i = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {

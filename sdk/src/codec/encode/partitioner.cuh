@@ -43,10 +43,11 @@ __global__ void AnalysisWidthKernel(const T* __restrict__ values, uint64_t n, ui
 /// [starts[i], starts[i + 1]) (the last one ends at n), fitted. This and
 /// MergePairsKernel take FitSharedBytes(blockDim.x) of dynamic shared memory.
 template <typename T>
-__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) InitialNodesKernel(const T* __restrict__ values, uint64_t n,
-                                   const uint64_t* __restrict__ starts, uint64_t count,
-                                   FitOptions options, uint32_t* hull_scratch,
-                                   DeviceNode* __restrict__ nodes) {
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks)
+    InitialNodesKernel(const T* __restrict__ values, uint64_t n,
+                       const uint64_t* __restrict__ starts, uint64_t count,
+                       FitOptions options, uint32_t* hull_scratch,
+                       DeviceNode* __restrict__ nodes) {
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   for (uint64_t i = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; i < count; i += warps) {
@@ -63,12 +64,13 @@ __global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) InitialNodesKernel
 /// Step 5, one parity: pair j is nodes[parity + 2j] and nodes[parity + 2j + 1].
 /// Writes its verdict, the union's fit where merged, and merged_flags[j].
 template <typename T>
-__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks) MergePairsKernel(const T* __restrict__ values, const DeviceNode* __restrict__ nodes,
-                                 uint64_t pairs, uint32_t parity, uint32_t max_rows, double keep,
-                                 FitOptions options, uint32_t* hull_scratch,
-                                 PartitionFit* __restrict__ merged,
-                                 MergeVerdict* __restrict__ verdicts,
-                                 uint32_t* __restrict__ merged_flags) {
+__global__ void __launch_bounds__(kFitThreads, kFitMinBlocks)
+    MergePairsKernel(const T* __restrict__ values, const DeviceNode* __restrict__ nodes,
+                     uint64_t pairs, uint32_t parity, uint32_t max_rows, double keep,
+                     FitOptions options, uint32_t* hull_scratch,
+                     PartitionFit* __restrict__ merged,
+                     MergeVerdict* __restrict__ verdicts,
+                     uint32_t* __restrict__ merged_flags) {
   const uint32_t lane = threadIdx.x % 32;
   const uint64_t warps = uint64_t{gridDim.x} * (blockDim.x / 32);
   for (uint64_t j = (uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32; j < pairs; j += warps) {

@@ -2,9 +2,10 @@
 // PatchedForFit's result (patched_for_encode.hpp, the CPU half) for one
 // partition in device memory.
 //
-// As WarpDeltaFit (delta/delta_fit.cuh) does for deltas, the warp supplies
-// the shared choice (DistinctDeltaBases, BestPatchedForFit) with its
-// inputs, here over the keys of the values (PatchedForKey): the smallest
+// As WarpDeltaFit (delta/delta_fit.cuh) does for deltas, the warp makes
+// the CPU's choice (DistinctDeltaBases, BestPatchedForFit's base and width
+// by WarpBestBaseChoice) from its inputs, here over the keys of the values
+// (PatchedForKey): the smallest
 // key, the keys of ranks n / 64, n / 16 and n / 4 (a radix select, eight
 // bits a pass, over key - smallest key) and the width counts of every
 // distinct Base candidate.
@@ -39,8 +40,11 @@ __device__ PartitionFit WarpPatchedForFit(const T* v, uint32_t n, uint32_t lane,
   const auto key_at = [v](uint32_t x) { return PatchedForKey(v[x]); };
   const DeltaBases bases =
       delta_fit_detail::WarpBasesAndWidthCounts<U>(key_at, 0, n, lane, lo, hi, scratch);
+  int64_t key = 0;
+  const DeltaChoice best = delta_fit_detail::WarpBestBaseChoice(
+      n, bases, delta_fit_detail::WidthCountsIn(scratch), lane, &key);
   const PartitionFit fit =
-      BestPatchedForFit<T>(n, bases, delta_fit_detail::WidthCountsIn(scratch));
+      MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), ExceptionsOf(best));
   __syncwarp();  // the scratch is free again for the caller
   return fit;
 }

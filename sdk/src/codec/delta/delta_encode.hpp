@@ -268,6 +268,36 @@ L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
   return range_bits > 6 ? range_bits - 6 : 0;
 }
 
+/// The last step of OffsetCostLowerBoundOfBuckets: the least cost over the
+/// widths w of n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >>
+/// w))) bits, with most_in_window(t) = W(t), the most offsets in t
+/// cyclically consecutive buckets (m when t covers them all), `s` the bucket
+/// shift and L = `largest_offset`. Shared by the CPU bound and the CUDA
+/// writer's warp (delta_fit.cuh), which compute W(t) each their own way.
+template <typename MostInWindow>
+L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t largest_offset,
+                                         uint32_t n, uint64_t seeds,
+                                         MostInWindow&& most_in_window) {
+  const uint64_t row_bits = RunStartBits(n);
+  uint64_t lowest = ~uint64_t{0};
+  // Widths below s cannot do better than width 0 with windows of 4 buckets;
+  // then every width from s up, until a width fits all deltas.
+  for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
+    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
+    const uint64_t fitting = most_in_window(t);
+    const uint64_t exceptions = m > fitting ? m - fitting : 0;
+    const uint32_t width = w < s ? 0 : w;
+    const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
+    const uint32_t high_bits = high > 1 ? high : 1;
+    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
+    const uint64_t cost =
+        PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
+    lowest = cost < lowest ? cost : lowest;
+    if (exceptions == 0) break;  // wider w only cost more
+  }
+  return lowest;
+}
+
 /// The bound of DeltaCostLowerBound for m offsets bucketed from min_delta
 /// (counts[k] = those d with (d - min_delta) >> DeltaBoundShift = k) in a
 /// partition of n rows whose payload starts with `seeds` whole words: DELTA's
@@ -301,26 +331,7 @@ L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m,
     }
     return most;
   };
-  const uint64_t row_bits = RunStartBits(n);
-  const auto cost_of_bits = [&](uint64_t bits) {
-    return PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
-  };
-  uint64_t lowest = ~uint64_t{0};
-  // Widths below s cannot do better than width 0 with windows of 4 buckets;
-  // then every width from s up, until a width fits all deltas.
-  for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
-    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
-    const uint64_t fitting = most_in_window(t);
-    const uint64_t exceptions = m > fitting ? m - fitting : 0;
-    const uint32_t width = w < s ? 0 : w;
-    const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
-    const uint32_t high_bits = high > 1 ? high : 1;
-    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
-    const uint64_t cost = cost_of_bits(bits);
-    lowest = cost < lowest ? cost : lowest;
-    if (exceptions == 0) break;  // wider w only cost more
-  }
-  return lowest;
+  return LeastOffsetCostOverWidths(m, s, largest_offset, n, seeds, most_in_window);
 }
 
 /// DeltaCostLowerBound from the deltas' bucket counts. Shared with the CUDA

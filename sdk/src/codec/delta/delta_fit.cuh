@@ -268,21 +268,9 @@ __device__ inline uint64_t WarpOffsetCostLowerBound(const uint32_t* counts, uint
     }
     return WarpMax(most);
   };
-  const uint64_t row_bits = RunStartBits(n);
-  uint64_t lowest = ~uint64_t{0};
-  for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
-    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
-    const uint64_t fitting = most_in_window(t);
-    const uint64_t exceptions = m > fitting ? m - fitting : 0;
-    const uint32_t width = w < s ? 0 : w;
-    const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
-    const uint32_t high_bits = high > 1 ? high : 1;
-    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
-    const uint64_t cost =
-        PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
-    lowest = cost < lowest ? cost : lowest;
-    if (exceptions == 0) break;  // wider w only cost more
-  }
+  // Every lane runs the same widths (the loop's values are warp-uniform).
+  const uint64_t lowest =
+      LeastOffsetCostOverWidths(m, s, largest_offset, n, seeds, most_in_window);
   __syncwarp();  // prefix is free again
   return lowest;
 }

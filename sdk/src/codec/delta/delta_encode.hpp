@@ -408,21 +408,31 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
   return bases;
 }
 
-/// The base (into *base) whose best Bit_Width needs the fewest payload
-/// words, the first on ties, and that choice; rows_of_width[j] holds the
-/// width counts for bases.value[j]. Shared by DELTA and PATCHED_FOR, and
-/// with the CUDA writer.
-L3_HD DeltaChoice BestBaseChoice(uint32_t n, const DeltaBases& bases,
-                                 const uint64_t (*rows_of_width)[65], int64_t* base) {
+/// BestBaseChoice's rule over the bases, with choice_of(j) the best width
+/// choice for bases.value[j]: the fewest payload words, the first base on
+/// ties. Shared with the CUDA writer, whose warp computes each choice
+/// (delta_fit.cuh: WarpChooseDeltaWidth).
+template <typename ChoiceOf>
+L3_HD DeltaChoice BestBaseChoiceOf(const DeltaBases& bases, int64_t* base, ChoiceOf&& choice_of) {
   DeltaChoice best;
   for (int j = 0; j < bases.count; ++j) {
-    const DeltaChoice c = ChooseDeltaWidthFromCounts(rows_of_width[j], n);
+    const DeltaChoice c = choice_of(j);
     if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
       best = c;
       *base = bases.value[j];
     }
   }
   return best;
+}
+
+/// The base (into *base) whose best Bit_Width needs the fewest payload
+/// words, the first on ties, and that choice; rows_of_width[j] holds the
+/// width counts for bases.value[j]. Shared by DELTA and PATCHED_FOR, and
+/// with the CUDA writer.
+L3_HD DeltaChoice BestBaseChoice(uint32_t n, const DeltaBases& bases,
+                                 const uint64_t (*rows_of_width)[65], int64_t* base) {
+  return BestBaseChoiceOf(bases, base,
+                          [&](int j) { return ChooseDeltaWidthFromCounts(rows_of_width[j], n); });
 }
 
 /// The Exceptions word's fields of a choice (spec §8.9, §8.12).

@@ -204,19 +204,12 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
 
 /// BestBaseChoice (delta_encode.hpp) with WarpChooseDeltaWidth: the base
 /// (into *base) whose best width needs the fewest payload words, the first
-/// on ties.
+/// on ties (BestBaseChoiceOf's rule, shared with the CPU).
 __device__ inline DeltaChoice WarpBestBaseChoice(uint32_t n, const DeltaBases& bases,
                                                  const uint64_t (*rows_of_width)[65],
                                                  uint32_t lane, int64_t* base) {
-  DeltaChoice best;
-  for (int j = 0; j < bases.count; ++j) {
-    const DeltaChoice c = WarpChooseDeltaWidth(rows_of_width[j], n, lane);
-    if ((c.bits + 63) / 64 < (best.bits + 63) / 64 || j == 0) {
-      best = c;
-      *base = bases.value[j];
-    }
-  }
-  return best;
+  return BestBaseChoiceOf(
+      bases, base, [&](int j) { return WarpChooseDeltaWidth(rows_of_width[j], n, lane); });
 }
 
 /// The width counts WarpBasesAndWidthCounts left in `scratch`.

@@ -716,11 +716,23 @@ void ChunkCases(const Inv& add) {
     const ColumnSpec col = Column("v", Ty::kU32, v, {p}, 8);
     BuildOptions reserved;
     reserved.edit_chunk = [](int, int, EncodedChunk& c) {
-      SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 40), 8);
+      SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 41), 8);
     };
     add("delta_exceptions_reserved_bits", {"8.9"},
-        "A DELTA partition whose Exceptions word has bit 40 set (bits 40..63 are reserved).",
+        "A DELTA partition whose Exceptions word has bit 41 set (bits 41..63 are reserved).",
         "CORRUPT_METADATA", "read", File({col}, reserved));
+    BuildOptions signed_without;
+    signed_without.edit_chunk = [](int, int, EncodedChunk& c) {
+      SetLE(&c.parameters[8], uint64_t{1} << 40, 8);  // E = 0, hw = 0, Signed_Highs
+    };
+    std::vector<uint64_t> steady;
+    for (int i = 0; i < 200; ++i) steady.push_back(static_cast<uint64_t>(i * 2));
+    PartSpec plain = Part(200, kDelta);
+    add("delta_signed_highs_without_exceptions", {"8.9"},
+        "A DELTA partition without exceptions whose Exceptions word sets Signed_Highs "
+        "(bit 40; allowed only with Num_Exceptions > 0).",
+        "CORRUPT_METADATA", "read",
+        File({Column("v", Ty::kU32, steady, {plain}, 8)}, signed_without));
     BuildOptions too_wide;
     too_wide.edit_chunk = [](int, int, EncodedChunk& c) {
       const uint64_t word = GetLE(&c.parameters[8], 8);
@@ -780,10 +792,10 @@ void ChunkCases(const Inv& add) {
         "PATCHED_FOR_MODEL feature bit.",
         "CORRUPT_METADATA", "read", File({col}, no_bit));
     add("patched_for_exceptions_reserved_bits", {"8.12"},
-        "A PATCHED_FOR partition whose Exceptions word has bit 40 set (bits 40..63 are "
+        "A PATCHED_FOR partition whose Exceptions word has bit 41 set (bits 41..63 are "
         "reserved).",
         "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) {
-          SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 40), 8);
+          SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 41), 8);
         }));
     add("patched_for_exception_width_too_large", {"8.12"},
         "A u32 PATCHED_FOR partition with Bit_Width 3 and Exception_Width 30 (w + hw > N).",

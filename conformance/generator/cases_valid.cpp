@@ -1202,6 +1202,55 @@ void DeltaCases(const Adder& add) {
         "partition (Delta_Base 0, Bit_Width 0, Seed = the value).",
         {Column("v", Ty::kU64, v, {Part(4, kDelta), Part(1, kDelta)})});
   }
+  {
+    // The worked example of spec §8.9 for Signed_Highs, byte for byte.
+    const std::vector<uint64_t> v = {1000, 1001, 1002, 1003, 600, 601};
+    PartSpec p = Part(6, kDelta);
+    p.base = 1;
+    p.width = 0;
+    p.signed_highs = true;
+    add("delta_signed_highs_spec_example_u32", {"8.9"},
+        "The Signed_Highs example of spec §8.9: u32, V = 1, values 1000 1001 1002 1003 600 601, "
+        "Delta_Base 1, Bit_Width 0, one exception (row 4, high part -404 stored as 807, "
+        "Exception_Width 10), Seed[0] = 999.",
+        {Column("v", Ty::kU32, v, {p}, 1)});
+  }
+  {
+    // Every type: a walk of small steps with far jumps back and forth (the
+    // node references of ways), in DELTA partitions with Signed_Highs: one
+    // of 700 rows (V = 8: full and partial tiles) with Bit_Width 3, one of
+    // 100 rows with Bit_Width 0 (every step but Delta_Base an exception).
+    const Ty types[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64,
+                        Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+    for (Ty t : types) {
+      Rng rng(930 + static_cast<int>(t));
+      const int bits = TypeBits(t);
+      // Jumps of up to 2^(N-3) either way keep every delta inside the
+      // signed N-bit range, so no offset wraps as a signed number.
+      const uint64_t jump_mask = (uint64_t{1} << (bits - 3)) - 1;
+      std::vector<uint64_t> v;
+      uint64_t cur = Canon(t, 5);
+      for (int i = 0; i < 800; ++i) {
+        v.push_back(Canon(t, cur));
+        const uint64_t step = rng.Below(8) == 0 ? (rng.Next() & jump_mask) : rng.Below(6);
+        cur = rng.Below(2) == 0 ? cur + step : cur - step;
+      }
+      PartSpec first = Part(700, kDelta);
+      first.base = Canon(t, static_cast<uint64_t>(-2));
+      first.width = 3;
+      first.signed_highs = true;
+      PartSpec second = Part(100, kDelta);
+      second.width = 0;
+      second.base = 0;
+      second.signed_highs = true;
+      add(std::string("delta_signed_highs_") + TypeName(t), {"8.5", "8.9"},
+          std::string("A ") + TypeName(t) +
+              " walk of small steps with far jumps either way, V = 8, in DELTA partitions with "
+              "Signed_Highs: 700 rows (Delta_Base -2, Bit_Width 3) and 100 rows (Delta_Base 0, "
+              "Bit_Width 0).",
+          {Column("v", t, v, {first, second}, 8)});
+    }
+  }
 }
 
 // Short runs of values of `w` bits (lengths 1..max_run, adjacent runs differ).
@@ -1352,6 +1401,25 @@ void PatchedForCases(const Adder& add) {
         "i32: a PATCHED_FOR partition of 200 rows, Base 1000, Bit_Width 4; rows 10 (-7) and "
         "120 (999) lie below Base, so their offsets wrap modulo 2^32 and are exceptions with "
         "28-bit high parts.",
+        {Column("v", Ty::kI32, v, {p})});
+  }
+  {
+    // Signed_Highs: a Base inside the values, outliers far below and above.
+    Rng rng(83);
+    std::vector<uint64_t> v(300);
+    for (auto& x : v) x = Canon(Ty::kI32, 1000 + (rng.Next() & 7));
+    v[0] = Canon(Ty::kI32, static_cast<uint64_t>(-70000));
+    v[64] = Canon(Ty::kI32, 990);
+    v[200] = Canon(Ty::kI32, 250000);
+    v[299] = Canon(Ty::kI32, static_cast<uint64_t>(-3));
+    PartSpec p = Part(300, kPatchedFor);
+    p.base = 1000;
+    p.width = 3;
+    p.signed_highs = true;
+    add("patched_for_signed_highs_i32", {"8.9", "8.12"},
+        "i32: a PATCHED_FOR partition of 300 rows, Base 1000, Bit_Width 3, Signed_Highs: rows "
+        "0 (-70000), 64 (990) and 299 (-3) lie below Base and row 200 (250000) far above; "
+        "their high parts are stored zigzag-coded.",
         {Column("v", Ty::kI32, v, {p})});
   }
   {

@@ -237,14 +237,21 @@ namespace {
 // then the rows whose offset needs more than w bits (bitlen(n - 1) bits
 // each) and their high parts (hw bits each); appends the Exceptions word
 // (E, hw) to *params.
-Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t V,
-                           std::vector<uint64_t>* params) {
+Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t V, int N,
+                           bool signed_highs, std::vector<uint64_t>* params) {
   const uint64_t n = u.size();
   std::vector<uint64_t> exc_rows, exc_highs;
   uint64_t widest_high = 0;
   for (uint64_t x = 0; x < n; ++x) {
-    const uint64_t high = w >= 64 ? 0 : u[x] >> w;
-    if (high == 0) continue;
+    if (w >= 64 || (u[x] >> w) == 0) continue;
+    // spec §8.9: the stored high part is u >> w, or with Signed_Highs the
+    // zigzag code of h = floor(r / 2^w), r = u as an N-bit signed number.
+    uint64_t high = u[x] >> w;
+    if (signed_highs) {
+      const int64_t r = AsSigned(N, u[x]);
+      const int64_t h = r >= 0 ? r / (int64_t{1} << w) : -((-(r + 1)) / (int64_t{1} << w)) - 1;
+      high = h >= 0 ? 2 * static_cast<uint64_t>(h) : 2 * static_cast<uint64_t>(-(h + 1)) + 1;
+    }
     exc_rows.push_back(x);
     exc_highs.push_back(high);
     widest_high = std::max(widest_high, high);
@@ -252,7 +259,9 @@ Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t 
   const uint64_t E = exc_rows.size();
   const uint32_t hw = BitLen(widest_high);
   const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
-  params->push_back(E | (uint64_t{hw} << 32));  // spec §8.9 Exceptions
+  if (signed_highs && E == 0) Fail("EncodeChunk: Signed_Highs needs exceptions");
+  // spec §8.9 Exceptions: Num_Exceptions, Exception_Width, Signed_Highs.
+  params->push_back(E | (uint64_t{hw} << 32) | (uint64_t{signed_highs ? 1u : 0u} << 40));
   Bytes bits(8 * CeilDiv(n * w + E * (pb + hw), 64), 0);
   for (uint64_t x = 0; x < n; ++x) WriteBits(&bits, SlapBit(n, w, V, x), w, u[x] & Mask(w));
   for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
@@ -376,7 +385,7 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         const uint64_t seed = t == 0 ? Canon(type, (v[0] - base) & Mask(N)) : v[t * S - 1];
         PutLE(&stream, seed, 8);
       }
-      const Bytes bits = FieldsWithExceptions(u, w, V, &params);
+      const Bytes bits = FieldsWithExceptions(u, w, V, N, ps.signed_highs, &params);
       stream.insert(stream.end(), bits.begin(), bits.end());
     } else if (ps.model == kPatchedFor) {
       // spec §8.12, read literally: u(x) = (v(x) - Base) mod 2^N, the low w
@@ -391,7 +400,7 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
       }
       w = ps.width.value_or(BitLen(widest));
       params.push_back(Canon(type, base));
-      stream = FieldsWithExceptions(u, w, V, &params);
+      stream = FieldsWithExceptions(u, w, V, N, ps.signed_highs, &params);
     } else {
       std::vector<uint64_t> fields(n);
       if (ps.model == kFor) {

@@ -426,6 +426,9 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       config.partitioner.runs_ef_min_gain =
           options.profile == Profile::kArchive ? 0.0 : kHotRunsEfMinGain;
     }
+    if (!config.partitioner.signed_exception_highs) {
+      config.partitioner.signed_exception_highs = options.profile != Profile::kArchive;
+    }
     if (!config.partitioner.patched_for_min_gain) {
       config.partitioner.patched_for_min_gain =
           options.profile == Profile::kArchive ? 0.0 : kHotPatchedForMinGain;

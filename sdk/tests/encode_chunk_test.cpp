@@ -156,9 +156,11 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
       const uint64_t exceptions_word = LoadLE64(params + 8);
       const uint64_t num_exc = exceptions_word & 0xFFFFFFFFull;
       const uint32_t exc_width = static_cast<uint32_t>((exceptions_word >> 32) & 0xFF);
-      CHECK((exceptions_word >> 40) == 0);
+      const bool signed_highs = ((exceptions_word >> 40) & 1) != 0;  // Signed_Highs
+      CHECK((exceptions_word >> 41) == 0);
       REQUIRE(num_exc <= n);
       CHECK((num_exc == 0) == (exc_width == 0));
+      CHECK((!signed_highs || num_exc > 0));
       CHECK(w + exc_width <= t.bits);
       const uint32_t pb = RunStartBits(n);
       const uint64_t stream_bits = n * w + num_exc * (pb + exc_width);
@@ -172,7 +174,11 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
         if (i > 0) CHECK(row > ReadField(bits, n * w + (i - 1) * pb, pb));
         const uint64_t high = ReadField(bits, n * w + num_exc * pb + i * exc_width, exc_width);
         CHECK(high != 0);
-        u[row] += high << w;
+        // Signed_Highs: the field is zigzag-coded, 2k for k >= 0, 2k - 1 for -k.
+        const uint64_t h = !signed_highs ? high
+                           : high % 2 == 0 ? high / 2
+                                           : uint64_t{0} - (high + 1) / 2;
+        u[row] += h << w;
       }
       return u;
     };

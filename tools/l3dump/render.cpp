@@ -41,10 +41,11 @@ std::string ParamsText(const Json& p) {
     if (params.size() > 1) out += " runs=" + Num(params[1]);
     return out;
   }
-  if (model == "DELTA") {
-    if (!params.empty()) out = "delta_base=" + Num(params[0]);
+  if (model == "DELTA" || model == "PATCHED_FOR") {
+    if (!params.empty()) out = (model == "DELTA" ? "delta_base=" : "base=") + Num(params[0]);
     if (p.contains("exceptions")) {
       out += " exceptions=" + Num(p["exceptions"]) + " exception_width=" + Num(p["exception_width"]);
+      if (p.value("signed_highs", false)) out += " signed_highs";
     }
     return out;
   }

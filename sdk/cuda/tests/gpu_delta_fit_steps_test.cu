@@ -52,6 +52,7 @@ __global__ void FindDigitKernel(const DigitCase* cases, size_t count, uint32_t* 
 struct WidthCase {
   uint64_t rows_of_width[65];
   uint32_t n;
+  internal::SignedHighSpan span;  // the signed offsets' extremes (Signed_Highs)
 };
 
 __global__ void ChooseWidthKernel(const WidthCase* cases, size_t count, DeltaChoice* choices) {
@@ -60,7 +61,8 @@ __global__ void ChooseWidthKernel(const WidthCase* cases, size_t count, DeltaCho
   for (size_t c = blockIdx.x; c < count; c += gridDim.x) {
     for (uint32_t i = lane; i < 65; i += 32) rows_of_width[i] = cases[c].rows_of_width[i];
     __syncwarp();
-    const DeltaChoice choice = WarpChooseDeltaWidth(rows_of_width, cases[c].n, lane);
+    const DeltaChoice choice =
+        WarpChooseDeltaWidth(rows_of_width, cases[c].n, cases[c].span, lane);
     if (lane == 0) choices[c] = choice;
     __syncwarp();
   }
@@ -165,6 +167,11 @@ TEST_CASE("the warp's DELTA width choice is the shared serial choice") {
     }
     if (shape != 5 && top > 0 && k.rows_of_width[top] == 0) ++k.rows_of_width[top], ++m;
     k.n = static_cast<uint32_t>(m + 1 + rng() % 3);
+    // Half the cases may use Signed_Highs, with extremes of any width
+    // (from none below the base to 63 bits either way).
+    k.span.usable = c % 2 == 1;
+    k.span.above = rng() >> (rng() % 65 == 64 ? 63 : rng() % 64);
+    k.span.below = c % 4 == 1 ? 0 : rng() >> (rng() % 64);
     cases.push_back(k);
   }
   const std::vector<uint8_t> host = Upload(cases);
@@ -177,11 +184,13 @@ TEST_CASE("the warp's DELTA width choice is the shared serial choice") {
   int differ = 0;
   for (size_t c = 0; c < cases.size(); ++c) {
     const DeltaChoice want =
-        internal::ChooseDeltaWidthFromCounts(cases[c].rows_of_width, cases[c].n);
+        internal::ChooseDeltaWidthFromCounts(cases[c].rows_of_width, cases[c].n, cases[c].span);
     DeltaChoice got;
     std::memcpy(&got, choices.data() + c * sizeof(DeltaChoice), sizeof got);
     const bool same = got.bits == want.bits && got.width == want.width &&
-                      got.max_width == want.max_width && got.exceptions == want.exceptions;
+                      got.max_width == want.max_width && got.exceptions == want.exceptions &&
+                      got.high_width == want.high_width &&
+                      got.signed_highs == want.signed_highs;
     if (!same && ++differ <= 5) {
       INFO("case " << c << " width " << got.width << " want " << want.width << " bits "
                    << got.bits << " want " << want.bits);

@@ -36,6 +36,7 @@ struct DeltaExceptionList {
   uint32_t count;
   uint32_t row_bits;
   uint32_t high_bits;
+  bool signed_highs;
 
   __device__ __forceinline__ DeltaExceptionList(const uint64_t* s, uint64_t n, uint32_t w,
                                                 uint64_t word) {
@@ -43,6 +44,7 @@ struct DeltaExceptionList {
     stream = s;
     count = e.count;
     high_bits = e.width;
+    signed_highs = e.signed_highs;
     row_bits = internal::RunStartBits(n);
     rows_bit = n * w;
     highs_bit = rows_bit + uint64_t{e.count} * row_bits;
@@ -50,8 +52,11 @@ struct DeltaExceptionList {
   __device__ __forceinline__ uint64_t Row(uint32_t i) const {
     return LoadField(stream, rows_bit + uint64_t{i} * row_bits, row_bits);
   }
+  /// The high part h_i (ExceptionHigh: the stored field, zigzag-decoded
+  /// with Signed_Highs), to add shifted by w modulo 2^N.
   __device__ __forceinline__ uint64_t High(uint32_t i) const {
-    return LoadField(stream, highs_bit + uint64_t{i} * high_bits, high_bits);
+    return internal::ExceptionHigh(
+        LoadField(stream, highs_bit + uint64_t{i} * high_bits, high_bits), signed_highs);
   }
   /// The first exception whose row is >= x, found by the whole warp: each
   /// round samples 32 rows and narrows the range 32-fold (one round when

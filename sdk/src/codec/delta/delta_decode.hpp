@@ -33,7 +33,12 @@ class DeltaExceptionReader {
 
   uint32_t count() const { return e_.count; }
   uint64_t Row(uint64_t i) const { return LoadField(stream_, rows_bit_ + i * row_bits_, LowMask(row_bits_)); }
-  uint64_t High(uint64_t i) const { return LoadField(stream_, highs_bit_ + i * e_.width, LowMask(e_.width)); }
+  /// The stored high-part field of exception i, and the high part h_i it
+  /// holds (ExceptionHigh: itself, or zigzag-decoded with Signed_Highs).
+  uint64_t StoredHigh(uint64_t i) const {
+    return LoadField(stream_, highs_bit_ + i * e_.width, LowMask(e_.width));
+  }
+  uint64_t High(uint64_t i) const { return ExceptionHigh(StoredHigh(i), e_.signed_highs); }
   /// The first exception whose row is >= x (by binary search; any bits).
   uint64_t LowerBound(uint64_t x) const {
     uint64_t lo = 0, hi = e_.count;
@@ -334,7 +339,8 @@ inline bool DeltaExceptionRowsValid(const Partition& part, uint32_t values_per_l
 /// zero-extended), so memory stays bounded for any partition length:
 /// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the
 /// rows whose u(x) needs more than Bit_Width bits, with the smallest
-/// Exception_Width; Seed[t] for t >= 1 is the value of
+/// Exception_Width for their stored high parts (u(x) >> Bit_Width, or its
+/// zigzag-coded signed form with Signed_Highs); Seed[t] for t >= 1 is the value of
 /// row t*S - 1; every Seed word is the canonical extension of an N-bit value.
 class DeltaRuleChecker {
  public:
@@ -344,7 +350,8 @@ class DeltaRuleChecker {
         num_seeds_(DeltaSeedWords(part.num_rows, values_per_lane)),
         mask_(LowMask(bits)),
         bits_(bits),
-        is_signed_(is_signed) {}
+        is_signed_(is_signed),
+        exceptions_(UnpackDeltaExceptions(LoadLE64(part.params + 8))) {}
 
   /// Values of local rows [first, first + count), in order from row 0, as
   /// the column's C++ type. Returns an empty string, or the first rule that
@@ -364,8 +371,9 @@ class DeltaRuleChecker {
         // u(x) = v(x) - v(x-1) - Delta_Base; rows with u >> w != 0 must be
         // exceptions.
         const uint64_t u = (v - previous_ - (LoadLE64(part_.params) & mask_)) & mask_;
-        const uint64_t high = part_.bit_width >= 64 ? 0 : u >> part_.bit_width;
-        if (high != 0) {
+        if (part_.bit_width < 64 && (u >> part_.bit_width) != 0) {
+          const uint64_t high =
+              StoredExceptionHigh(u, part_.bit_width, bits_, exceptions_.signed_highs);
           ++wide_rows_;
           max_high_ = high > max_high_ ? high : max_high_;
         }
@@ -390,7 +398,7 @@ class DeltaRuleChecker {
     if (part_.num_rows == 1) {
       return base == 0 && w == 0 ? "" : "a 1-row partition needs Delta_Base 0 and Bit_Width 0";
     }
-    const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part_.params + 8));
+    const DeltaExceptions& e = exceptions_;
     if (e.count != wide_rows_) {
       return "Num_Exceptions is not the number of rows whose delta needs more than Bit_Width bits";
     }
@@ -399,7 +407,7 @@ class DeltaRuleChecker {
     // exceptions are exactly the wide rows.
     const DeltaExceptionReader exceptions(part_, stream);
     for (uint64_t i = 0; i < e.count; ++i) {
-      if (exceptions.High(i) == 0) return "an exception has a zero high part";
+      if (exceptions.StoredHigh(i) == 0) return "an exception has a zero high part";
     }
     if (e.count > 0 && exceptions.Row(0) == 0) return "row 0 is an exception";
     return "";
@@ -412,6 +420,7 @@ class DeltaRuleChecker {
   uint64_t mask_;
   uint32_t bits_;
   bool is_signed_;
+  DeltaExceptions exceptions_;
   uint64_t previous_ = 0;
   uint64_t wide_rows_ = 0;
   uint64_t max_high_ = 0;

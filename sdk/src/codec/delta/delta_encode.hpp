@@ -31,17 +31,72 @@ L3_HD uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
 /// The payload bits of the best Bit_Width for one Delta_Base candidate
 /// (ties: the wider one, fewer exceptions). spec §8.9 writer rules: the
 /// exceptions are the rows whose u(x) needs more than Bit_Width bits, and
-/// Exception_Width = bitlen(max u(x) >> Bit_Width).
+/// Exception_Width = bitlen(max stored high part): u(x) >> Bit_Width, or
+/// its zigzag-coded signed form with Signed_Highs.
 struct DeltaChoice {
   uint64_t bits = ~uint64_t{0};
   uint32_t width = 0;
   uint32_t max_width = 0;
   uint32_t exceptions = 0;
+  uint32_t high_width = 0;    // Exception_Width (0 without exceptions)
+  bool signed_highs = false;  // Signed_Highs
 };
 
+/// Where the offsets of one base lie as signed numbers, for the width of
+/// Signed_Highs high parts (spec §8.9). The keys (deltas, or PATCHED_FOR's
+/// values) lie in [lo, hi]; when hi - lo < 2^(N-1), no u(x) = (key - base)
+/// mod 2^N wraps when read as an N-bit two's complement number r(x), so
+/// r(x) = key - base: the largest is `above` = hi - base and the smallest
+/// -`below` = lo - base. Otherwise, and where the writer's options rule
+/// Signed_Highs out (FitOptions::signed_exception_highs), it keeps unsigned
+/// high parts.
+struct SignedHighSpan {
+  bool usable = false;
+  uint64_t above = 0;
+  uint64_t below = 0;
+};
+
+L3_HD SignedHighSpan SignedHighSpanOf(int64_t lo, int64_t hi, int64_t base, uint32_t bits,
+                                     bool allow_signed) {
+  SignedHighSpan span;
+  span.usable = allow_signed &&
+                static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) < (uint64_t{1} << (bits - 1));
+  span.above = static_cast<uint64_t>(hi) - static_cast<uint64_t>(base);
+  span.below = static_cast<uint64_t>(base) - static_cast<uint64_t>(lo);
+  return span;
+}
+
+/// The Exception_Width of Bit_Width w < max_width (some u(x) needs more than
+/// w bits; max_width = bitlen of the largest u(x)): unsigned high parts need
+/// max_width - w bits. Signed ones (span.usable) need bitlen of the largest
+/// zigzag code, the larger of the two extremes' codes: r = above >= 2^w has
+/// h = above >> w and code 2h, r = -below < 0 has h = -(((below - 1) >> w)
+/// + 1) and code 2 ((below - 1) >> w) + 1. Signed only when strictly
+/// narrower. Shared with the CUDA writer.
+struct HighWidthChoice {
+  uint32_t width = 0;
+  bool signed_highs = false;
+};
+
+L3_HD HighWidthChoice ExceptionHighWidth(uint32_t max_width, uint32_t w,
+                                         const SignedHighSpan& span) {
+  HighWidthChoice choice{max_width - w, false};
+  if (!span.usable) return choice;
+  const uint32_t above_bits = BitLength(span.above);
+  uint32_t widest = above_bits > w ? above_bits - w : 0;
+  if (span.below != 0) {
+    const uint32_t below_bits = BitLength(span.below - 1);
+    widest = below_bits > w && below_bits - w > widest ? below_bits - w : widest;
+  }
+  if (widest + 1 < choice.width) choice = HighWidthChoice{widest + 1, true};
+  return choice;
+}
+
 /// The cheapest Bit_Width for one Delta_Base candidate, from the rows of
-/// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits).
-L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n) {
+/// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits)
+/// and the span of its signed offsets.
+L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n,
+                                             const SignedHighSpan& span = SignedHighSpan()) {
   uint32_t max_width = 64;
   while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
   const uint32_t row_bits = RunStartBits(n);
@@ -50,7 +105,8 @@ L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65]
   uint64_t wider = 0;  // rows whose u needs more than w bits
   for (uint32_t w = max_width; w-- > 0;) {
     wider += rows_of_width[w + 1];
-    const uint64_t bits = uint64_t{n} * w + wider * (row_bits + (max_width - w));
+    const uint64_t bits =
+        uint64_t{n} * w + wider * (row_bits + ExceptionHighWidth(max_width, w, span).width);
     if ((bits + 63) / 64 < (best_bits + 63) / 64) {
       best_bits = bits;
       best_w = w;
@@ -62,6 +118,11 @@ L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65]
   choice.max_width = max_width;
   for (uint32_t b = best_w + 1; b <= max_width; ++b) {
     choice.exceptions += static_cast<uint32_t>(rows_of_width[b]);
+  }
+  if (choice.exceptions != 0) {
+    const HighWidthChoice high = ExceptionHighWidth(max_width, best_w, span);
+    choice.high_width = high.width;
+    choice.signed_highs = high.signed_highs;
   }
   return choice;
 }
@@ -85,7 +146,7 @@ L3_HD PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaExc
   fit.model_type = kDeltaType;
   fit.bit_width = static_cast<uint8_t>(width);
   fit.base = ValueTraits<T>::Canonical(static_cast<T>(lo));  // spec Delta_Base
-  fit.exceptions = PackDeltaExceptions(e.count, e.width);
+  fit.exceptions = PackDeltaExceptions(e);
   fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, e);
   fit.cost_bytes = PartitionCost(kDeltaType, fit.bit_width, fit.payload_words);
   return fit;
@@ -427,29 +488,39 @@ L3_HD DeltaChoice BestBaseChoiceOf(const DeltaBases& bases, int64_t* base, Choic
 
 /// The base (into *base) whose best Bit_Width needs the fewest payload
 /// words, the first on ties, and that choice; rows_of_width[j] holds the
-/// width counts for bases.value[j]. Shared by DELTA and PATCHED_FOR, and
-/// with the CUDA writer.
+/// width counts for bases.value[j], and every key (delta or value) lies in
+/// [lo, hi] (N = `bits`); Signed_Highs only where `allow_signed`. Shared by
+/// DELTA and PATCHED_FOR, and with the CUDA writer.
 L3_HD DeltaChoice BestBaseChoice(uint32_t n, const DeltaBases& bases,
-                                 const uint64_t (*rows_of_width)[65], int64_t* base) {
-  return BestBaseChoiceOf(bases, base,
-                          [&](int j) { return ChooseDeltaWidthFromCounts(rows_of_width[j], n); });
+                                 const uint64_t (*rows_of_width)[65], int64_t lo, int64_t hi,
+                                 uint32_t bits, bool allow_signed, int64_t* base) {
+  return BestBaseChoiceOf(bases, base, [&](int j) {
+    return ChooseDeltaWidthFromCounts(
+        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed));
+  });
 }
 
 /// The Exceptions word's fields of a choice (spec §8.9, §8.12).
 L3_HD DeltaExceptions ExceptionsOf(const DeltaChoice& c) {
-  return {c.exceptions, c.exceptions == 0 ? 0u : c.max_width - c.width};
+  DeltaExceptions e;
+  e.count = c.exceptions;
+  e.width = c.exceptions == 0 ? 0u : c.high_width;
+  e.signed_highs = c.exceptions != 0 && c.signed_highs;
+  return e;
 }
 
 /// The DELTA fit from the width counts of each distinct base
-/// (rows_of_width[j] for bases.value[j]): the base whose best Bit_Width
-/// needs the fewest payload words, the first on ties. Shared with the CUDA
-/// writer.
+/// (rows_of_width[j] for bases.value[j]) of deltas in [lo, hi]: the base
+/// whose best Bit_Width needs the fewest payload words, the first on ties.
+/// Shared with the CUDA writer.
 template <typename T>
 L3_HD PartitionFit BestDeltaFit(uint32_t n, uint32_t values_per_lane, const DeltaBases& bases,
-                                const uint64_t (*rows_of_width)[65]) {
-  int64_t lo = 0;
-  const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, &lo);
-  return MakeDeltaFit<T>(n, best.width, lo, ExceptionsOf(best), values_per_lane);
+                                const uint64_t (*rows_of_width)[65], int64_t lo, int64_t hi,
+                                bool allow_signed) {
+  int64_t base = 0;
+  const DeltaChoice best =
+      BestBaseChoice(n, bases, rows_of_width, lo, hi, 8 * sizeof(T), allow_signed, &base);
+  return MakeDeltaFit<T>(n, best.width, base, ExceptionsOf(best), values_per_lane);
 }
 
 inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
@@ -463,10 +534,12 @@ struct NoValueHook {
 /// DeltaFit, or, when DeltaCostLowerBound shows that no DELTA fit can cost
 /// less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing else
 /// set). on_value(v[x]) is called for every row when n > 1 (PATCHED_FOR's
-/// bound counts the values there, in the same pass).
+/// bound counts the values there, in the same pass). Signed_Highs only
+/// where `allow_signed` (FitOptions::signed_exception_highs).
 template <typename T, typename OnValue = NoValueHook>
 PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
-                      uint64_t cost_limit = kNoDeltaCostLimit, OnValue&& on_value = OnValue()) {
+                      uint64_t cost_limit = kNoDeltaCostLimit, bool allow_signed = true,
+                      OnValue&& on_value = OnValue()) {
   using U = typename ValueTraits<T>::Unsigned;
   if (n > 1) {
     thread_local std::vector<int64_t> deltas;
@@ -508,7 +581,8 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
     if (bases.count > 1) {
       CountDeltaWidthsOfBases<U>(deltas, others, bases.count - 1, rows_of_width + 1);
     }
-    return BestDeltaFit<T>(n, values_per_lane, bases, rows_of_width);
+    return BestDeltaFit<T>(n, values_per_lane, bases, rows_of_width, min_delta, max_delta,
+                           allow_signed);
   }
   const DeltaChoice single = ChooseDeltaWidth(v, n, 0);
   return MakeDeltaFit<T>(n, single.width, 0, DeltaExceptions{0, 0}, values_per_lane);
@@ -550,14 +624,16 @@ inline void OrField(uint8_t* stream, uint64_t bit, uint64_t field, uint32_t w) {
 
 /// Writes the stream of DELTA (spec §8.9, after the Seed words) and of
 /// PATCHED_FOR (spec §8.12) into `stream` (zeroed words): the low w bits of
-/// the n offsets offset_of(x) in SLAP stream order (spec §8.5, tile by tile,
-/// lane by lane, step by step), then the rows whose offset has bits at or
-/// above w and those high parts, in row order. Returns false when there are
-/// not exactly e.count such rows or a high part needs more than e.width bits
-/// (an encoder bug).
+/// the n offsets offset_of(x) (N = `bits` bits each) in SLAP stream order
+/// (spec §8.5, tile by tile, lane by lane, step by step), then the rows
+/// whose offset has bits at or above w and their stored high parts
+/// (StoredExceptionHigh), in row order. Returns false when there are not
+/// exactly e.count such rows or a stored high part needs more than e.width
+/// bits (an encoder bug).
 template <typename OffsetOf>
 bool EmitOffsetsWithExceptions(uint64_t n, uint32_t w, DeltaExceptions e,
-                               uint32_t values_per_lane, OffsetOf&& offset_of, uint8_t* stream) {
+                               uint32_t values_per_lane, uint32_t bits, OffsetOf&& offset_of,
+                               uint8_t* stream) {
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   uint64_t bit = 0;
   if (w > 0) {
@@ -575,8 +651,9 @@ bool EmitOffsetsWithExceptions(uint64_t n, uint32_t w, DeltaExceptions e,
   const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;
   uint64_t count = 0;
   for (uint64_t x = 0; x < n; ++x) {
-    const uint64_t high = w >= 64 ? 0 : offset_of(x) >> w;
-    if (high == 0) continue;
+    const uint64_t u = offset_of(x);
+    if (w >= 64 || (u >> w) == 0) continue;
+    const uint64_t high = StoredExceptionHigh(u, w, bits, e.signed_highs);
     if (count >= e.count || BitLength(high) > e.width) return false;
     delta_detail::OrField(stream, rows_bit + count * row_bits, x, row_bits);
     delta_detail::OrField(stream, highs_bit + count * e.width, high, e.width);
@@ -609,7 +686,8 @@ bool EmitDeltaPayload(const T* v, const PartitionFit& fit, uint32_t values_per_l
   const auto offset_of = [&](uint64_t x) -> uint64_t {
     return x == 0 ? 0 : DeltaOffset(v[x], v[x - 1], delta_base);
   };
-  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, offset_of, out + 8 * num_seeds);
+  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, 8 * sizeof(T), offset_of,
+                                   out + 8 * num_seeds);
 }
 
 }  // namespace l3::internal

@@ -153,7 +153,8 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
 /// keeps, the widest of the cheapest. Every lane running the 65-step loop
 /// took about as many instructions as a short partition's row passes.
 __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_width)[65],
-                                                   uint32_t n, uint32_t lane) {
+                                                   uint32_t n, const SignedHighSpan& span,
+                                                   uint32_t lane) {
   const unsigned long long low = rows_of_width[lane], high = rows_of_width[lane + 32],
                            top = rows_of_width[64];
   const unsigned low_used = __ballot_sync(kAllLanes, low != 0);
@@ -170,7 +171,8 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
   const unsigned long long all = __shfl_sync(kAllLanes, through_high, 31) + top;
   const uint64_t row_bits = RunStartBits(n);
   const auto bits_of = [&](uint32_t w, uint64_t wider) {
-    return uint64_t{n} * w + wider * (row_bits + (max_width - w));
+    const uint32_t high_width = w < max_width ? ExceptionHighWidth(max_width, w, span).width : 0;
+    return uint64_t{n} * w + wider * (row_bits + high_width);
   };
   const uint64_t wider_low = all - through_low, wider_high = all - through_high;
   const uint64_t bits_low = bits_of(lane, wider_low);
@@ -199,17 +201,26 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
   choice.width = width;
   choice.max_width = max_width;
   choice.exceptions = static_cast<uint32_t>(__shfl_sync(kAllLanes, my_wider, width & 31));
+  if (choice.exceptions != 0) {
+    const HighWidthChoice high = ExceptionHighWidth(max_width, width, span);
+    choice.high_width = high.width;
+    choice.signed_highs = high.signed_highs;
+  }
   return choice;
 }
 
 /// BestBaseChoice (delta_encode.hpp) with WarpChooseDeltaWidth: the base
 /// (into *base) whose best width needs the fewest payload words, the first
-/// on ties (BestBaseChoiceOf's rule, shared with the CPU).
+/// on ties (BestBaseChoiceOf's rule, shared with the CPU), for keys in
+/// [lo, hi] of N = `bits` bits, Signed_Highs only where `allow_signed`.
 __device__ inline DeltaChoice WarpBestBaseChoice(uint32_t n, const DeltaBases& bases,
-                                                 const uint64_t (*rows_of_width)[65],
+                                                 const uint64_t (*rows_of_width)[65], int64_t lo,
+                                                 int64_t hi, uint32_t bits, bool allow_signed,
                                                  uint32_t lane, int64_t* base) {
-  return BestBaseChoiceOf(
-      bases, base, [&](int j) { return WarpChooseDeltaWidth(rows_of_width[j], n, lane); });
+  return BestBaseChoiceOf(bases, base, [&](int j) {
+    return WarpChooseDeltaWidth(
+        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed), lane);
+  });
 }
 
 /// The width counts WarpBasesAndWidthCounts left in `scratch`.
@@ -270,12 +281,13 @@ __device__ inline uint64_t WarpOffsetCostLowerBound(const uint32_t* counts, uint
 
 }  // namespace delta_fit_detail
 
-/// DeltaFit(v, n, values_per_lane, cost_limit) computed by one warp (all
-/// lanes call it and get the result). `scratch`: kDeltaFitScratchWords
-/// words of shared memory owned by this warp.
+/// DeltaFit(v, n, values_per_lane, cost_limit, allow_signed) computed by
+/// one warp (all lanes call it and get the result). `scratch`:
+/// kDeltaFitScratchWords words of shared memory owned by this warp.
 template <typename T>
 __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
-                                     uint64_t cost_limit, uint32_t lane, uint32_t* scratch) {
+                                     uint64_t cost_limit, bool allow_signed, uint32_t lane,
+                                     uint32_t* scratch) {
   using namespace delta_fit_detail;
   using U = typename ValueTraits<T>::Unsigned;
   if (n <= 1) return MakeDeltaFit<T>(n, 0, 0, DeltaExceptions{0, 0}, values_per_lane);
@@ -310,7 +322,8 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
   const auto delta_at = [v](uint32_t x) { return SignedDelta(v[x], v[x - 1]); };
   const DeltaBases bases = WarpBasesAndWidthCounts<U>(delta_at, 1, n, lane, lo, hi, scratch);
   int64_t base = 0;
-  const DeltaChoice best = WarpBestBaseChoice(n, bases, WidthCountsIn(scratch), lane, &base);
+  const DeltaChoice best = WarpBestBaseChoice(n, bases, WidthCountsIn(scratch), lo, hi,
+                                              8 * sizeof(T), allow_signed, lane, &base);
   const PartitionFit fit =
       MakeDeltaFit<T>(n, best.width, base, ExceptionsOf(best), values_per_lane);
   __syncwarp();  // the scratch is free again for the caller

@@ -17,31 +17,56 @@
 namespace l3::internal {
 
 /// spec §8.9 parameter word 1, `Exceptions`: Num_Exceptions in bits 0..31,
-/// Exception_Width in bits 32..39, bits 40..63 zero.
+/// Exception_Width in bits 32..39, Signed_Highs in bit 40, bits 41..63 zero.
 struct DeltaExceptions {
-  uint32_t count = 0;  // E
-  uint32_t width = 0;  // hw
+  uint32_t count = 0;         // E
+  uint32_t width = 0;         // hw
+  bool signed_highs = false;  // Signed_Highs: high parts stored zigzag-coded
 };
 
 L3_HD DeltaExceptions UnpackDeltaExceptions(uint64_t word) {
   DeltaExceptions e;
   e.count = static_cast<uint32_t>(word & 0xFFFFFFFFull);
   e.width = static_cast<uint32_t>((word >> 32) & 0xFF);
+  e.signed_highs = ((word >> 40) & 1) != 0;
   return e;
 }
 
-L3_HD uint64_t PackDeltaExceptions(uint32_t count, uint32_t width) {
-  return uint64_t{count} | (uint64_t{width} << 32);
+L3_HD uint64_t PackDeltaExceptions(DeltaExceptions e) {
+  return uint64_t{e.count} | (uint64_t{e.width} << 32) |
+         (uint64_t{e.signed_highs ? 1u : 0u} << 40);
 }
 
 /// spec §8.9: the `Exceptions` word is valid for a partition of n rows,
 /// Bit_Width w and N-bit values: no reserved bit set, E <= n, Exception_Width
-/// 0 exactly when E = 0, and w + Exception_Width <= N.
+/// 0 exactly when E = 0, Signed_Highs only with exceptions, and
+/// w + Exception_Width <= N.
 L3_HD bool DeltaExceptionsValid(uint64_t word, uint64_t n, uint32_t w, uint32_t bits) {
   const DeltaExceptions e = UnpackDeltaExceptions(word);
-  if ((word >> 40) != 0 || e.count > n) return false;
+  if ((word >> 41) != 0 || e.count > n) return false;
   if ((e.count == 0) != (e.width == 0)) return false;
+  if (e.signed_highs && e.count == 0) return false;
   return w + e.width <= bits;
+}
+
+/// spec §8.9: the high part h_i that a stored high-part field holds: the
+/// field itself, or with Signed_Highs the signed number it zigzag-codes
+/// (stored 2k for h = k >= 0, 2k - 1 for h = -k < 0), as its 64-bit two's
+/// complement pattern. u(x) = f(x) + h_i * 2^w mod 2^N either way, so
+/// decoders add (h_i << w) and keep the low N bits.
+L3_HD uint64_t ExceptionHigh(uint64_t stored, bool signed_highs) {
+  return signed_highs ? (stored >> 1) ^ (uint64_t{0} - (stored & 1)) : stored;
+}
+
+/// The stored high-part field of an exception whose offset is u (N bits,
+/// u >> w != 0, w < 64): u >> w, or with Signed_Highs the zigzag code of
+/// floor(r / 2^w), r = u read as an N-bit two's complement number.
+L3_HD uint64_t StoredExceptionHigh(uint64_t u, uint32_t w, uint32_t bits, bool signed_highs) {
+  if (!signed_highs) return u >> w;
+  const uint32_t spare = 64 - bits;
+  const int64_t r = static_cast<int64_t>(u << spare) >> spare;  // sign-extended
+  const int64_t h = r >> w;                                     // floor(r / 2^w)
+  return (static_cast<uint64_t>(h) << 1) ^ static_cast<uint64_t>(h >> 63);
 }
 
 /// spec §8.9: Seed words of a DELTA partition of `n` rows, one per tile.

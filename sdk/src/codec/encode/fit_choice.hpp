@@ -273,7 +273,7 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   }
   if (options.enable_delta) {
     // Skipped where no DELTA fit can be strictly cheaper.
-    const PartitionFit delta = passes.Delta(best.cost_bytes);
+    const PartitionFit delta = passes.Delta(best.cost_bytes, options.signed_exception_highs);
     if (delta.cost_bytes < best.cost_bytes) best = delta;
   }
   const bool predictable =
@@ -288,7 +288,8 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   // exceptions it costs FOR_BITPACK's bytes and one word more, so it wins
   // only with some (over DELTA too: a few outliers among steady values).
   if (options.enable_patched_for && !IsPredictedModel(best.model_type)) {
-    const PartitionFit patched = passes.PatchedFor(summary, best.cost_bytes);
+    const PartitionFit patched =
+        passes.PatchedFor(summary, best.cost_bytes, options.signed_exception_highs);
     if (patched.cost_bytes < best.cost_bytes) best = patched;
   }
   SetBounds(summary, n, &best);

@@ -77,16 +77,16 @@ struct WarpPasses {
   /// where the options have no DELTA).
   uint32_t* scratch;
 
-  __device__ PartitionFit Delta(uint64_t cost_limit) {
-    return WarpDeltaFit(v, n, values_per_lane, cost_limit, lane, scratch);
+  __device__ PartitionFit Delta(uint64_t cost_limit, bool allow_signed) {
+    return WarpDeltaFit(v, n, values_per_lane, cost_limit, allow_signed, lane, scratch);
   }
 
   // PATCHED_FOR (spec §8.12): patched/patched_for_fit.cuh, in the same
   // scratch as DELTA's fit (the two run one after the other).
   // The fit whatever the limit: where the CPU's lower bound skips it, it
   // could not have been strictly cheaper, so the choice is the same.
-  __device__ PartitionFit PatchedFor(const Summary<T>&, uint64_t) {
-    return WarpPatchedForFit(v, n, lane, scratch);
+  __device__ PartitionFit PatchedFor(const Summary<T>&, uint64_t, bool allow_signed) {
+    return WarpPatchedForFit(v, n, allow_signed, lane, scratch);
   }
 
   /// 2 * n words of global memory owned by this partition (null where the

@@ -399,16 +399,16 @@ struct CpuPasses {
   const Summary<T>* summary = nullptr;
   PatchedForBuckets<T> buckets;
 
-  PartitionFit Delta(uint64_t cost_limit) {
-    if (summary == nullptr) return DeltaFit(v, n, values_per_lane, cost_limit);
+  PartitionFit Delta(uint64_t cost_limit, bool allow_signed) {
+    if (summary == nullptr) return DeltaFit(v, n, values_per_lane, cost_limit, allow_signed);
     buckets.Reset(summary->min, summary->max);
-    const PartitionFit fit =
-        DeltaFit(v, n, values_per_lane, cost_limit, [this](T value) { buckets.Add(value); });
+    const PartitionFit fit = DeltaFit(v, n, values_per_lane, cost_limit, allow_signed,
+                                      [this](T value) { buckets.Add(value); });
     buckets.filled = n > 1;
     return fit;
   }
-  PartitionFit PatchedFor(const Summary<T>& s, uint64_t cost_limit) {
-    return PatchedForFit(v, n, s.min, s.max, cost_limit, &buckets);
+  PartitionFit PatchedFor(const Summary<T>& s, uint64_t cost_limit, bool allow_signed) {
+    return PatchedForFit(v, n, s.min, s.max, cost_limit, &buckets, allow_signed);
   }
   GramFit LeastSquares(const GramBasis& basis) { return internal::LeastSquares(v, n, basis); }
   void MeasureErrors(const GramBasis& basis, const GramFit& gram, ErrorRange out[4]) {
@@ -471,11 +471,13 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       *fit = RunsEfFit(summary, n);
       break;
     case Model::kPatchedFor:
-      *fit = PatchedForFit(v, n);
+      *fit = PatchedForFit<T>(v, n, summary.min, summary.max, kNoDeltaCostLimit, nullptr,
+                              options.signed_exception_highs);
       break;
     case Model::kDelta:
       *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)
-                                              : DeltaFit(v, n, values_per_lane);
+                                              : DeltaFit(v, n, values_per_lane, kNoDeltaCostLimit,
+                                                         options.signed_exception_highs);
       break;
     case Model::kLinear:
     case Model::kPoly2:

@@ -39,6 +39,10 @@ struct FitOptions {
   /// FitGivenModel's DELTA: a Bit_Width that holds every delta (no
   /// exceptions; see WholeDeltaFit) instead of the cheapest one.
   bool delta_without_exceptions = false;
+  /// DELTA and PATCHED_FOR may store their exceptions' high parts signed
+  /// (Signed_Highs, spec §8.9) where that is narrower
+  /// (PartitionerOptions::signed_exception_highs).
+  bool signed_exception_highs = true;
 };
 
 /// One partition's model, everything needed to emit it, and its bounds.

@@ -353,7 +353,8 @@ __device__ __forceinline__ bool PackDeltaExceptions(const T* v, const PartitionF
   bool ok = true;
   const uint64_t rank =
       ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
-        const uint64_t high = DeltaOffset(v[x], v[x - 1], delta_base) >> w;
+        const uint64_t high = StoredExceptionHigh(DeltaOffset(v[x], v[x - 1], delta_base), w,
+                                                  8 * sizeof(T), e.signed_highs);
         if (k >= e.count || BitLength(high) > e.width) {
           ok = false;
           return;
@@ -377,7 +378,9 @@ __device__ __forceinline__ bool PackPatchedForExceptions(const T* v, const Parti
   bool ok = true;
   const uint64_t rank =
       ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
-        const uint64_t high = ValueTraits<T>::Offset(v[x], static_cast<T>(fit.base)) >> w;
+        const uint64_t high =
+            StoredExceptionHigh(ValueTraits<T>::Offset(v[x], static_cast<T>(fit.base)), w,
+                                8 * sizeof(T), e.signed_highs);
         if (k >= e.count || BitLength(high) > e.width) {
           ok = false;
           return;

@@ -59,16 +59,17 @@ inline bool PatchedForExceptionRowsValid(const Partition& part) {
   return PatchedForExceptions(part).RowsValid();
 }
 
-/// spec §8.12 writer rules, checked by deep validation (§10.3): every high
-/// part is nonzero and Exception_Width is the bit length of the largest.
-/// (With w + hw <= N no offset wraps, so the rows whose u(x) needs more than
-/// w bits are then exactly the exception rows.) "" when they hold.
+/// spec §8.12 writer rules, checked by deep validation (§10.3): every stored
+/// high part is nonzero and Exception_Width is the bit length of the
+/// largest. (With w + hw <= N, a nonzero h_i gives u(x) >= 2^w, unsigned or
+/// with Signed_Highs, so the rows whose u(x) needs more than w bits are then
+/// exactly the exception rows.) "" when they hold.
 inline const char* PatchedForRuleViolation(const Partition& part) {
   const DeltaExceptionReader exceptions = PatchedForExceptions(part);
   const uint32_t width = UnpackDeltaExceptions(LoadLE64(part.params + 8)).width;
   uint32_t widest = 0;
   for (uint64_t i = 0; i < exceptions.count(); ++i) {
-    const uint64_t high = exceptions.High(i);
+    const uint64_t high = exceptions.StoredHigh(i);
     if (high == 0) return "PATCHED_FOR exception high part is zero";
     widest = BitLength(high) > widest ? BitLength(high) : widest;
   }

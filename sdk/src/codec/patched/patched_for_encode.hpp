@@ -53,7 +53,7 @@ L3_HD PartitionFit MakePatchedForFit(uint32_t n, uint32_t width, T base, DeltaEx
   fit.model_type = kType;
   fit.bit_width = static_cast<uint8_t>(width);
   fit.base = ValueTraits<T>::Canonical(base);  // spec Base
-  fit.exceptions = PackDeltaExceptions(e.count, e.width);
+  fit.exceptions = PackDeltaExceptions(e);
   fit.payload_words = PatchedForPayloadWords(n, fit.bit_width, e);
   fit.cost_bytes = PartitionCost(kType, fit.bit_width, fit.payload_words);
   return fit;
@@ -61,15 +61,18 @@ L3_HD PartitionFit MakePatchedForFit(uint32_t n, uint32_t width, T base, DeltaEx
 
 /// The PATCHED_FOR fit from the width counts of each distinct Base
 /// candidate (rows_of_width[j][b] = the rows x whose u(x) = (v(x) - base_j)
-/// mod 2^N is b bits, over all n rows; bases.value[j] are keys): the base
+/// mod 2^N is b bits, over all n rows; bases.value[j] are keys, and every
+/// key lies in [min_key, max_key]; Signed_Highs only where `allow_signed`): the base
 /// whose best Bit_Width (ChooseDeltaWidthFromCounts: n fields of w bits and
 /// E exceptions of bitlen(n - 1) + hw bits) needs the fewest payload words,
 /// the first on ties. Shared with the CUDA writer.
 template <typename T>
 L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
-                                     const uint64_t (*rows_of_width)[65]) {
+                                     const uint64_t (*rows_of_width)[65], int64_t min_key,
+                                     int64_t max_key, bool allow_signed) {
   int64_t key = 0;
-  const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, &key);
+  const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, min_key, max_key, 8 * sizeof(T),
+                                          allow_signed, &key);
   return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), ExceptionsOf(best));
 }
 
@@ -111,10 +114,11 @@ struct PatchedForBuckets {
 /// costs less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing
 /// else set), as DeltaFit does for DELTA. `buckets`, when filled, are the
 /// values' bucket counts for that bound (else they are counted here).
+/// Signed_Highs only where `allow_signed` (FitOptions::signed_exception_highs).
 template <typename T>
 PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
                            uint64_t cost_limit = kNoDeltaCostLimit,
-                           PatchedForBuckets<T>* buckets = nullptr) {
+                           PatchedForBuckets<T>* buckets = nullptr, bool allow_signed = true) {
   using U = typename ValueTraits<T>::Unsigned;
   const int64_t min_key = PatchedForKey(min), max_key = PatchedForKey(max);
   if (cost_limit != kNoDeltaCostLimit) {
@@ -147,7 +151,7 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
   if (bases.count > 1) {
     CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
   }
-  return BestPatchedForFit<T>(n, bases, rows_of_width);
+  return BestPatchedForFit<T>(n, bases, rows_of_width, min_key, max_key, allow_signed);
 }
 
 /// PatchedForFit of values[0, n) with no cost limit.
@@ -176,7 +180,7 @@ bool EmitPatchedForPayload(const T* v, const PartitionFit& fit, uint32_t values_
   const auto offset_of = [&](uint64_t x) -> uint64_t {
     return static_cast<U>(static_cast<U>(v[x]) - base);
   };
-  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, offset_of, out);
+  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, 8 * sizeof(T), offset_of, out);
 }
 
 }  // namespace l3::internal

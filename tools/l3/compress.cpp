@@ -119,7 +119,8 @@ ArgParser MakeParser() {
       .Option("split-min-rows", "N", "halve initial partitions down to N rows where cheaper,\n"
               "                            0 = never (default: 0 for hot, 64 for archive)")
       .Option("disable", "LIST", "models not to use: rle, runs-ef, delta, patched-for, linear, poly2, poly3 "
-              "(comma-separated)")
+              "(comma-separated); signed-highs keeps DELTA and PATCHED_FOR\n"
+              "                            exceptions' high parts unsigned (spec §8.9 Signed_Highs)")
       .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
                                 "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
@@ -211,9 +212,11 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
         part.enable_runs_ef = false;
       } else if (m == "patched-for") {
         part.enable_patched_for = false;
+      } else if (m == "signed-highs") {
+        part.signed_exception_highs = false;
       } else {
         ThrowUsage("--disable: unknown model '" + m +
-                   "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3)");
+                   "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3, signed-highs)");
       }
     }
   }

@@ -319,6 +319,9 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
 /// min_delta) or a gap inside, shorter than (z + 2) 2^s with z the longest
 /// run of empty buckets. So the largest u(x) is at least
 /// L = R - (z + 2) 2^s (0 when that is negative), and hw >= bitlen(L >> w).
+/// That holds for Signed_Highs too: the extremes' signed offsets a = hi - c
+/// and -b = lo - c span a + b = R >= L, so max(bitlen(a), bitlen(b - 1)) >=
+/// bitlen(L) - 1, and the zigzag code's extra bit makes hw >= bitlen(L) - w.
 /// The bound is the least cost over w of
 /// n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >> w))) bits.
 /// The bucket shift s of DeltaCostLowerBound: buckets of 2^s values from

@@ -21,9 +21,10 @@ using namespace l3::internal;
 namespace {
 
 // The deltas at ranks m / divisors[i] of the sorted deltas (0 where the rank is 0).
-void RanksBySorting(std::vector<int64_t> deltas, const uint32_t (&divisors)[3], int64_t (&at_rank)[3]) {
+void RanksBySorting(std::vector<int64_t> deltas, const uint32_t (&divisors)[kNumDeltaRanks],
+                    int64_t (&at_rank)[kNumDeltaRanks]) {
   std::sort(deltas.begin(), deltas.end());
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumDeltaRanks; ++i) {
     const uint64_t rank = deltas.size() / divisors[i];
     at_rank[i] = rank == 0 ? 0 : deltas[rank];
   }
@@ -50,12 +51,12 @@ std::vector<int64_t> MakeDeltas(std::mt19937_64& rng, int shape, size_t m) {
 
 TEST_CASE("DeltaRanks equals selection by sorting, with and without width counts") {
   std::mt19937_64 rng(14);
-  const uint32_t divisors[3] = {64u, 16u, 4u};
+  const uint32_t (&divisors)[kNumDeltaRanks] = kDeltaRankDivisors;
   for (int shape = 0; shape <= 5; ++shape) {
     for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{64}, size_t{255},
                      size_t{1000}, size_t{8191}, size_t{40000}}) {
       const std::vector<int64_t> deltas = MakeDeltas(rng, shape, m);
-      int64_t expected[3];
+      int64_t expected[kNumDeltaRanks];
       RanksBySorting(deltas, divisors, expected);
       const int64_t min_delta = *std::min_element(deltas.begin(), deltas.end());
       // rows_of_length[k]: deltas whose d - min_delta is k bits long.
@@ -66,9 +67,9 @@ TEST_CASE("DeltaRanks equals selection by sorting, with and without width counts
         CAPTURE(m);
         CAPTURE(with_counts);
         std::vector<int64_t> work = deltas;
-        int64_t got[3] = {0, 0, 0};
+        int64_t got[kNumDeltaRanks] = {};
         DeltaRanks(work, min_delta, with_counts ? rows_of_length : nullptr, divisors, got);
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < kNumDeltaRanks; ++i) {
           if (m / divisors[i] == 0) continue;
           CHECK(got[i] == expected[i]);
         }

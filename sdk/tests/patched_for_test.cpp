@@ -39,7 +39,7 @@ std::vector<T> WithOutliers(uint32_t n, T low, uint32_t w, uint32_t outliers, ui
 // The payload bits of every (Base candidate, Bit_Width) pair, the least
 // (spec §8.12: n w + E (bitlen(n - 1) + hw)), searched by brute force over
 // the candidates of spec §14: the minimum and the values of ranks n/64,
-// n/16, n/4 in the type's order.
+// n/16, n/8, n/4 in the type's order.
 template <typename T>
 uint64_t BruteForceBits(const std::vector<T>& v) {
   using U = std::make_unsigned_t<T>;
@@ -47,7 +47,7 @@ uint64_t BruteForceBits(const std::vector<T>& v) {
   std::vector<T> sorted(v);
   std::sort(sorted.begin(), sorted.end());
   std::vector<T> bases = {sorted[0]};
-  for (uint64_t divisor : {64, 16, 4}) {
+  for (uint64_t divisor : {64, 16, 8, 4}) {
     if (n / divisor != 0) bases.push_back(sorted[n / divisor]);
   }
   const uint32_t pb = RunStartBits(n);

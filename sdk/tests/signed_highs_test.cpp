@@ -39,7 +39,7 @@ std::vector<T> JumpyWalk(uint32_t n, uint32_t jump_bits, uint64_t seed) {
 }
 
 // The fewest payload words over the Base candidates of spec §14 (the
-// smallest key and the keys of ranks m/64, m/16, m/4), every Bit_Width and
+// smallest key and the keys of ranks m/64, m/16, m/8, m/4), every Bit_Width and
 // both high-part codes, each exception's stored high part computed one by
 // one (spec §8.9). keys[x] are the N-bit offsets' sources: deltas for DELTA,
 // values for PATCHED_FOR (read as N-bit two's complement numbers); signed
@@ -51,7 +51,7 @@ uint64_t BruteForceWords(const std::vector<int64_t>& keys, uint64_t n, uint32_t 
   std::vector<int64_t> sorted(keys);
   std::sort(sorted.begin(), sorted.end());
   std::vector<int64_t> bases = {sorted[0]};
-  for (uint64_t divisor : {64, 16, 4}) {
+  for (uint64_t divisor : {64, 16, 8, 4}) {
     if (m / divisor != 0) bases.push_back(sorted[m / divisor]);
   }
   const bool signed_usable = static_cast<uint64_t>(sorted.back()) -

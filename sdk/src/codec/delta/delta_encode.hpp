@@ -28,6 +28,12 @@ L3_HD uint64_t DeltaOffset(T current, T previous, uint64_t delta_base) {
   return static_cast<U>(ValueTraits<T>::Offset(current, previous) - delta_base);
 }
 
+/// The ranks (from the bottom) whose deltas, or PATCHED_FOR's values, are
+/// Base candidates besides the smallest (DeltaRankDivisor), and so at most
+/// kMaxDeltaBases distinct candidates.
+inline constexpr int kNumDeltaRanks = 4;
+inline constexpr int kMaxDeltaBases = kNumDeltaRanks + 1;
+
 /// The payload bits of the best Bit_Width for one Delta_Base candidate
 /// (ties: the wider one, fewer exceptions). spec §8.9 writer rules: the
 /// exceptions are the rows whose u(x) needs more than Bit_Width bits, and
@@ -154,7 +160,7 @@ L3_HD PartitionFit MakeDeltaFit(uint32_t n, uint32_t width, int64_t lo, DeltaExc
 
 /// The cheapest DELTA fit of values[0, n) (0 for Delta_Base when n = 1).
 /// Delta_Base candidates: the smallest delta, and the deltas at ranks n/64,
-/// n/16 and n/4 from the bottom, so that a few large negative deltas become
+/// n/16, n/8 and n/4 from the bottom, so that a few large negative deltas become
 /// exceptions (u(x) wraps modulo 2^N) instead of widening every row. Bounds
 /// are set by the caller.
 /// rows_of_width[k] += the deltas d with BitLength(U(d) - base) = k. Four
@@ -175,8 +181,8 @@ void CountDeltaWidths(const std::vector<int64_t>& deltas, U base, uint64_t (&row
   for (int k = 0; k < 65; ++k) rows_of_width[k] += uint64_t{tally[0][k]} + tally[1][k] + tally[2][k] + tally[3][k];
 }
 
-/// CountDeltaWidths for `num_bases` (1 to 3) bases in one pass over the
-/// deltas: rows_of_width[j] for bases[j].
+/// CountDeltaWidths for `num_bases` (1 to kNumDeltaRanks) bases in one pass
+/// over the deltas: rows_of_width[j] for bases[j].
 template <typename U>
 void CountDeltaWidthsOfBases(const std::vector<int64_t>& deltas, const U* bases, int num_bases,
                              uint64_t (*rows_of_width)[65]) {
@@ -184,25 +190,23 @@ void CountDeltaWidthsOfBases(const std::vector<int64_t>& deltas, const U* bases,
     CountDeltaWidths<U>(deltas, bases[0], rows_of_width[0]);
     return;
   }
-  // Two interleaved tallies per base, as in CountDeltaWidths.
-  uint32_t tally[3][2][65] = {};
-  const U b0 = bases[0], b1 = bases[1], b2 = num_bases > 2 ? bases[2] : bases[1];
+  // Two interleaved tallies per base, as in CountDeltaWidths; missing bases
+  // repeat the last one (their tallies are not kept).
+  uint32_t tally[kNumDeltaRanks][2][65] = {};
+  U b[kNumDeltaRanks];
+  for (int j = 0; j < kNumDeltaRanks; ++j) b[j] = bases[j < num_bases ? j : num_bases - 1];
   const size_t m = deltas.size();
   size_t i = 0;
   for (; i + 2 <= m; i += 2) {
     const U d0 = static_cast<U>(deltas[i]), d1 = static_cast<U>(deltas[i + 1]);
-    ++tally[0][0][BitLength(static_cast<U>(d0 - b0))];
-    ++tally[0][1][BitLength(static_cast<U>(d1 - b0))];
-    ++tally[1][0][BitLength(static_cast<U>(d0 - b1))];
-    ++tally[1][1][BitLength(static_cast<U>(d1 - b1))];
-    ++tally[2][0][BitLength(static_cast<U>(d0 - b2))];
-    ++tally[2][1][BitLength(static_cast<U>(d1 - b2))];
+    for (int j = 0; j < kNumDeltaRanks; ++j) {
+      ++tally[j][0][BitLength(static_cast<U>(d0 - b[j]))];
+      ++tally[j][1][BitLength(static_cast<U>(d1 - b[j]))];
+    }
   }
   for (; i < m; ++i) {
     const U d = static_cast<U>(deltas[i]);
-    ++tally[0][0][BitLength(static_cast<U>(d - b0))];
-    ++tally[1][0][BitLength(static_cast<U>(d - b1))];
-    ++tally[2][0][BitLength(static_cast<U>(d - b2))];
+    for (int j = 0; j < kNumDeltaRanks; ++j) ++tally[j][0][BitLength(static_cast<U>(d - b[j]))];
   }
   for (int j = 0; j < num_bases; ++j) {
     for (int k = 0; k < 65; ++k) rows_of_width[j][k] += uint64_t{tally[j][0][k]} + tally[j][1][k];
@@ -229,10 +233,11 @@ inline constexpr uint32_t kExactRankBits = 11;
 /// half of the deltas, they are copied out and selected there; otherwise,
 /// and without the counts, all deltas are.
 inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
-                       const uint64_t* rows_of_length, const uint32_t (&divisors)[3],
-                       int64_t (&at_rank)[3]) {
+                       const uint64_t* rows_of_length,
+                       const uint32_t (&divisors)[kNumDeltaRanks],
+                       int64_t (&at_rank)[kNumDeltaRanks]) {
   const uint64_t m = deltas.size();
-  const uint64_t top_rank = m / divisors[2];
+  const uint64_t top_rank = m / divisors[kNumDeltaRanks - 1];
   if (top_rank == 0) return;
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   uint32_t b = 64;
@@ -267,7 +272,7 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
     for (uint32_t k = 0; k <= limit; ++k) rows_at[k] += rows_at_odd[k];
     uint32_t value = 0;
     uint64_t below = 0;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < kNumDeltaRanks; ++i) {
       const uint64_t rank = m / divisors[i];
       if (rank == 0) continue;
       while (below + rows_at[value] <= rank) below += rows_at[value++];
@@ -292,7 +297,7 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
   // before it, so each later selection searches only that prefix (about
   // 1.3 k element visits instead of 3 k).
   auto prefix_end = pool->begin() + static_cast<std::ptrdiff_t>(kept);
-  for (int i = 2; i >= 0; --i) {
+  for (int i = kNumDeltaRanks - 1; i >= 0; --i) {
     const uint64_t rank = m / divisors[i];
     if (rank == 0) continue;
     const auto at = pool->begin() + static_cast<std::ptrdiff_t>(rank);
@@ -441,11 +446,15 @@ L3_HD bool DeltaHopeless(int64_t min_delta, int64_t max_delta, uint32_t n,
 }
 
 /// The ranks (from the bottom, of the m = n - 1 deltas) whose deltas are
-/// Delta_Base candidates besides the smallest: m / 64, m / 16 and m / 4,
-/// each only where it is not 0.
-L3_HD constexpr uint32_t DeltaRankDivisor(int i) { return i == 0 ? 64u : i == 1 ? 16u : 4u; }
-inline constexpr uint32_t kDeltaRankDivisors[3] = {DeltaRankDivisor(0), DeltaRankDivisor(1),
-                                                   DeltaRankDivisor(2)};
+/// Delta_Base candidates besides the smallest: m / 64, m / 16, m / 8 and
+/// m / 4, each only where it is not 0. (m / 8 pays where large jumps of
+/// either sign are common, as in the node references of ways, whose base
+/// then sits above the jumps back that Signed_Highs makes cheap.)
+L3_HD constexpr uint32_t DeltaRankDivisor(int i) {
+  return i == 0 ? 64u : i == 1 ? 16u : i == 2 ? 8u : 4u;
+}
+inline constexpr uint32_t kDeltaRankDivisors[kNumDeltaRanks] = {
+    DeltaRankDivisor(0), DeltaRankDivisor(1), DeltaRankDivisor(2), DeltaRankDivisor(3)};
 
 /// The distinct Delta_Base candidates, in the order DeltaFit tries them: the
 /// smallest delta, then the deltas at_rank[i] of the ranks m / divisor_i
@@ -453,14 +462,15 @@ inline constexpr uint32_t kDeltaRankDivisors[3] = {DeltaRankDivisor(0), DeltaRan
 /// only when strictly cheaper, so only the first of equal ones is kept.
 /// Shared with the CUDA writer.
 struct DeltaBases {
-  int64_t value[4] = {0, 0, 0, 0};
+  int64_t value[kMaxDeltaBases] = {};
   int count = 0;
 };
 
-L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[3], uint32_t m) {
-  int64_t candidates[4] = {min_delta, 0, 0, 0};
+L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[kNumDeltaRanks],
+                                    uint32_t m) {
+  int64_t candidates[kMaxDeltaBases] = {min_delta};
   int num_candidates = 1;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumDeltaRanks; ++i) {
     if (m / DeltaRankDivisor(i) != 0) candidates[num_candidates++] = at_rank[i];
   }
   DeltaBases bases;
@@ -571,15 +581,15 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
     // The widths of u(x) for the smallest delta first: where no u(x) wraps
     // modulo 2^N they are the bit lengths of d - min_delta, which DeltaRanks
     // uses.
-    uint64_t rows_of_width[4][65] = {};
+    uint64_t rows_of_width[kMaxDeltaBases][65] = {};
     CountDeltaWidths<U>(deltas, static_cast<U>(min_delta), rows_of_width[0]);
     const bool no_wrap = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta) <=
                          static_cast<uint64_t>(static_cast<U>(~U{0}));
-    int64_t at_rank[3] = {0, 0, 0};
+    int64_t at_rank[kNumDeltaRanks] = {};
     DeltaRanks(deltas, min_delta, no_wrap ? rows_of_width[0] : nullptr, kDeltaRankDivisors,
                at_rank);
     const DeltaBases bases = DistinctDeltaBases(min_delta, at_rank, m);
-    U others[3] = {};
+    U others[kNumDeltaRanks] = {};
     for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
     if (bases.count > 1) {
       CountDeltaWidthsOfBases<U>(deltas, others, bases.count - 1, rows_of_width + 1);

@@ -3,7 +3,7 @@
 //
 // The rules are the CPU's (DistinctDeltaBases, BestBaseChoice,
 // DeltaHopeless); the warp supplies their inputs: the smallest delta, the
-// deltas at the ranks m / 64, m / 16 and m / 4 (a radix select, eight bits
+// deltas at the ranks m / 64, m / 16, m / 8 and m / 4 (a radix select, eight bits
 // a pass, over key = d - smallest delta), and the width counts of every
 // distinct base. Three serial steps are computed by the whole warp to the
 // same results (checked against the shared code in
@@ -21,9 +21,14 @@
 
 namespace l3::internal {
 
-/// Shared-memory words (uint32) one warp's DELTA fit needs: three 256-bin
-/// histograms, then 4 x 65 uint64 width counts (8-byte aligned).
-inline constexpr uint32_t kDeltaFitScratchWords = 3 * 256 + 2 * 4 * 65;
+/// Shared-memory words (uint32) one warp's DELTA fit needs: one 256-bin
+/// histogram per rank, then kMaxDeltaBases x 65 uint64 width counts
+/// (8-byte aligned).
+inline constexpr uint32_t kDeltaFitHistogramWords = kNumDeltaRanks * 256;
+inline constexpr uint32_t kDeltaFitScratchWords =
+    kDeltaFitHistogramWords + 2 * kMaxDeltaBases * 65;
+static_assert(kMaxDeltaBases * 65 <= kDeltaFitHistogramWords,
+              "the 32-bit width counts are taken where the histograms were");
 
 namespace delta_fit_detail {
 
@@ -62,14 +67,15 @@ __device__ __forceinline__ uint32_t WarpFindDigit(const uint32_t* histogram, uin
 /// for the rows x in [first, n), given the smallest key `lo` and
 /// bitlen(largest - lo) = `key_bits`: a radix select of all of them at once,
 /// eight bits of key - lo a pass, one 256-bin histogram each (`histograms`:
-/// 3 * 256 words). DELTA selects among its deltas (rows 1..n-1),
+/// kDeltaFitHistogramWords words; count <= kNumDeltaRanks). DELTA selects among its deltas (rows 1..n-1),
 /// PATCHED_FOR among its values' keys (patched_for_fit.cuh).
 template <typename KeyAt>
 __device__ void WarpSelectKeys(KeyAt key_at, uint32_t first, uint32_t n, uint32_t lane,
                                int64_t lo, uint32_t key_bits, const uint64_t* rank_in, int count,
                                uint32_t* histograms, int64_t* out) {
-  uint64_t prefix[3] = {0, 0, 0};
-  uint64_t rank[3] = {rank_in[0], rank_in[1], rank_in[2]};
+  uint64_t prefix[kNumDeltaRanks] = {};
+  uint64_t rank[kNumDeltaRanks];
+  for (int r = 0; r < kNumDeltaRanks; ++r) rank[r] = rank_in[r];
   for (int shift = key_bits == 0 ? -8 : static_cast<int>((key_bits - 1) / 8 * 8); shift >= 0;
        shift -= 8) {
     for (int i = static_cast<int>(lane); i < 256 * count; i += 32) histograms[i] = 0;
@@ -100,7 +106,7 @@ __device__ void WarpSelectKeys(KeyAt key_at, uint32_t first, uint32_t n, uint32_
 
 /// The distinct Base candidates (DistinctDeltaBases) of the m = n - first
 /// keys key_at(x), x in [first, n), whose smallest is `lo` and largest `hi`,
-/// and each one's width counts in `scratch` after the histograms (4 x 65
+/// and each one's width counts in `scratch` after the histograms (kMaxDeltaBases x 65
 /// uint64, rows_of_width[j][b] = the keys whose (U)(key - base_j) is b
 /// bits), as the CPU's DeltaFit and PatchedForFit compute them.
 template <typename U, typename KeyAt>
@@ -109,18 +115,18 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
                                               uint32_t* scratch) {
   const uint32_t m = n - first;
   const uint32_t key_bits = BitLength(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo));
-  uint64_t ranks[3] = {0, 0, 0};
+  uint64_t ranks[kNumDeltaRanks] = {};
   int count = 0;
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < kNumDeltaRanks; ++i) {
     if (m / DeltaRankDivisor(i) != 0) ranks[count++] = m / DeltaRankDivisor(i);
   }
-  int64_t selected[3] = {0, 0, 0};
+  int64_t selected[kNumDeltaRanks] = {};
   if (count > 0) {
     WarpSelectKeys(key_at, first, n, lane, lo, key_bits, ranks, count, scratch, selected);
   }
   // selected[] holds the nonzero ranks in divisor order.
-  int64_t at_rank[3] = {0, 0, 0};
-  for (int i = 0, j = 0; i < 3; ++i) {
+  int64_t at_rank[kNumDeltaRanks] = {};
+  for (int i = 0, j = 0; i < kNumDeltaRanks; ++i) {
     if (m / DeltaRankDivisor(i) != 0) at_rank[i] = selected[j++];
   }
   const DeltaBases bases = DistinctDeltaBases(lo, at_rank, m);
@@ -129,11 +135,11 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
   // is a compare-and-swap loop, which lanes counting the same width retry
   // over and over), then widened to the counts' place.
   uint32_t* narrow = scratch;
-  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + 3 * 256);
-  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) narrow[i] = 0;
+  auto* counts = reinterpret_cast<unsigned long long(*)[65]>(scratch + kDeltaFitHistogramWords);
+  for (int i = static_cast<int>(lane); i < kMaxDeltaBases * 65; i += 32) narrow[i] = 0;
   __syncwarp();
-  U base[4];
-  for (int j = 0; j < 4; ++j) base[j] = static_cast<U>(bases.value[j]);
+  U base[kMaxDeltaBases];
+  for (int j = 0; j < kMaxDeltaBases; ++j) base[j] = static_cast<U>(bases.value[j]);
   for (uint32_t x = first + lane; x < n; x += 32) {
     const U key = static_cast<U>(key_at(x));
     for (int j = 0; j < bases.count; ++j) {
@@ -141,7 +147,9 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
     }
   }
   __syncwarp();
-  for (int i = static_cast<int>(lane); i < 4 * 65; i += 32) counts[i / 65][i % 65] = narrow[i];
+  for (int i = static_cast<int>(lane); i < kMaxDeltaBases * 65; i += 32) {
+    counts[i / 65][i % 65] = narrow[i];
+  }
   __syncwarp();
   return bases;
 }
@@ -225,7 +233,7 @@ __device__ inline DeltaChoice WarpBestBaseChoice(uint32_t n, const DeltaBases& b
 
 /// The width counts WarpBasesAndWidthCounts left in `scratch`.
 __device__ inline const uint64_t (*WidthCountsIn(const uint32_t* scratch))[65] {
-  return reinterpret_cast<const uint64_t(*)[65]>(scratch + 3 * 256);
+  return reinterpret_cast<const uint64_t(*)[65]>(scratch + kDeltaFitHistogramWords);
 }
 
 /// OffsetCostLowerBoundOfBuckets (delta_encode.hpp) computed by the warp,

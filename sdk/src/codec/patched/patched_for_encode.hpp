@@ -4,7 +4,7 @@
 //
 // The fit is DELTA's (delta_encode.hpp) taken over the values instead of
 // their deltas: the Base candidates are the smallest value and the values of
-// ranks n/64, n/16 and n/4, each with the Bit_Width of fewest payload words.
+// ranks n/64, n/16, n/8 and n/4, each with the Bit_Width of fewest payload words.
 // ChooseModel (fit_choice.hpp) tries it last, for every candidate partition
 // where no line or polynomial won, unless a lower bound rules it out (§14).
 #pragma once
@@ -141,12 +141,12 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
   for (uint32_t x = 0; x < n; ++x) keys[x] = PatchedForKey(v[x]);
   // The width counts for the smallest value are the bit lengths of
   // key - min_key (no offset wraps), which DeltaRanks uses.
-  uint64_t rows_of_width[4][65] = {};
+  uint64_t rows_of_width[kMaxDeltaBases][65] = {};
   CountDeltaWidths<U>(keys, static_cast<U>(min_key), rows_of_width[0]);
-  int64_t at_rank[3] = {0, 0, 0};
+  int64_t at_rank[kNumDeltaRanks] = {};
   DeltaRanks(keys, min_key, rows_of_width[0], kDeltaRankDivisors, at_rank);
   const DeltaBases bases = DistinctDeltaBases(min_key, at_rank, n);
-  U others[3] = {};
+  U others[kNumDeltaRanks] = {};
   for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
   if (bases.count > 1) {
     CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);

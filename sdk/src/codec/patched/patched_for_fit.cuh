@@ -6,7 +6,7 @@
 // the CPU's choice (DistinctDeltaBases, BestPatchedForFit's base and width
 // by WarpBestBaseChoice) from its inputs, here over the keys of the values
 // (PatchedForKey): the smallest
-// key, the keys of ranks n / 64, n / 16 and n / 4 (a radix select, eight
+// key, the keys of ranks n / 64, n / 16, n / 8 and n / 4 (a radix select, eight
 // bits a pass, over key - smallest key) and the width counts of every
 // distinct Base candidate.
 #pragma once

@@ -23,10 +23,12 @@ namespace l3::internal {
 
 /// Shared-memory words (uint32) one warp's DELTA fit needs: one 256-bin
 /// histogram per rank, then kMaxDeltaBases x 65 uint64 width counts
-/// (8-byte aligned).
+/// (8-byte aligned), rounded up to 16 bytes: the warps' scratches lie one
+/// after the other, and WarpFindDigit reads the histograms 16 bytes a load.
 inline constexpr uint32_t kDeltaFitHistogramWords = kNumDeltaRanks * 256;
 inline constexpr uint32_t kDeltaFitScratchWords =
-    kDeltaFitHistogramWords + 2 * kMaxDeltaBases * 65;
+    (kDeltaFitHistogramWords + 2 * kMaxDeltaBases * 65 + 3) / 4 * 4;
+static_assert(kDeltaFitScratchWords % 4 == 0, "each warp's scratch starts on 16 bytes");
 static_assert(kMaxDeltaBases * 65 <= kDeltaFitHistogramWords,
               "the 32-bit width counts are taken where the histograms were");
 

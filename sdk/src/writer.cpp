@@ -447,28 +447,52 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     // 0.4% of rows in RUNS_EF) and PATCHED_FOR (DELTA's kernel and the
     // exception patches: adult census Hours_per_week 85% -> 66% for 8% less,
     // OpenStreetMap way refs 47% -> 35% for 2%).
-    internal::EncoderConfig chosen_config = config;
-    const auto keep_only_if_smaller = [&](bool PartitionerOptions::*enable,
-                                          double gain) -> Status {
-      internal::EncoderConfig without = chosen_config;
-      without.partitioner.*enable = false;
-      L3_ASSIGN_OR_RETURN(Candidate plain,
-                          EncodeCandidate(type, values, num_rows, without, options));
-      if (static_cast<double>(CandidateBytes(chosen, options)) >
-          static_cast<double>(CandidateBytes(plain, options)) * (1.0 - gain)) {
-        chosen = std::move(plain);
-        chosen_config = without;
+    // The same rule for the plain chunk and for the dictionary chunk below:
+    // `encode(config)` encodes one of them; *candidate and *candidate_config
+    // end as the smaller of the encodings with and without each slow model.
+    const auto keep_slow_models_only_if_smaller =
+        [&](const auto& encode, Candidate* candidate,
+            internal::EncoderConfig* candidate_config) -> Status {
+      if (options.profile != Profile::kHot) return Status::OK();
+      const auto keep_only_if_smaller = [&](bool PartitionerOptions::*enable,
+                                            double gain) -> Status {
+        internal::EncoderConfig without = *candidate_config;
+        without.partitioner.*enable = false;
+        L3_ASSIGN_OR_RETURN(std::optional<Candidate> plain, encode(without));
+        if (!plain) return Status::OK();
+        if (static_cast<double>(CandidateBytes(*candidate, options)) >
+            static_cast<double>(CandidateBytes(*plain, options)) * (1.0 - gain)) {
+          *candidate = std::move(*plain);
+          *candidate_config = without;
+        }
+        return Status::OK();
+      };
+      if (candidate->encoded.uses_runs_ef) {
+        L3_RETURN_NOT_OK(keep_only_if_smaller(&PartitionerOptions::enable_runs_ef,
+                                              config.partitioner.runs_ef_min_gain.value_or(0.0)));
+      }
+      if (candidate->encoded.uses_patched_for) {
+        L3_RETURN_NOT_OK(
+            keep_only_if_smaller(&PartitionerOptions::enable_patched_for,
+                                 config.partitioner.patched_for_min_gain.value_or(0.0)));
       }
       return Status::OK();
     };
-    if (options.profile == Profile::kHot && chosen.encoded.uses_runs_ef) {
-      L3_RETURN_NOT_OK(keep_only_if_smaller(&PartitionerOptions::enable_runs_ef,
-                                            config.partitioner.runs_ef_min_gain.value_or(0.0)));
-    }
-    if (options.profile == Profile::kHot && chosen.encoded.uses_patched_for) {
-      L3_RETURN_NOT_OK(keep_only_if_smaller(&PartitionerOptions::enable_patched_for,
-                                            config.partitioner.patched_for_min_gain.value_or(0.0)));
-    }
+    const auto encode_plain =
+        [&](const internal::EncoderConfig& c) -> Result<std::optional<Candidate>> {
+      L3_ASSIGN_OR_RETURN(Candidate plain, EncodeCandidate(type, values, num_rows, c, options));
+      return std::optional<Candidate>(std::move(plain));
+    };
+    const auto encode_dictionary =
+        [&](const internal::EncoderConfig& c) -> Result<std::optional<Candidate>> {
+      L3_ASSIGN_OR_RETURN(std::optional<internal::EncodedChunk> dict,
+                          internal::EncodeDictionaryChunk(values.data(), num_rows, c));
+      if (!dict) return std::optional<Candidate>();
+      L3_ASSIGN_OR_RETURN(Candidate candidate, MakeCandidate(std::move(*dict), type, options));
+      return std::optional<Candidate>(std::move(candidate));
+    };
+    internal::EncoderConfig chosen_config = config;
+    L3_RETURN_NOT_OK(keep_slow_models_only_if_smaller(encode_plain, &chosen, &chosen_config));
     if (options.profile == Profile::kArchive && options.archive_large_partitions) {
       // The smaller of the two encodings by their trial frames; ties keep
       // the first.
@@ -488,10 +512,12 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
         configs.push_back(LargePartitionConfig(config));
       }
       for (const internal::EncoderConfig& c : configs) {
-        L3_ASSIGN_OR_RETURN(std::optional<internal::EncodedChunk> dict,
-                            internal::EncodeDictionaryChunk(values.data(), num_rows, c));
+        L3_ASSIGN_OR_RETURN(std::optional<Candidate> dict, encode_dictionary(c));
         if (!dict) break;
-        L3_ASSIGN_OR_RETURN(Candidate candidate, MakeCandidate(std::move(*dict), type, options));
+        Candidate candidate = std::move(*dict);
+        internal::EncoderConfig candidate_config = c;
+        L3_RETURN_NOT_OK(
+            keep_slow_models_only_if_smaller(encode_dictionary, &candidate, &candidate_config));
         const uint64_t plain = CandidateBytes(chosen, options);
         const uint64_t coded = CandidateBytes(candidate, options);
         if (coded < plain && static_cast<double>(coded) <= static_cast<double>(plain) * keep_below) {

@@ -69,8 +69,9 @@ __device__ __forceinline__ uint32_t WarpFindDigit(const uint32_t* histogram, uin
 /// for the rows x in [first, n), given the smallest key `lo` and
 /// bitlen(largest - lo) = `key_bits`: a radix select of all of them at once,
 /// eight bits of key - lo a pass, one 256-bin histogram each (`histograms`:
-/// kDeltaFitHistogramWords words; count <= kNumDeltaRanks). DELTA selects among its deltas (rows 1..n-1),
-/// PATCHED_FOR among its values' keys (patched_for_fit.cuh).
+/// kDeltaFitHistogramWords words; count <= kNumDeltaRanks). DELTA selects
+/// among its deltas (rows 1..n-1), PATCHED_FOR among its values' keys
+/// (patched_for_fit.cuh).
 template <typename KeyAt>
 __device__ void WarpSelectKeys(KeyAt key_at, uint32_t first, uint32_t n, uint32_t lane,
                                int64_t lo, uint32_t key_bits, const uint64_t* rank_in, int count,

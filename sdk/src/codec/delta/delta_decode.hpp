@@ -351,7 +351,11 @@ class DeltaRuleChecker {
         mask_(LowMask(bits)),
         bits_(bits),
         is_signed_(is_signed),
-        exceptions_(UnpackDeltaExceptions(LoadLE64(part.params + 8))) {}
+        // The Exceptions word exists only in a DELTA partition's parameters
+        // (the checker is built for every partition, fed only for DELTA).
+        exceptions_(part.model == static_cast<uint8_t>(Model::kDelta)
+                        ? UnpackDeltaExceptions(LoadLE64(part.params + 8))
+                        : DeltaExceptions{}) {}
 
   /// Values of local rows [first, first + count), in order from row 0, as
   /// the column's C++ type. Returns an empty string, or the first rule that

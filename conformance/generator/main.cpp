@@ -89,7 +89,7 @@ Output Generate() {
   Output out;
   Json manifest;
   manifest["manifest_version"] = 1;
-  manifest["spec_version"] = "1.0";
+  manifest["spec_version"] = "1.1";
   manifest["generator"] = "conformance/generator (l3_conformance_gen --write conformance)";
   manifest["error_classes"] = {"IO_ERROR", "NOT_L3", "TRUNCATED", "CHECKSUM_MISMATCH",
                                "UNSUPPORTED_VERSION", "UNSUPPORTED_FEATURE", "CORRUPT_FRAMING",

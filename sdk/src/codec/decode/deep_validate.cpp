@@ -2,6 +2,7 @@
 // and the writer rules of spec §8.8 that the file itself can show.
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,8 +74,12 @@ Status DeepValidateTyped(const ChunkView& view) {
     // Decoded minimum and maximum, in the type's numeric order.
     T lo = std::numeric_limits<T>::max();
     T hi = std::numeric_limits<T>::min();
-    const bool is_delta = part.model == static_cast<uint8_t>(Model::kDelta);
-    DeltaRuleChecker delta_rules(part, view.values_per_lane, kBits, std::is_signed<T>::value);
+    // spec §8.9 writer rules, checked as the rows are decoded (DELTA only:
+    // the checker reads DELTA's parameter words).
+    std::optional<DeltaRuleChecker> delta_rules;
+    if (part.model == static_cast<uint8_t>(Model::kDelta)) {
+      delta_rules.emplace(part, view.values_per_lane, kBits, std::is_signed<T>::value);
+    }
     for (uint64_t x = 0; x < part.num_rows; x += kBlockRows) {
       const uint64_t end = std::min(part.num_rows, x + kBlockRows);
       if (!DecodePartitionRange(part, view.values_per_lane, x, end, block.data())) {
@@ -84,14 +89,14 @@ Status DeepValidateTyped(const ChunkView& view) {
         lo = std::min(lo, block[i]);
         hi = std::max(hi, block[i]);
       }
-      if (is_delta) {
-        const char* failed = delta_rules.Feed(x, block.data(), end - x);
+      if (delta_rules) {
+        const char* failed = delta_rules->Feed(x, block.data(), end - x);
         if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
       }
     }
     // spec §8.9 writer rules.
-    if (is_delta) {
-      const char* failed = delta_rules.Finish();
+    if (delta_rules) {
+      const char* failed = delta_rules->Finish();
       if (*failed != 0) return Status(StatusCode::kCorruptMetadata, At(p) + failed);
     }
     // spec §8.12 writer rules.

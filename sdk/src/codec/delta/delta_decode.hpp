@@ -334,7 +334,8 @@ inline bool DeltaExceptionRowsValid(const Partition& part, uint32_t values_per_l
   return DeltaExceptionReader(part, stream).RowsValid();
 }
 
-/// The writer rules of spec §8.9 that deep validation checks (§10.3), fed
+/// The writer rules of spec §8.9 that deep validation checks (§10.3) for a
+/// checked DELTA partition (its constructor reads the Exceptions word), fed
 /// the partition's decoded values block by block (N-bit patterns,
 /// zero-extended), so memory stays bounded for any partition length:
 /// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the
@@ -351,11 +352,7 @@ class DeltaRuleChecker {
         mask_(LowMask(bits)),
         bits_(bits),
         is_signed_(is_signed),
-        // The Exceptions word exists only in a DELTA partition's parameters
-        // (the checker is built for every partition, fed only for DELTA).
-        exceptions_(part.model == static_cast<uint8_t>(Model::kDelta)
-                        ? UnpackDeltaExceptions(LoadLE64(part.params + 8))
-                        : DeltaExceptions{}) {}
+        exceptions_(UnpackDeltaExceptions(LoadLE64(part.params + 8))) {}
 
   /// Values of local rows [first, first + count), in order from row 0, as
   /// the column's C++ type. Returns an empty string, or the first rule that

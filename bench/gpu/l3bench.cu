@@ -14,14 +14,15 @@
 //           [--span-rows N] [--max-blocks N] [--block-threads N] [--prefetch auto|off|on]
 //           [--wide-staging auto|off|on] [--dictionary-staging auto|off|on] [--sweep]
 //           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
-//           [--outliers N] [--patched-for on|off]
+//           [--outliers N] [--patched-for on|off] [--rows-ef on|off]
 //           [--json FILE] [--md FILE] [--commit REV]
 //
 // --outliers N adds a u32 column of N values in [17, 80] with 1% outliers
 // up to 2^20 (PATCHED_FOR's case, spec §8.12), written with and without
 // PATCHED_FOR partitions (two results); --patched-for off writes
 // every column without PATCHED_FOR partitions (enable_patched_for = false),
-// to compare the two in one run.
+// to compare the two in one run; --rows-ef off keeps PATCHED_FOR's exception
+// rows fixed-width (patched_rows_ef = false, spec §8.12 Rows_EF).
 // --real-rows N tiles each real array (repeats it end to end) to N values, so
 // that small real arrays are measured at a size where the GPU is saturated.
 // --dump-dir DIR writes every measured column's raw little-endian values to
@@ -113,6 +114,7 @@ struct Options {
   bool sweep = false;
   int64_t split_min_rows = -1;  // -1: the writer's default
   bool patched_for = true;      // PartitionerOptions::enable_patched_for
+  bool rows_ef = true;          // PartitionerOptions::patched_rows_ef
   uint64_t outliers = 0;        // rows of the "outliers" column, 0: none
   uint64_t real_rows = 0;       // 0: the real arrays as they are
   std::string dump_dir;
@@ -229,6 +231,7 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
     write_options.partitioner.split_min_rows = static_cast<uint32_t>(opt.split_min_rows);
   }
   write_options.partitioner.enable_patched_for = opt.patched_for && col.patched_for;
+  write_options.partitioner.patched_rows_ef = opt.rows_ef;
   auto writer =
       l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}}, write_options);
   Ok(writer.status(), "CreateInMemory");
@@ -507,6 +510,10 @@ Options Parse(int argc, char** argv) {
       const std::string v = value(i);
       if (v != "on" && v != "off") Die("--patched-for takes on or off");
       o.patched_for = v == "on";
+    } else if (a == "--rows-ef") {
+      const std::string v = value(i);
+      if (v != "on" && v != "off") Die("--rows-ef takes on or off");
+      o.rows_ef = v == "on";
     } else if (a == "--real-rows") {
       o.real_rows = std::stoull(value(i));
     } else if (a == "--dump-dir") {

@@ -354,6 +354,17 @@ void AddDeepCases(std::vector<Case>* cases) {
     add("patched_for_padding_bits_nonzero", {"8.12", "10.3"},
         "The bit right after the last PATCHED_FOR high part (n * w + E * (pb + hw)) is set.",
         "CORRUPT_PAYLOAD", {col}, padding);
+    // spec §4.4, §10.3 step 6: PATCHED_ROWS_EF set, but the one PATCHED_FOR
+    // partition keeps fixed-width rows.
+    BuildOptions claim;
+    claim.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features |= uint64_t{1} << 8;
+    };
+    add("patched_rows_ef_bit_without_rows_ef", {"4.4", "8.12", "10.3"},
+        "Required_Features sets PATCHED_ROWS_EF (bit 8), but the file's only PATCHED_FOR "
+        "partition stores its exception rows fixed-width (Rows_EF = 0). Every row decodes; "
+        "only deep validation sees it.",
+        "CORRUPT_METADATA", {col}, claim);
   }
   AddFloatDeepCases(cases);
 }

@@ -792,10 +792,10 @@ void ChunkCases(const Inv& add) {
         "PATCHED_FOR_MODEL feature bit.",
         "CORRUPT_METADATA", "read", File({col}, no_bit));
     add("patched_for_exceptions_reserved_bits", {"8.12"},
-        "A PATCHED_FOR partition whose Exceptions word has bit 41 set (bits 41..63 are "
-        "reserved).",
+        "A PATCHED_FOR partition whose Exceptions word has bit 42 set (bits 42..63 are "
+        "reserved; bit 41 is Rows_EF).",
         "CORRUPT_METADATA", "read", edited([](EncodedChunk& c) {
-          SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 41), 8);
+          SetLE(&c.parameters[8], GetLE(&c.parameters[8], 8) | (uint64_t{1} << 42), 8);
         }));
     add("patched_for_exception_width_too_large", {"8.12"},
         "A u32 PATCHED_FOR partition with Bit_Width 3 and Exception_Width 30 (w + hw > N).",
@@ -827,6 +827,57 @@ void ChunkCases(const Inv& add) {
         "A PATCHED_FOR partition of 200 rows whose last exception row reads 250 (rows must lie "
         "below n).",
         "CORRUPT_PAYLOAD", "read", edited([set_row](EncodedChunk& c) { set_row(c, 2, 250); }));
+  }
+  {
+    // spec §8.12 Rows_EF: the feature bit, the parameters and H. The column:
+    // 200 u32 rows of 50 except rows 17, 90, 151 (1050, 7050, 5050); Base
+    // 50, Bit_Width 0, three exceptions: l = bitlen(66) - 1 = 6, H_n = 3 +
+    // 199 / 64 = 6, the low parts at bits 0..17, H at bits 18..23 (its 1
+    // bits at 0, 2 and 4: high parts 0, 1, 2).
+    std::vector<uint64_t> v(200, 50);
+    v[17] = 1050;
+    v[90] = 7050;
+    v[151] = 5050;
+    PartSpec p = Part(200, kPatchedFor);
+    p.base = 50;
+    p.width = 0;
+    p.rows_ef = true;
+    const ColumnSpec col = Column("v", Ty::kU32, v, {p}, 8);
+    auto edited = [&](std::function<void(EncodedChunk&)> edit) {
+      BuildOptions opt;
+      opt.edit_chunk = [edit](int, int, EncodedChunk& c) { edit(c); };
+      return File({col}, opt);
+    };
+    auto flip = [](EncodedChunk& c, uint64_t bit) {
+      c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
+    };
+    BuildOptions no_bit;
+    no_bit.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features &= ~(uint64_t{1} << 8);
+    };
+    add("patched_for_rows_ef_without_feature_bit", {"4.4", "8.12"},
+        "A PATCHED_FOR partition with Rows_EF in a file without the PATCHED_ROWS_EF feature "
+        "bit.",
+        "CORRUPT_METADATA", "read", File({col}, no_bit));
+    add("patched_for_rows_ef_h_extra_one", {"8.12"},
+        "A Rows_EF partition whose H holds a fourth 1 bit (bit 5 of H; exactly E = 3 are "
+        "allowed).",
+        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) { flip(c, 18 + 5); }));
+    add("patched_for_rows_ef_h_missing_one", {"8.12"},
+        "A Rows_EF partition whose H lost its last 1 bit (bit 4 of H), so it holds two of the "
+        "E = 3.",
+        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) { flip(c, 18 + 4); }));
+    add("patched_for_rows_ef_rows_equal", {"8.12"},
+        "A Rows_EF partition whose second row reads 17 like the first (its low part 26 -> 17, "
+        "its 1 bit of H moved from bit 2 to bit 1): rows must increase.",
+        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) {
+          // low_1 = 90 mod 64 = 26 = 0b011010 at bits 6..11; 17 = 0b010001.
+          for (uint32_t j = 0; j < 6; ++j) {
+            if (((26u ^ 17u) >> j) & 1u) flip(c, 6 + j);
+          }
+          flip(c, 18 + 1);
+          flip(c, 18 + 2);
+        }));
   }
   chunk("model_type_6", {"7.3", "8.1", "8.11"},
         "Partition 2 (runs) has Model_Type 6 (RUNS_EF, format 1.1) in a file without the "

@@ -1423,6 +1423,98 @@ void PatchedForCases(const Adder& add) {
         {Column("v", Ty::kI32, v, {p})});
   }
   {
+    // The Rows_EF worked example of spec §8.12, byte for byte: u16, 16 rows
+    // of 7 but rows 1, 4, 5, 13 (8, 10, 9, 14); Base 7, Bit_Width 0.
+    std::vector<uint64_t> v(16, 7);
+    v[1] = 8;
+    v[4] = 10;
+    v[5] = 9;
+    v[13] = 14;
+    PartSpec p = Part(16, kPatchedFor);
+    p.base = 7;
+    p.width = 0;
+    p.rows_ef = true;
+    const EncodedChunk c = EncodeChunk(Ty::kU16, 64, v, {p});
+    if (GetLE(&c.parameters[8], 8) != 0x0000020300000004ull ||
+        GetLE(&c.payload[0], 8) != 0x00000000074CCD51ull) {
+      Fail("patched_for_rows_ef_spec_example_u16: not the words of spec §8.12");
+    }
+    add("patched_for_rows_ef_spec_example_u16", {"8.12"},
+        "The Rows_EF worked example of spec §8.12: u16, 16 rows of 7 except rows 1, 4, 5 and "
+        "13 (8, 10, 9, 14), one PATCHED_FOR partition: Base 7, Bit_Width 0, four exceptions "
+        "with Rows_EF (l = 2, H_n = 7), Exception_Width 3; parameter word 0x20300000004, "
+        "payload word 0x74CCD51.",
+        {Column("v", Ty::kU16, v, {p})});
+  }
+  {
+    // Rows_EF for every type, V = 8: a sparse list (1000 rows of 5-bit
+    // offsets, nine outliers) and a dense one (600 rows of Bit_Width 0 where
+    // two rows in three are exceptions, l = 0), each partition's rows in the
+    // Elias-Fano code.
+    const Ty types[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64,
+                        Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+    for (Ty t : types) {
+      Rng rng(900 + static_cast<int>(t));
+      const uint64_t low = Canon(t, static_cast<uint64_t>(-20));
+      std::vector<uint64_t> v =
+          WithOutliers(t, 1000, low, 5, {0, 31, 32, 77, 255, 256, 500, 998, 999}, rng);
+      std::vector<uint32_t> dense_rows;
+      for (uint32_t x = 0; x < 600; ++x) {
+        if (x % 3 != 1) dense_rows.push_back(x);
+      }
+      std::vector<uint64_t> dense = WithOutliers(t, 600, low, 0, dense_rows, rng);
+      v.insert(v.end(), dense.begin(), dense.end());
+      PartSpec sparse_part = Part(1000, kPatchedFor);
+      sparse_part.base = low;
+      sparse_part.width = 5;
+      sparse_part.rows_ef = true;
+      PartSpec dense_part = Part(600, kPatchedFor);
+      dense_part.base = low;
+      dense_part.width = 0;
+      dense_part.rows_ef = true;
+      add(std::string("patched_for_rows_ef_") + TypeName(t), {"8.5", "8.12"},
+          std::string("A ") + TypeName(t) +
+              " column, V = 8, PATCHED_FOR with Rows_EF: a partition of 1000 rows (Base -20 as "
+              "the type holds it, Bit_Width 5) whose rows 0, 31, 32, 77, 255, 256, 500, 998 "
+              "and 999 are exceptions (l = 6), then one of 600 rows with Bit_Width 0 whose "
+              "rows x with x mod 3 != 1 are exceptions (l = 0).",
+          {Column("v", t, v, {sparse_part, dense_part}, 8)});
+    }
+  }
+  {
+    // Rows_EF with Signed_Highs, and under field planes and field bytes.
+    Rng rng(84);
+    std::vector<uint64_t> v(3001);
+    for (auto& x : v) x = Canon(Ty::kI32, 1000 + (rng.Next() & 7));
+    for (uint32_t x = 5; x < 3001; x += 37) {
+      if (x % 2 == 0) {
+        v[x] = Canon(Ty::kI32, static_cast<uint64_t>(-70000 - static_cast<int64_t>(x)));
+      } else {
+        v[x] = Canon(Ty::kI32, 250000 + x);
+      }
+    }
+    PartSpec p = Part(3001, kPatchedFor);
+    p.base = 1000;
+    p.width = 3;
+    p.signed_highs = true;
+    p.rows_ef = true;
+    const ColumnSpec col = Column("v", Ty::kI32, v, {p});
+    const std::string what =
+        "i32: a PATCHED_FOR partition of 3001 rows, Base 1000, Bit_Width 3, Signed_Highs and "
+        "Rows_EF: every 37th row from row 5 an outlier far below (even rows) or above Base";
+    add("patched_for_rows_ef_signed_highs_i32", {"8.9", "8.12"}, what + ".", {col});
+    BuildOptions planes;
+    planes.field_planes = true;
+    add("patched_for_rows_ef_field_planes_i32", {"8.12", "9.2"},
+        what + "; the payload stored as ZstdFieldPlanes (the fields, the low parts, H in "
+               "8-bit pieces, then the high parts).",
+        {col}, planes);
+    BuildOptions bytes;
+    bytes.field_bytes = true;
+    add("patched_for_rows_ef_field_bytes_i32", {"8.12", "9.3"},
+        what + "; the payload stored as ZstdFieldBytes.", {col}, bytes);
+  }
+  {
     // Field planes over PATCHED_FOR (spec §9.2: fields, rows, high parts).
     Rng rng(82);
     std::vector<uint64_t> v = WithOutliers(Ty::kU32, 3001, 40, 6, {5, 700, 2999, 3000}, rng);

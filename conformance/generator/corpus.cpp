@@ -318,6 +318,9 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
           finish.extra_required |= uint64_t{1} << 7;
           if (finish.header.format_minor == 0) finish.header.format_minor = 1;
         }
+        if (p.model == kPatchedFor && p.rows_ef) {  // spec §8.12: PATCHED_ROWS_EF
+          finish.extra_required |= uint64_t{1} << 8;
+        }
       }
     }
   }

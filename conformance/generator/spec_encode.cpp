@@ -235,10 +235,11 @@ namespace {
 
 // spec §8.9 and §8.12: the n offsets' low w bits at their SLAP positions,
 // then the rows whose offset needs more than w bits (bitlen(n - 1) bits
-// each) and their high parts (hw bits each); appends the Exceptions word
-// (E, hw) to *params.
+// each, or with Rows_EF, PATCHED_FOR only, their Elias-Fano code: E low
+// parts of l bits, then H) and their high parts (hw bits each); appends the
+// Exceptions word (E, hw, Signed_Highs, Rows_EF) to *params.
 Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t V, int N,
-                           bool signed_highs, std::vector<uint64_t>* params) {
+                           bool signed_highs, bool rows_ef, std::vector<uint64_t>* params) {
   const uint64_t n = u.size();
   std::vector<uint64_t> exc_rows, exc_highs;
   uint64_t widest_high = 0;
@@ -260,12 +261,28 @@ Bytes FieldsWithExceptions(const std::vector<uint64_t>& u, uint32_t w, uint32_t 
   const uint32_t hw = BitLen(widest_high);
   const uint32_t pb = n <= 1 ? 0 : BitLen(n - 1);
   if (signed_highs && E == 0) Fail("EncodeChunk: Signed_Highs needs exceptions");
-  // spec §8.9 Exceptions: Num_Exceptions, Exception_Width, Signed_Highs.
-  params->push_back(E | (uint64_t{hw} << 32) | (uint64_t{signed_highs ? 1u : 0u} << 40));
-  Bytes bits(8 * CeilDiv(n * w + E * (pb + hw), 64), 0);
+  if (rows_ef && (E == 0 || n > 65536)) Fail("EncodeChunk: Rows_EF needs 1 <= E, n <= 65536");
+  // spec §8.9 Exceptions: Num_Exceptions, Exception_Width, Signed_Highs;
+  // §8.12: Rows_EF.
+  params->push_back(E | (uint64_t{hw} << 32) | (uint64_t{signed_highs ? 1u : 0u} << 40) |
+                    (uint64_t{rows_ef ? 1u : 0u} << 41));
+  // spec §8.12 Rows_EF: l = bitlen(floor(n / E)) - 1, H_n = E + floor((n - 1)
+  // / 2^l), RB = E * l + H_n; else RB = E * pb.
+  const uint32_t l = rows_ef ? BitLen(n / E) - 1 : 0;
+  const uint64_t h_n = rows_ef ? E + ((n - 1) >> l) : 0;
+  const uint64_t rb = rows_ef ? E * l + h_n : E * pb;
+  Bytes bits(8 * CeilDiv(n * w + rb + E * hw, 64), 0);
   for (uint64_t x = 0; x < n; ++x) WriteBits(&bits, SlapBit(n, w, V, x), w, u[x] & Mask(w));
-  for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
-  for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + E * pb + i * hw, hw, exc_highs[i]);
+  for (uint64_t i = 0; i < E; ++i) {
+    if (rows_ef) {
+      // low_i at n w + i l; bit (r_i >> l) + i of H, which starts at n w + E l.
+      WriteBits(&bits, n * w + i * l, l, exc_rows[i] & Mask(l));
+      WriteBits(&bits, n * w + E * l + (exc_rows[i] >> l) + i, 1, 1);
+    } else {
+      WriteBits(&bits, n * w + i * pb, pb, exc_rows[i]);
+    }
+  }
+  for (uint64_t i = 0; i < E; ++i) WriteBits(&bits, n * w + rb + i * hw, hw, exc_highs[i]);
   return bits;
 }
 
@@ -385,7 +402,8 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
         const uint64_t seed = t == 0 ? Canon(type, (v[0] - base) & Mask(N)) : v[t * S - 1];
         PutLE(&stream, seed, 8);
       }
-      const Bytes bits = FieldsWithExceptions(u, w, V, N, ps.signed_highs, &params);
+      if (ps.rows_ef) Fail("EncodeChunk: Rows_EF is PATCHED_FOR's only (spec §8.12)");
+      const Bytes bits = FieldsWithExceptions(u, w, V, N, ps.signed_highs, false, &params);
       stream.insert(stream.end(), bits.begin(), bits.end());
     } else if (ps.model == kPatchedFor) {
       // spec §8.12, read literally: u(x) = (v(x) - Base) mod 2^N, the low w
@@ -400,7 +418,7 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
       }
       w = ps.width.value_or(BitLen(widest));
       params.push_back(Canon(type, base));
-      stream = FieldsWithExceptions(u, w, V, N, ps.signed_highs, &params);
+      stream = FieldsWithExceptions(u, w, V, N, ps.signed_highs, ps.rows_ef, &params);
     } else {
       std::vector<uint64_t> fields(n);
       if (ps.model == kFor) {
@@ -522,12 +540,26 @@ std::vector<ListedField> ListFields(const EncodedChunk& c) {
       const uint64_t word = GetLE(&c.parameters[param + 8], 8);
       const uint64_t E = word & 0xFFFFFFFFu;
       const uint32_t hw = static_cast<uint32_t>((word >> 32) & 0xFF);
+      const bool rows_ef = model == kPatchedFor && ((word >> 41) & 1) != 0;  // §8.12 Rows_EF
       const uint64_t seeds = model == kDelta ? (n + S - 1) / S : 0;
       for (uint64_t t = 0; t < seeds; ++t) add(start + 64 * t, 64, false);
       const uint64_t stream = start + 64 * seeds;
       for (uint64_t x = 0; x < n; ++x) add(stream + SlapBit(n, w, V, x), w, false);
-      for (uint64_t i = 0; i < E; ++i) add(stream + n * w + i * pb, pb, false);
-      for (uint64_t i = 0; i < E; ++i) add(stream + n * w + E * pb + i * hw, hw, false);
+      uint64_t rb = E * pb;
+      if (rows_ef) {
+        // spec §9.2: the E low parts, then H in pieces of 8 bits.
+        const uint32_t l = BitLen(n / E) - 1;
+        const uint64_t h_n = E + ((n - 1) >> l);
+        for (uint64_t i = 0; i < E; ++i) add(stream + n * w + i * l, l, false);
+        for (uint64_t j = 0; 8 * j < h_n; ++j) {
+          add(stream + n * w + E * l + 8 * j,
+              static_cast<uint32_t>(std::min<uint64_t>(8, h_n - 8 * j)), false);
+        }
+        rb = E * l + h_n;
+      } else {
+        for (uint64_t i = 0; i < E; ++i) add(stream + n * w + i * pb, pb, false);
+      }
+      for (uint64_t i = 0; i < E; ++i) add(stream + n * w + rb + i * hw, hw, false);
     } else {
       const bool residual = model == kLinear || model == kPoly2 || model == kPoly3;
       for (uint64_t x = 0; x < n; ++x) add(start + SlapBit(n, w, V, x), w, residual);

@@ -64,6 +64,7 @@ struct PartSpec {
   std::optional<uint64_t> base;     ///< FOR / runs / PATCHED_FOR Base, DELTA Delta_Base (default: the minimum)
   bool force_runs = false;          ///< CONSTANT: runs even if all values are equal
   bool signed_highs = false;        ///< DELTA, PATCHED_FOR: zigzag-coded high parts (spec §8.9)
+  bool rows_ef = false;             ///< PATCHED_FOR: exception rows in the Elias-Fano code (§8.12)
   std::vector<uint32_t> extra_run_starts;  ///< CONSTANT, RUNS_EF: also start runs here
 };
 

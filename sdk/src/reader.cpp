@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codec/decode/decode_chunk.hpp"
+#include "codec/delta/delta_layout.hpp"
 #include "codec/dictionary/dictionary_decode.hpp"
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/ibp/float_order.hpp"
@@ -1204,7 +1205,8 @@ Status Reader::Validate(ValidationLevel level) const {
     }
     L3_RETURN_NOT_OK(impl_->ValidatePadding());
     // spec §4.4: DELTA_MODEL, RUNS_EF_MODEL and PATCHED_FOR_MODEL are set iff
-    // some partition has that model.
+    // some partition has that model, PATCHED_ROWS_EF iff some PATCHED_FOR
+    // partition has Rows_EF.
     uint64_t used_model_bits = 0;
     for (int c = 0; c < num_columns(); ++c) {
       for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
@@ -1220,6 +1222,12 @@ Status Reader::Validate(ValidationLevel level) const {
         for (uint32_t p = 0; p < view->num_partitions; ++p) {
           const uint8_t model = internal::LoadPartitionRecord(view->partition_table, p).model_type;
           used_model_bits |= internal::ModelFeatureBit(model);
+          if (model == static_cast<uint8_t>(internal::Model::kPatchedFor) &&
+              internal::UnpackDeltaExceptions(
+                  internal::LoadLE64(internal::LoadPartition(*view, p).params + 8))
+                  .rows_ef) {
+            used_model_bits |= kRequiredPatchedRowsEf;
+          }
         }
       }
     }
@@ -1233,6 +1241,12 @@ Status Reader::Validate(ValidationLevel level) const {
                           " but no partition uses " +
                           ModelTypeName(static_cast<ModelType>(model)));
       }
+    }
+    if ((used_model_bits & kRequiredPatchedRowsEf) == 0 &&
+        (impl_->ps.required_features & kRequiredPatchedRowsEf) != 0) {
+      return Status(StatusCode::kCorruptMetadata,
+                    "Required_Features sets PATCHED_ROWS_EF but no PATCHED_FOR partition has "
+                    "Rows_EF");
     }
     return Status::OK();
   } catch (const std::bad_alloc&) {

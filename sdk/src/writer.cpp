@@ -142,6 +142,7 @@ struct ReadyChunk {
   bool uses_delta = false;
   bool uses_runs_ef = false;
   bool uses_patched_for = false;
+  bool uses_patched_rows_ef = false;
   uint64_t dictionary_entries = 0;  // spec §8.10
   // In file order (spec §4.3 keeps write order): partition_table,
   // parameters, payload, bounds.
@@ -302,6 +303,7 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   ready.uses_delta = encoded.uses_delta;
   ready.uses_runs_ef = encoded.uses_runs_ef;
   ready.uses_patched_for = encoded.uses_patched_for;
+  ready.uses_patched_rows_ef = encoded.uses_patched_rows_ef;
   ready.dictionary_entries = encoded.dictionary_entries;
   if (options.write_statistics) {
     ready.statistics.present = true;
@@ -729,6 +731,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   chunk.uses_delta = ready.uses_delta;
   chunk.uses_runs_ef = ready.uses_runs_ef;
   chunk.uses_patched_for = ready.uses_patched_for;
+  chunk.uses_patched_rows_ef = ready.uses_patched_rows_ef;
   chunk.dictionary_entries = ready.dictionary_entries;
   SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                           &chunk.bounds};

@@ -157,22 +157,42 @@ std::vector<PartitionView> CheckChunk(const EncodedChunk& c, const TypeInfo& t,
       const uint64_t num_exc = exceptions_word & 0xFFFFFFFFull;
       const uint32_t exc_width = static_cast<uint32_t>((exceptions_word >> 32) & 0xFF);
       const bool signed_highs = ((exceptions_word >> 40) & 1) != 0;  // Signed_Highs
-      CHECK((exceptions_word >> 41) == 0);
+      const bool rows_ef = ((exceptions_word >> 41) & 1) != 0;       // Rows_EF (§8.12)
+      CHECK((exceptions_word >> 42) == 0);
+      CHECK((!rows_ef || (r.model_type == 7 && num_exc > 0 && n <= 65536)));
       REQUIRE(num_exc <= n);
       CHECK((num_exc == 0) == (exc_width == 0));
       CHECK((!signed_highs || num_exc > 0));
       CHECK(w + exc_width <= t.bits);
       const uint32_t pb = RunStartBits(n);
-      const uint64_t stream_bits = n * w + num_exc * (pb + exc_width);
+      // Rows_EF: l = bitlen(floor(n / E)) - 1, H_n = E + floor((n - 1) / 2^l).
+      const uint32_t low_bits = rows_ef ? BitLength(n / num_exc) - 1 : 0;
+      const uint64_t h_bits = rows_ef ? num_exc + ((n - 1) >> low_bits) : 0;
+      const uint64_t row_list_bits = rows_ef ? num_exc * low_bits + h_bits : num_exc * pb;
+      const uint64_t stream_bits = n * w + row_list_bits + num_exc * exc_width;
       REQUIRE(stream_words == (stream_bits + 63) / 64);
       CHECK(TailBitsZero(bits, stream_bits, stream_words));
       std::vector<uint64_t> u(n, 0);
       for (uint64_t x = 0; x < n; ++x) u[x] = ReadField(bits, SlapFieldBitOffset(n, w, V, x), w);
+      std::vector<uint64_t> rows;
+      if (rows_ef) {
+        // The (i+1)-th 1 bit of H, at q, gives row (q - i) * 2^l + low_i.
+        for (uint64_t q = 0; q < h_bits; ++q) {
+          if (ReadField(bits, n * w + num_exc * low_bits + q, 1) == 0) continue;
+          const uint64_t i = rows.size();
+          REQUIRE(i < num_exc);
+          rows.push_back(((q - i) << low_bits) + ReadField(bits, n * w + i * low_bits, low_bits));
+        }
+        REQUIRE(rows.size() == num_exc);
+      } else {
+        for (uint64_t i = 0; i < num_exc; ++i) rows.push_back(ReadField(bits, n * w + i * pb, pb));
+      }
       for (uint64_t i = 0; i < num_exc; ++i) {
-        const uint64_t row = ReadField(bits, n * w + i * pb, pb);
+        const uint64_t row = rows[i];
         REQUIRE(row < n);
-        if (i > 0) CHECK(row > ReadField(bits, n * w + (i - 1) * pb, pb));
-        const uint64_t high = ReadField(bits, n * w + num_exc * pb + i * exc_width, exc_width);
+        if (i > 0) CHECK(row > rows[i - 1]);
+        const uint64_t high =
+            ReadField(bits, n * w + row_list_bits + i * exc_width, exc_width);
         CHECK(high != 0);
         // Signed_Highs: the field is zigzag-coded, 2k for k >= 0, 2k - 1 for -k.
         const uint64_t h = !signed_highs ? high

@@ -37,10 +37,22 @@ std::vector<T> WithOutliers(uint32_t n, T low, uint32_t w, uint32_t outliers, ui
   return v;
 }
 
-// The payload bits of every (Base candidate, Bit_Width) pair, the least
-// (spec §8.12: n w + E (bitlen(n - 1) + hw)), searched by brute force over
-// the candidates of spec §14: the minimum and the values of ranks n/64,
-// n/16, n/8, n/4 in the type's order.
+// spec §8.12: the bits of E exception rows among n rows, the smaller of
+// fixed-width rows (E bitlen(n - 1)) and, for 1 <= E and n <= 65536,
+// Rows_EF (E l + H_n with l = bitlen(floor(n / E)) - 1 and H_n = E +
+// floor((n - 1) / 2^l)).
+uint64_t LeastRowListBits(uint64_t n, uint64_t exceptions) {
+  const uint64_t fixed = exceptions * RunStartBits(n);
+  if (exceptions == 0 || n > 65536) return fixed;
+  uint32_t l = 0;
+  while ((uint64_t{2} << l) <= n / exceptions) ++l;
+  return std::min(fixed, exceptions * l + exceptions + ((n - 1) >> l));
+}
+
+// The payload words of every (Base candidate, Bit_Width) pair, the least
+// (spec §8.12: n w + RB + E hw, RB the rows' bits in the cheaper coding),
+// searched by brute force over the candidates of spec §14: the minimum and
+// the values of ranks n/64, n/16, n/8, n/4 in the type's order.
 template <typename T>
 uint64_t BruteForceBits(const std::vector<T>& v) {
   using U = std::make_unsigned_t<T>;
@@ -51,7 +63,6 @@ uint64_t BruteForceBits(const std::vector<T>& v) {
   for (uint64_t divisor : {64, 16, 8, 4}) {
     if (n / divisor != 0) bases.push_back(sorted[n / divisor]);
   }
-  const uint32_t pb = RunStartBits(n);
   uint64_t best = ~uint64_t{0};
   for (const T base : bases) {
     for (uint32_t w = 0; w <= 8 * sizeof(T); ++w) {
@@ -62,7 +73,8 @@ uint64_t BruteForceBits(const std::vector<T>& v) {
         exceptions += high != 0;
         widest = std::max(widest, high);
       }
-      const uint64_t bits = n * w + exceptions * (pb + BitLength(widest));
+      const uint64_t bits =
+          n * w + LeastRowListBits(n, exceptions) + exceptions * BitLength(widest);
       best = std::min(best, (bits + 63) / 64);
     }
   }
@@ -81,7 +93,7 @@ void CheckFitAndDecode(uint64_t seed) {
     CHECK(fit.model_type == static_cast<uint8_t>(Model::kPatchedFor));
     CHECK(fit.payload_words == BruteForceBits(v));
     const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
-    CHECK(DeltaExceptionsValid(fit.exceptions, n, fit.bit_width, bits));
+    CHECK(PatchedForExceptionsValid(fit.exceptions, n, fit.bit_width, bits));
     CHECK(fit.payload_words == PatchedForPayloadWords(n, fit.bit_width, e));
 
     // The payload, decoded whole, in ranges and row by row.
@@ -251,4 +263,127 @@ TEST_CASE("PATCHED_FOR: the hot profile's rule holds in dictionary chunks too") 
   WriteOptions any_saving;
   any_saving.partitioner.patched_for_min_gain = 0.0;
   CHECK(WriteAndRead(v, any_saving).patched_rows > 0);
+}
+
+TEST_CASE("PATCHED_FOR Rows_EF: the worked example of spec §8.12, byte for byte") {
+  std::vector<uint16_t> v(16, 7);
+  v[1] = 8;
+  v[4] = 10;
+  v[5] = 9;
+  v[13] = 14;
+  EncoderConfig config;
+  config.type = PhysicalType::kUInt16;
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      v.data(), v.size(), config, {PartitionChoice{16, Model::kPatchedFor, std::nullopt}});
+  REQUIRE(chunk.ok());
+  // The writer's own choice is Bit_Width 3 without exceptions (one payload
+  // word as well, the widest of the cheapest); the example's parameters and
+  // word replace it. Bit_Width 0 with Rows_EF: l = 2, H_n = 7, RB = 15.
+  REQUIRE(LoadLE64(chunk->parameters.data()) == 7);  // Base
+  REQUIRE(chunk->payload.size() == 8 + kPayloadPaddingBytes);
+  chunk->partition_table[13] = 0;  // Bit_Width
+  StoreLE64(chunk->parameters.data() + 8, 0x0000020300000004ull);
+  StoreLE64(chunk->payload.data(), 0x00000000074CCD51ull);
+  const ChunkView view = ChunkViewOf(*chunk, config.type);
+  REQUIRE(ValidateChunkMetadata(view).ok());
+  REQUIRE(ValidateRunStarts(view).ok());
+  REQUIRE(DeepValidateChunk(view).ok());
+  for (uint64_t x = 0; x < v.size(); ++x) {
+    uint64_t value = 0;
+    REQUIRE(DecodeChunkValue(view, x, &value).ok());
+    CHECK(value == v[x]);
+  }
+}
+
+TEST_CASE("PATCHED_FOR Rows_EF: taken where it is smaller, and only when enabled") {
+  // Hours per week: 53% of the rows hold one value, the rest spread over 7
+  // bits (a Bit_Width of 0 with Rows_EF); and sparse: 5% non-zero rows.
+  std::mt19937_64 rng(5);
+  std::vector<uint32_t> dense(20000), sparse(20000);
+  for (uint32_t& x : dense) x = rng() % 100 < 53 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : sparse) x = rng() % 100 < 5 ? 1 + static_cast<uint32_t>(rng() % 4000) : 0;
+  for (const std::vector<uint32_t>* v : {&dense, &sparse}) {
+    uint64_t bytes[2] = {};
+    for (const bool enabled : {true, false}) {
+      CAPTURE(enabled);
+      WriteOptions options;
+      options.partitioner.patched_rows_ef = enabled;
+      Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
+      REQUIRE(writer.ok());
+      REQUIRE(writer->AppendTyped(0, v->data(), v->size()).ok());
+      REQUIRE(writer->Close().ok());
+      const std::vector<uint8_t> file = writer->TakeBuffer();
+      bytes[enabled ? 0 : 1] = file.size();
+      Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(reader.ok());
+      REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
+      CHECK(((reader->info().required_features & kRequiredPatchedRowsEf) != 0) == enabled);
+      std::vector<uint32_t> out(v->size());
+      REQUIRE(reader->ReadRows(0, 0, v->size(), out.data(), out.size() * 4).ok());
+      CHECK(out == *v);
+      for (int k = 0; k < 200; ++k) {
+        const uint64_t row = rng() % v->size();
+        uint32_t one = 0;
+        REQUIRE(reader->ReadRows(0, row, row + 1, &one, sizeof one).ok());
+        CHECK(one == (*v)[row]);
+      }
+    }
+    // Fixed-width rows cost bitlen(n_p - 1) bits each; Elias-Fano rows about
+    // 2 + log2(rows per exception).
+    CHECK(bytes[0] * 10 < bytes[1] * 9);
+  }
+}
+
+TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded") {
+  // 600 u16 rows of 7, every fifth row 9 (120 exceptions, Bit_Width 0):
+  // l = bitlen(5) - 1 = 2, H_n = 120 + 599 / 4 = 269, low parts from bit 0,
+  // H from bit 240.
+  std::vector<uint16_t> v(600, 7);
+  for (size_t x = 0; x < v.size(); x += 5) v[x] = 9;
+  EncoderConfig config;
+  config.type = PhysicalType::kUInt16;
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      v.data(), v.size(), config, {PartitionChoice{600, Model::kPatchedFor, std::nullopt}});
+  REQUIRE(chunk.ok());
+  REQUIRE(chunk->uses_patched_rows_ef);
+  REQUIRE(chunk->partition_table[13] == 0);
+  REQUIRE(ValidateRunStarts(ChunkViewOf(*chunk, config.type)).ok());
+  const auto flip = [](EncodedChunk& c, uint64_t bit) {
+    c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
+  };
+  const auto bit_of = [](const EncodedChunk& c, uint64_t bit) {
+    return (c.payload[bit / 8] >> (bit % 8)) & 1u;
+  };
+  const uint64_t h0 = 120 * 2;
+  SUBCASE("a 1 bit too many") {
+    EncodedChunk bad = *chunk;
+    uint64_t q = 0;
+    while (bit_of(bad, h0 + q) != 0) ++q;  // the first 0 bit of H
+    flip(bad, h0 + q);
+    CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("a 1 bit too few") {
+    EncodedChunk bad = *chunk;
+    uint64_t q = 268;
+    while (bit_of(bad, h0 + q) == 0) --q;  // the last 1 bit of H
+    flip(bad, h0 + q);
+    CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("two equal rows") {
+    // Rows 0 and 5: low parts 0 and 1, 1 bits at 0 and 2. Low part 1 := 0
+    // and the 1 bit moved to 1 make both row 0.
+    EncodedChunk bad = *chunk;
+    REQUIRE(bit_of(bad, h0 + 0) == 1);
+    REQUIRE(bit_of(bad, h0 + 1) == 0);
+    REQUIRE(bit_of(bad, h0 + 2) == 1);
+    flip(bad, 2);
+    flip(bad, h0 + 1);
+    flip(bad, h0 + 2);
+    CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
+  }
+  SUBCASE("the feature bit missing") {
+    ChunkView view = ChunkViewOf(*chunk, config.type);
+    view.required_features &= ~kRequiredPatchedRowsEf;
+    CHECK(ValidateChunkMetadata(view).code() == StatusCode::kCorruptMetadata);
+  }
 }

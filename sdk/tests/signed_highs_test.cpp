@@ -126,7 +126,11 @@ void CheckType(uint64_t seed) {
 
     std::vector<int64_t> keys;
     for (const T x : v) keys.push_back(PatchedForKey(x));
-    const PartitionFit patched = PatchedForFit(v.data(), n);
+    // Fixed-width exception rows, as BruteForceWords counts them.
+    const T lo = *std::min_element(v.begin(), v.end());
+    const T hi = *std::max_element(v.begin(), v.end());
+    const PartitionFit patched =
+        PatchedForFit<T>(v.data(), n, lo, hi, kNoDeltaCostLimit, nullptr, true, false);
     CHECK(patched.payload_words == BruteForceWords(keys, n, bits, 0));
 
     for (const uint32_t values_per_lane : {1u, 8u, 64u}) {

@@ -117,7 +117,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredFieldPlanes, "FIELD_PLANES"},
                                   {kRequiredDictionary, "DICTIONARY"},
                                   {kRequiredRunsEfModel, "RUNS_EF_MODEL"},
-                                  {kRequiredPatchedForModel, "PATCHED_FOR_MODEL"}};
+                                  {kRequiredPatchedForModel, "PATCHED_FOR_MODEL"},
+                                  {kRequiredPatchedRowsEf, "PATCHED_ROWS_EF"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"},
                                   {kOptionalDistinctSketch, "DISTINCT_SKETCH"}};

@@ -120,7 +120,8 @@ ArgParser MakeParser() {
               "                            0 = never (default: 0 for hot, 64 for archive)")
       .Option("disable", "LIST", "models not to use: rle, runs-ef, delta, patched-for, linear, poly2, poly3 "
               "(comma-separated); signed-highs keeps DELTA and PATCHED_FOR\n"
-              "                            exceptions' high parts unsigned (spec §8.9 Signed_Highs)")
+              "                            exceptions' high parts unsigned (spec §8.9),\n"
+              "                            rows-ef PATCHED_FOR's exception rows fixed-width (§8.12)")
       .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
                                 "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
@@ -214,9 +215,12 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
         part.enable_patched_for = false;
       } else if (m == "signed-highs") {
         part.signed_exception_highs = false;
+      } else if (m == "rows-ef") {
+        part.patched_rows_ef = false;
       } else {
         ThrowUsage("--disable: unknown model '" + m +
-                   "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3, signed-highs)");
+                   "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3, signed-highs, "
+                   "rows-ef)");
       }
     }
   }

@@ -46,6 +46,7 @@ std::string ParamsText(const Json& p) {
     if (p.contains("exceptions")) {
       out += " exceptions=" + Num(p["exceptions"]) + " exception_width=" + Num(p["exception_width"]);
       if (p.value("signed_highs", false)) out += " signed_highs";
+      if (p.value("rows_ef", false)) out += " rows_ef";
     }
     return out;
   }

@@ -187,6 +187,7 @@ Status Pack(const T* values, uint64_t n, const ChunkEncodeOptions& options, cons
   info->uses_delta = (flags[1] >> static_cast<int>(l3::internal::Model::kDelta)) & 1;
   info->uses_runs_ef = (flags[1] >> static_cast<int>(l3::internal::Model::kRunsEf)) & 1;
   info->uses_patched_for = (flags[1] >> static_cast<int>(l3::internal::Model::kPatchedFor)) & 1;
+  info->uses_patched_rows_ef = (flags[1] & l3::internal::kModelsUsedPatchedRowsEf) != 0;
   if (flags[0] != 0) {
     return Status(StatusCode::kInternal,
                   "encoder bug: a partition's values do not fit its fit on the device");

@@ -177,6 +177,7 @@ class GpuChunkEncoder final : public l3::internal::PartitionPlanner {
     out->uses_delta = info.uses_delta;
     out->uses_runs_ef = info.uses_runs_ef;
     out->uses_patched_for = info.uses_patched_for;
+    out->uses_patched_rows_ef = info.uses_patched_rows_ef;
     out->statistics.has_min_max = info.statistics.has_min_max;
     out->statistics.min_value = info.statistics.min_value;
     out->statistics.max_value = info.statistics.max_value;

@@ -4,7 +4,8 @@
 // partitions of Bit_Width 0 with exceptions, partial tiles) decoded whole,
 // by ranges cut inside tiles, by random rows (Take) and by the fused table
 // scan, each byte for byte against the CPU reader. Every file is checked to
-// hold PATCHED_FOR partitions first, so no case passes on FOR alone.
+// hold PATCHED_FOR partitions first, so no case passes on FOR alone; some
+// of them with their exception rows in the Elias-Fano code (Rows_EF).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -61,6 +62,7 @@ std::vector<T> OutlierValues(uint64_t n, uint64_t seed) {
 struct PatchedCounts {
   uint64_t partitions = 0;
   uint64_t zero_width = 0;
+  uint64_t rows_ef = 0;  // exception rows in the Elias-Fano code (spec §8.12)
 };
 
 PatchedCounts CountPatchedFor(const Reader& reader, int column) {
@@ -73,6 +75,7 @@ PatchedCounts CountPatchedFor(const Reader& reader, int column) {
       if (p.model != ModelType::kPatchedFor) continue;
       ++counts.partitions;
       counts.zero_width += p.bit_width == 0;
+      counts.rows_ef += (p.params[1] >> 41) & 1;  // Rows_EF
     }
   }
   return counts;
@@ -95,6 +98,7 @@ void CheckType(PhysicalType type, uint32_t values_per_lane, uint64_t n, uint64_t
   CHECK(counts.partitions > 0);
   total->partitions += counts.partitions;
   total->zero_width += counts.zero_width;
+  total->rows_ef += counts.rows_ef;
   CheckColumnAgainstCpu(*reader, 0, values.data(), seed);
 
   // Ranges cut inside tiles around every PATCHED_FOR partition's edges.
@@ -142,9 +146,10 @@ void CheckEveryV(PhysicalType type, uint64_t seed, PatchedCounts* total) {
   TEST_CASE("PATCHED_FOR partitions decode on the GPU as on the CPU: " #T ", V = 1, 64, 1024") { \
     PatchedCounts total;                                                                         \
     CheckEveryV<T>(PhysicalType::TYPE, SEED, &total);                                            \
-    MESSAGE("PATCHED_FOR partitions: " << total.partitions                                       \
-                                       << ", of Bit_Width 0: " << total.zero_width);             \
+    MESSAGE("PATCHED_FOR partitions: " << total.partitions << ", of Bit_Width 0: "              \
+                                       << total.zero_width << ", Rows_EF: " << total.rows_ef);   \
     if (ZERO_WIDTH) CHECK(total.zero_width > 0);                                                 \
+    CHECK(total.rows_ef > 0);                                                                    \
   }
 
 L3_PATCHED_FOR_TYPE_CASE(int8_t, kInt8, 11, true)
@@ -182,6 +187,7 @@ void CheckDeviceEncoder(PhysicalType type, uint64_t seed) {
     const Status status = config.planner->Encode(values.data(), n, config, &device);
     REQUIRE_MESSAGE(status.ok(), status.ToString());
     CHECK(device.uses_patched_for);
+    CHECK(device.uses_patched_rows_ef == cpu->uses_patched_rows_ef);
     CHECK(device.num_partitions == cpu->num_partitions);
     CHECK(device.partition_table == cpu->partition_table);
     CHECK(device.parameters == cpu->parameters);
@@ -191,6 +197,49 @@ void CheckDeviceEncoder(PhysicalType type, uint64_t seed) {
 }
 
 }  // namespace
+
+TEST_CASE("PATCHED_FOR Rows_EF: dense and sparse exception lists decode as on the CPU") {
+  // Dense: 53% of the rows one value, the rest over 7 bits (Bit_Width 0 with
+  // Rows_EF, the shape of adult census hours per week); sparse: 5% nonzero
+  // rows of up to 12 bits. Whole, ranges, random rows and the device
+  // writer's bytes, V = 64, 1 and 1024.
+  std::mt19937_64 rng(77);
+  const uint64_t n = 60001;
+  std::vector<uint32_t> dense(n), sparse(n);
+  for (uint32_t& x : dense) x = rng() % 100 < 53 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : sparse) x = rng() % 100 < 5 ? 1 + static_cast<uint32_t>(rng() % 4000) : 0;
+  for (const std::vector<uint32_t>* values : {&dense, &sparse}) {
+    for (const uint32_t v : {64u, 1u, 1024u}) {
+      CAPTURE(v);
+      WriteOptions options;
+      options.values_per_lane = v;
+      const std::vector<uint8_t> file =
+          WriteColumn("x", PhysicalType::kUInt32, values->data(), n, options);
+      Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE_MESSAGE(reader.ok(), reader.status().ToString());
+      CHECK(CountPatchedFor(*reader, 0).rows_ef > 0);
+      CheckColumnAgainstCpu(*reader, 0, values->data(), v);
+
+      internal::EncoderConfig config;
+      config.type = PhysicalType::kUInt32;
+      config.values_per_lane = v;
+      config.partitioner.split_min_rows = 0u;
+      Result<internal::EncodedChunk> cpu = internal::EncodeChunk(values->data(), n, config);
+      REQUIRE_MESSAGE(cpu.ok(), cpu.status().ToString());
+      CHECK(cpu->uses_patched_rows_ef);
+      WriteOptions gpu;
+      REQUIRE(UseGpuWriter(&gpu).ok());
+      config.planner = gpu.partition_planner.get();
+      internal::EncodedChunk device;
+      const Status status = config.planner->Encode(values->data(), n, config, &device);
+      REQUIRE_MESSAGE(status.ok(), status.ToString());
+      CHECK(device.uses_patched_rows_ef);
+      CHECK(device.partition_table == cpu->partition_table);
+      CHECK(device.parameters == cpu->parameters);
+      CHECK(device.payload == cpu->payload);
+    }
+  }
+}
 
 TEST_CASE("the device encoder writes PATCHED_FOR partitions as the CPU encoder") {
   CheckDeviceEncoder<int8_t>(PhysicalType::kInt8, 100);

@@ -246,6 +246,7 @@ struct EncodedChunkInfo {
   bool uses_delta = false;
   bool uses_runs_ef = false;
   bool uses_patched_for = false;  ///< PATCHED_FOR_MODEL (spec §8.12)
+  bool uses_patched_rows_ef = false;  ///< PATCHED_ROWS_EF (spec §8.12)
   /// spec §7.6 (present with ChunkEncodeOptions::statistics; null_count 0;
   /// no distinct sketch).
   ChunkStatistics statistics;

@@ -103,6 +103,9 @@ inline constexpr uint64_t kRequiredFieldPlanes = 1ull << 4;  ///< format 1.1, sp
 inline constexpr uint64_t kRequiredDictionary = 1ull << 5;   ///< format 1.1, spec §8.10
 inline constexpr uint64_t kRequiredRunsEfModel = 1ull << 6;  ///< format 1.1, spec §8.11
 inline constexpr uint64_t kRequiredPatchedForModel = 1ull << 7;  ///< format 1.1, spec §8.12
+/// format 1.1, spec §8.12: a PATCHED_FOR partition's exception rows in the
+/// Elias-Fano code (Rows_EF).
+inline constexpr uint64_t kRequiredPatchedRowsEf = 1ull << 8;
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 inline constexpr uint64_t kOptionalDistinctSketch = 1ull << 2;  ///< format 1.1, spec §7.6.1
@@ -203,6 +206,14 @@ struct PartitionerOptions {
   /// Profile::kArchive, where zstd matches the recurring high bits of
   /// unsigned high parts better than it packs the narrower signed ones.
   std::optional<bool> signed_exception_highs;
+  /// PATCHED_FOR exception rows may be stored in the Elias-Fano code
+  /// (Rows_EF, spec §8.12) where that is smaller than bitlen(n_p - 1) bits a
+  /// row: about 2 + log2(rows per exception) bits. Partitions where most
+  /// rows share a value then list the others cheaply (adult census
+  /// Capital_Loss, 95% zeros: 19.3 -> about 13 bits an exception). Files
+  /// that use it set PATCHED_ROWS_EF, which readers of format 1.0, and 1.1
+  /// readers written before it, reject.
+  bool patched_rows_ef = true;
   bool enable_linear = true;
   bool enable_poly2 = true;
   bool enable_poly3 = true;
@@ -488,6 +499,8 @@ struct ChunkInfo {
   bool uses_runs_ef = false;
   /// Some partition uses PATCHED_FOR (spec §8.12), likewise.
   bool uses_patched_for = false;
+  /// Some PATCHED_FOR partition has Rows_EF (spec §8.12), likewise.
+  bool uses_patched_rows_ef = false;
   /// spec §8.10 (format 1.1): dictionary entries D; 0 = not a dictionary chunk.
   uint64_t dictionary_entries = 0;
   /// Sum of the stored bytes of all of this chunk's segments.
@@ -574,9 +587,10 @@ struct ChunkView {
   const uint8_t* dictionary = nullptr;
   /// The file's Required_Features (spec §4.4): a DELTA, RUNS_EF or
   /// PATCHED_FOR partition in a file without DELTA_MODEL, RUNS_EF_MODEL or
-  /// PATCHED_FOR_MODEL is CORRUPT_METADATA.
-  uint64_t required_features =
-      kRequiredDeltaModel | kRequiredRunsEfModel | kRequiredPatchedForModel;
+  /// PATCHED_FOR_MODEL, or a PATCHED_FOR partition with Rows_EF without
+  /// PATCHED_ROWS_EF, is CORRUPT_METADATA.
+  uint64_t required_features = kRequiredDeltaModel | kRequiredRunsEfModel |
+                               kRequiredPatchedForModel | kRequiredPatchedRowsEf;
   /// Keeps decompressed segments alive; null when every pointer is into the
   /// file itself.
   std::shared_ptr<const void> owner;

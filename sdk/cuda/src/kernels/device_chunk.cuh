@@ -111,10 +111,10 @@ __device__ __forceinline__ DevicePartition LoadPartition(const KernelChunk& c, u
     words = internal::DeltaPayloadWords(d.rows, d.width, c.values_per_lane,
                                         internal::UnpackDeltaExceptions(e));
   } else if (d.model == static_cast<uint8_t>(internal::Model::kPatchedFor)) {
-    // spec §8.12: DELTA's Exceptions word (word 1), checked as the host
-    // checked it; the exception lists follow the n SLAP fields.
+    // spec §8.12: DELTA's Exceptions word (word 1) with Rows_EF, checked as
+    // the host checked it; the exception lists follow the n SLAP fields.
     const uint64_t e = __ldg(c.params + d.param_offset + 1);
-    if (!internal::DeltaExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
+    if (!internal::PatchedForExceptionsValid(e, d.rows, d.width, kTypeBits)) return d;
     words = internal::PatchedForPayloadWords(d.rows, d.width, internal::UnpackDeltaExceptions(e));
   } else if (d.model == static_cast<uint8_t>(internal::Model::kRunsEf)) {
     // spec §8.11 parameters, checked as the host checked them.

@@ -45,24 +45,35 @@ bool IsFiniteWord(uint64_t word) {
 }
 
 // The checks of spec §8.2 for one partition's parameter words.
-Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed) {
+Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed,
+                       uint64_t required_features) {
   const uint64_t w0 = LoadLE64(part.params);
   switch (part.model) {
     case static_cast<uint8_t>(Model::kDelta):
-    case static_cast<uint8_t>(Model::kPatchedFor):
+    case static_cast<uint8_t>(Model::kPatchedFor): {
+      const bool delta = part.model == static_cast<uint8_t>(Model::kDelta);
       if (!IsCanonicalWord(w0, bits, is_signed)) {
-        return Corrupt(At(part.index) +
-                       (part.model == static_cast<uint8_t>(Model::kDelta) ? "Delta_Base" : "Base") +
+        return Corrupt(At(part.index) + (delta ? "Delta_Base" : "Base") +
                        " is not the canonical extension of a " + std::to_string(bits) +
                        "-bit value");
       }
-      if (!DeltaExceptionsValid(LoadLE64(part.params + 8), part.num_rows, part.bit_width, bits)) {
+      const uint64_t word = LoadLE64(part.params + 8);
+      if (delta ? !DeltaExceptionsValid(word, part.num_rows, part.bit_width, bits)
+                : !PatchedForExceptionsValid(word, part.num_rows, part.bit_width, bits)) {
         return Corrupt(At(part.index) +
                        "Exceptions word: reserved bits set, Num_Exceptions > n_p, "
-                       "Exception_Width zero iff Num_Exceptions zero violated, or "
-                       "Bit_Width + Exception_Width > N");
+                       "Exception_Width zero iff Num_Exceptions zero violated, "
+                       "Bit_Width + Exception_Width > N, or Rows_EF without exceptions or "
+                       "with n_p > " + std::to_string(kPatchedRowsEfMaxRows));
+      }
+      // spec §4.4, §8.12: Rows_EF needs PATCHED_ROWS_EF.
+      if (!delta && UnpackDeltaExceptions(word).rows_ef &&
+          (required_features & kRequiredPatchedRowsEf) == 0) {
+        return Corrupt(At(part.index) +
+                       "PATCHED_FOR Rows_EF in a file without the PATCHED_ROWS_EF feature bit");
       }
       return Status::OK();
+    }
     case static_cast<uint8_t>(Model::kRunsEf): {
       if (!IsCanonicalWord(w0, bits, is_signed)) {
         return Corrupt(At(part.index) + "Base is not the canonical extension of a " +
@@ -196,8 +207,9 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
       e.width = 64;
       most = DeltaPayloadWords(n, rec.bit_width, values_per_lane, e);
     } else if (rec.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
-      const DeltaExceptions all_rows{static_cast<uint32_t>(n), 64};
-      most = PatchedForPayloadWords(n, rec.bit_width, all_rows);
+      // spec §10.2 step 4: every row an exception with a 64-bit high part,
+      // and 3 bits a row more than pb for Rows_EF (E * l + H_n < E * (l + 3)).
+      most = (n * rec.bit_width + n * (RunStartBits(n) + 67) + 63) / 64;
     }
     max_payload_words += most;
   }
@@ -287,7 +299,7 @@ Status ValidateElements(const ChunkView& view) {
     }
     const Partition part = LoadPartition(view, p);
     // Rule 5.
-    Status st = CheckParameters(part, bits, is_signed);
+    Status st = CheckParameters(part, bits, is_signed, view.required_features);
     if (!st.ok()) return st;
     // Rule 3.
     const uint64_t words = RequiredPayloadWords(part, view.values_per_lane);

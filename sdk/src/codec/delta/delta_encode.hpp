@@ -11,6 +11,7 @@
 #include "codec/delta/delta_layout.hpp"
 #include "codec/encode/model_fit.hpp"
 #include "codec/encode/value_traits.hpp"
+#include "codec/patched/patched_for_layout.hpp"
 
 namespace l3::internal {
 
@@ -46,6 +47,7 @@ struct DeltaChoice {
   uint32_t exceptions = 0;
   uint32_t high_width = 0;    // Exception_Width (0 without exceptions)
   bool signed_highs = false;  // Signed_Highs
+  bool rows_ef = false;       // Rows_EF (PATCHED_FOR only, spec §8.12)
 };
 
 /// Where the offsets of one base lie as signed numbers, for the width of
@@ -100,19 +102,20 @@ L3_HD HighWidthChoice ExceptionHighWidth(uint32_t max_width, uint32_t w,
 
 /// The cheapest Bit_Width for one Delta_Base candidate, from the rows of
 /// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits)
-/// and the span of its signed offsets.
+/// and the span of its signed offsets; PATCHED_FOR's exception rows in
+/// whichever coding is smaller where `allow_rows_ef` (CheapestRowListBits).
 L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65], uint32_t n,
-                                             const SignedHighSpan& span = SignedHighSpan()) {
+                                             const SignedHighSpan& span = SignedHighSpan(),
+                                             bool allow_rows_ef = false) {
   uint32_t max_width = 64;
   while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
-  const uint32_t row_bits = RunStartBits(n);
   uint32_t best_w = max_width;
   uint64_t best_bits = uint64_t{n} * max_width;
   uint64_t wider = 0;  // rows whose u needs more than w bits
   for (uint32_t w = max_width; w-- > 0;) {
     wider += rows_of_width[w + 1];
-    const uint64_t bits =
-        uint64_t{n} * w + wider * (row_bits + ExceptionHighWidth(max_width, w, span).width);
+    const uint64_t bits = uint64_t{n} * w + CheapestRowListBits(n, wider, allow_rows_ef) +
+                          wider * ExceptionHighWidth(max_width, w, span).width;
     if ((bits + 63) / 64 < (best_bits + 63) / 64) {
       best_bits = bits;
       best_w = w;
@@ -129,6 +132,7 @@ L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65]
     const HighWidthChoice high = ExceptionHighWidth(max_width, best_w, span);
     choice.high_width = high.width;
     choice.signed_highs = high.signed_highs;
+    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
   }
   return choice;
 }
@@ -343,11 +347,12 @@ L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
 /// cyclically consecutive buckets (m when t covers them all), `s` the bucket
 /// shift and L = `largest_offset`. Shared by the CPU bound and the CUDA
 /// writer's warp (delta_fit.cuh), which compute W(t) each their own way.
+/// PATCHED_FOR's rows cost RowListBitsLowerBound where `allow_rows_ef`.
 template <typename MostInWindow>
 L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t largest_offset,
                                          uint32_t n, uint64_t seeds,
-                                         MostInWindow&& most_in_window) {
-  const uint64_t row_bits = RunStartBits(n);
+                                         MostInWindow&& most_in_window,
+                                         bool allow_rows_ef = false) {
   uint64_t lowest = ~uint64_t{0};
   // Widths below s cannot do better than width 0 with windows of 4 buckets;
   // then every width from s up, until a width fits all deltas.
@@ -358,7 +363,9 @@ L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t larges
     const uint32_t width = w < s ? 0 : w;
     const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
     const uint32_t high_bits = high > 1 ? high : 1;
-    const uint64_t bits = uint64_t{n} * width + exceptions * (row_bits + high_bits);
+    const uint64_t bits = uint64_t{n} * width +
+                          RowListBitsLowerBound(n, exceptions, allow_rows_ef) +
+                          exceptions * high_bits;
     const uint64_t cost =
         PartitionCost(static_cast<uint8_t>(Model::kDelta), 1, seeds + (bits + 63) / 64);
     lowest = cost < lowest ? cost : lowest;
@@ -371,9 +378,11 @@ L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t larges
 /// (counts[k] = those d with (d - min_delta) >> DeltaBoundShift = k) in a
 /// partition of n rows whose payload starts with `seeds` whole words: DELTA's
 /// Seed words, or none for PATCHED_FOR (spec §8.12), whose m = n values are
-/// bounded the same way. Shared with the CUDA writer.
+/// bounded the same way (its rows in either coding where `allow_rows_ef`).
+/// Shared with the CUDA writer.
 L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
-                                             int64_t max_delta, uint32_t n, uint64_t seeds) {
+                                             int64_t max_delta, uint32_t n, uint64_t seeds,
+                                             bool allow_rows_ef = false) {
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
   const uint32_t s = DeltaBoundShift(min_delta, max_delta);
@@ -400,7 +409,8 @@ L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m,
     }
     return most;
   };
-  return LeastOffsetCostOverWidths(m, s, largest_offset, n, seeds, most_in_window);
+  return LeastOffsetCostOverWidths(m, s, largest_offset, n, seeds, most_in_window,
+                                   allow_rows_ef);
 }
 
 /// DeltaCostLowerBound from the deltas' bucket counts. Shared with the CUDA
@@ -502,14 +512,17 @@ L3_HD DeltaChoice BestBaseChoiceOf(const DeltaBases& bases, int64_t* base, Choic
 /// The base (into *base) whose best Bit_Width needs the fewest payload
 /// words, the first on ties, and that choice; rows_of_width[j] holds the
 /// width counts for bases.value[j], and every key (delta or value) lies in
-/// [lo, hi] (N = `bits`); Signed_Highs only where `allow_signed`. Shared by
-/// DELTA and PATCHED_FOR, and with the CUDA writer.
+/// [lo, hi] (N = `bits`); Signed_Highs only where `allow_signed`, Rows_EF
+/// (PATCHED_FOR) only where `allow_rows_ef`. Shared by DELTA and
+/// PATCHED_FOR, and with the CUDA writer.
 L3_HD DeltaChoice BestBaseChoice(uint32_t n, const DeltaBases& bases,
                                  const uint64_t (*rows_of_width)[65], int64_t lo, int64_t hi,
-                                 uint32_t bits, bool allow_signed, int64_t* base) {
+                                 uint32_t bits, bool allow_signed, int64_t* base,
+                                 bool allow_rows_ef = false) {
   return BestBaseChoiceOf(bases, base, [&](int j) {
     return ChooseDeltaWidthFromCounts(
-        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed));
+        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed),
+        allow_rows_ef);
   });
 }
 
@@ -519,6 +532,7 @@ L3_HD DeltaExceptions ExceptionsOf(const DeltaChoice& c) {
   e.count = c.exceptions;
   e.width = c.exceptions == 0 ? 0u : c.high_width;
   e.signed_highs = c.exceptions != 0 && c.signed_highs;
+  e.rows_ef = c.exceptions != 0 && c.rows_ef;
   return e;
 }
 
@@ -635,10 +649,28 @@ inline void OrField(uint8_t* stream, uint64_t bit, uint64_t field, uint32_t w) {
 }
 }  // namespace delta_detail
 
-/// Writes the stream of DELTA (spec §8.9, after the Seed words) and of
-/// PATCHED_FOR (spec §8.12) into `stream` (zeroed words): the low w bits of
-/// the n offsets offset_of(x) (N = `bits` bits each) in SLAP stream order
-/// (spec §8.5, tile by tile, lane by lane, step by step), then the rows
+/// Writes the low w bits of the n offsets offset_of(x) into `stream` (zeroed
+/// words) in SLAP stream order (spec §8.5, tile by tile, lane by lane, step
+/// by step): the fields of DELTA (spec §8.9, after the Seed words) and of
+/// PATCHED_FOR (spec §8.12).
+template <typename OffsetOf>
+void EmitSlapOffsets(uint64_t n, uint32_t w, uint32_t values_per_lane, OffsetOf&& offset_of,
+                     uint8_t* stream) {
+  if (w == 0) return;
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  uint64_t bit = 0;
+  for (uint64_t first = 0; first < n; first += tile_rows) {
+    const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
+    for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
+      for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
+        delta_detail::OrField(stream, bit, offset_of(x), w);
+      }
+    }
+  }
+}
+
+/// Writes the stream of DELTA (spec §8.9, after the Seed words) into
+/// `stream` (zeroed words): the fields (EmitSlapOffsets), then the rows
 /// whose offset has bits at or above w and their stored high parts
 /// (StoredExceptionHigh), in row order. Returns false when there are not
 /// exactly e.count such rows or a stored high part needs more than e.width
@@ -647,18 +679,7 @@ template <typename OffsetOf>
 bool EmitOffsetsWithExceptions(uint64_t n, uint32_t w, DeltaExceptions e,
                                uint32_t values_per_lane, uint32_t bits, OffsetOf&& offset_of,
                                uint8_t* stream) {
-  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  uint64_t bit = 0;
-  if (w > 0) {
-    for (uint64_t first = 0; first < n; first += tile_rows) {
-      const uint64_t rows = n - first < tile_rows ? n - first : tile_rows;
-      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
-        for (uint64_t x = first + lane; x < first + rows; x += kLanes, bit += w) {
-          delta_detail::OrField(stream, bit, offset_of(x), w);
-        }
-      }
-    }
-  }
+  EmitSlapOffsets(n, w, values_per_lane, offset_of, stream);
   const uint32_t row_bits = RunStartBits(n);
   const uint64_t rows_bit = n * w;
   const uint64_t highs_bit = rows_bit + uint64_t{e.count} * row_bits;

@@ -165,7 +165,7 @@ __device__ DeltaBases WarpBasesAndWidthCounts(KeyAt key_at, uint32_t first, uint
 /// took about as many instructions as a short partition's row passes.
 __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_width)[65],
                                                    uint32_t n, const SignedHighSpan& span,
-                                                   uint32_t lane) {
+                                                   uint32_t lane, bool allow_rows_ef = false) {
   const unsigned long long low = rows_of_width[lane], high = rows_of_width[lane + 32],
                            top = rows_of_width[64];
   const unsigned low_used = __ballot_sync(kAllLanes, low != 0);
@@ -180,10 +180,9 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
   const unsigned long long through_high =
       WarpInclusiveSum(high) + __shfl_sync(kAllLanes, through_low, 31);
   const unsigned long long all = __shfl_sync(kAllLanes, through_high, 31) + top;
-  const uint64_t row_bits = RunStartBits(n);
   const auto bits_of = [&](uint32_t w, uint64_t wider) {
     const uint32_t high_width = w < max_width ? ExceptionHighWidth(max_width, w, span).width : 0;
-    return uint64_t{n} * w + wider * (row_bits + high_width);
+    return uint64_t{n} * w + CheapestRowListBits(n, wider, allow_rows_ef) + wider * high_width;
   };
   const uint64_t wider_low = all - through_low, wider_high = all - through_high;
   const uint64_t bits_low = bits_of(lane, wider_low);
@@ -216,6 +215,7 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
     const HighWidthChoice high = ExceptionHighWidth(max_width, width, span);
     choice.high_width = high.width;
     choice.signed_highs = high.signed_highs;
+    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
   }
   return choice;
 }
@@ -227,10 +227,12 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
 __device__ inline DeltaChoice WarpBestBaseChoice(uint32_t n, const DeltaBases& bases,
                                                  const uint64_t (*rows_of_width)[65], int64_t lo,
                                                  int64_t hi, uint32_t bits, bool allow_signed,
-                                                 uint32_t lane, int64_t* base) {
+                                                 uint32_t lane, int64_t* base,
+                                                 bool allow_rows_ef = false) {
   return BestBaseChoiceOf(bases, base, [&](int j) {
     return WarpChooseDeltaWidth(
-        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed), lane);
+        rows_of_width[j], n, SignedHighSpanOf(lo, hi, bases.value[j], bits, allow_signed), lane,
+        allow_rows_ef);
   });
 }
 

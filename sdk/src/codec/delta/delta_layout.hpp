@@ -18,10 +18,12 @@ namespace l3::internal {
 
 /// spec §8.9 parameter word 1, `Exceptions`: Num_Exceptions in bits 0..31,
 /// Exception_Width in bits 32..39, Signed_Highs in bit 40, bits 41..63 zero.
+/// PATCHED_FOR's word (spec §8.12) adds Rows_EF in bit 41.
 struct DeltaExceptions {
   uint32_t count = 0;         // E
   uint32_t width = 0;         // hw
   bool signed_highs = false;  // Signed_Highs: high parts stored zigzag-coded
+  bool rows_ef = false;       // Rows_EF (PATCHED_FOR only): rows in Elias-Fano code
 };
 
 L3_HD DeltaExceptions UnpackDeltaExceptions(uint64_t word) {
@@ -29,12 +31,13 @@ L3_HD DeltaExceptions UnpackDeltaExceptions(uint64_t word) {
   e.count = static_cast<uint32_t>(word & 0xFFFFFFFFull);
   e.width = static_cast<uint32_t>((word >> 32) & 0xFF);
   e.signed_highs = ((word >> 40) & 1) != 0;
+  e.rows_ef = ((word >> 41) & 1) != 0;
   return e;
 }
 
 L3_HD uint64_t PackDeltaExceptions(DeltaExceptions e) {
   return uint64_t{e.count} | (uint64_t{e.width} << 32) |
-         (uint64_t{e.signed_highs ? 1u : 0u} << 40);
+         (uint64_t{e.signed_highs ? 1u : 0u} << 40) | (uint64_t{e.rows_ef ? 1u : 0u} << 41);
 }
 
 /// spec §8.9: the `Exceptions` word is valid for a partition of n rows,
@@ -75,7 +78,8 @@ L3_HD uint64_t DeltaSeedWords(uint64_t n, uint32_t values_per_lane) {
   return (n + tile_rows - 1) / tile_rows;
 }
 
-/// Stream bits of the exception rows and high parts: E * (bitlen(n - 1) + hw).
+/// Stream bits of DELTA's exception rows and high parts: E * (bitlen(n - 1)
+/// + hw) (PATCHED_FOR's, which may be Rows_EF: PatchedForExceptionBits).
 L3_HD uint64_t DeltaExceptionBits(uint64_t n, DeltaExceptions e) {
   return uint64_t{e.count} * (RunStartBits(n) + e.width);
 }

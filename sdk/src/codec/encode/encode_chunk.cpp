@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 
+#include "codec/delta/delta_layout.hpp"
 #include "codec/encode/chunk_statistics.hpp"
 #include "codec/encode/emit_payload.hpp"
 #include "codec/encode/model_fit.hpp"
@@ -76,6 +77,9 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
       chunk.uses_runs_ef |= plan[p].fit.model_type == static_cast<uint8_t>(Model::kRunsEf);
       chunk.uses_patched_for |=
           plan[p].fit.model_type == static_cast<uint8_t>(Model::kPatchedFor);
+      chunk.uses_patched_rows_ef |=
+          plan[p].fit.model_type == static_cast<uint8_t>(Model::kPatchedFor) &&
+          UnpackDeltaExceptions(plan[p].fit.exceptions).rows_ef;
       record.model_type = plan[p].fit.model_type;
       record.bit_width = plan[p].fit.bit_width;
     }
@@ -237,6 +241,7 @@ ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t fir
   if (chunk.uses_delta) v.required_features |= kRequiredDeltaModel;
   if (chunk.uses_runs_ef) v.required_features |= kRequiredRunsEfModel;
   if (chunk.uses_patched_for) v.required_features |= kRequiredPatchedForModel;
+  if (chunk.uses_patched_rows_ef) v.required_features |= kRequiredPatchedRowsEf;
   return v;
 }
 

@@ -46,6 +46,7 @@ struct EncodedChunk {
   bool uses_delta = false;               ///< some partition is DELTA (spec §8.9)
   bool uses_runs_ef = false;             ///< some partition is RUNS_EF (spec §8.11)
   bool uses_patched_for = false;  ///< some partition is PATCHED_FOR (spec §8.12)
+  bool uses_patched_rows_ef = false;  ///< some PATCHED_FOR partition has Rows_EF (§8.12)
   /// spec §8.10: D > 0 for a dictionary chunk, whose partitions cover
   /// D + num_rows elements (the statistics still describe the num_rows values).
   uint64_t dictionary_entries = 0;

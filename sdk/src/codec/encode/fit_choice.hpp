@@ -289,7 +289,8 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   // only with some (over DELTA too: a few outliers among steady values).
   if (options.enable_patched_for && !IsPredictedModel(best.model_type)) {
     const PartitionFit patched =
-        passes.PatchedFor(summary, best.cost_bytes, options.signed_exception_highs);
+        passes.PatchedFor(summary, best.cost_bytes, options.signed_exception_highs,
+                          options.patched_rows_ef);
     if (patched.cost_bytes < best.cost_bytes) best = patched;
   }
   SetBounds(summary, n, &best);

@@ -85,8 +85,9 @@ struct WarpPasses {
   // scratch as DELTA's fit (the two run one after the other).
   // The fit whatever the limit: where the CPU's lower bound skips it, it
   // could not have been strictly cheaper, so the choice is the same.
-  __device__ PartitionFit PatchedFor(const Summary<T>&, uint64_t, bool allow_signed) {
-    return WarpPatchedForFit(v, n, allow_signed, lane, scratch);
+  __device__ PartitionFit PatchedFor(const Summary<T>&, uint64_t, bool allow_signed,
+                                     bool allow_rows_ef) {
+    return WarpPatchedForFit(v, n, allow_signed, allow_rows_ef, lane, scratch);
   }
 
   /// 2 * n words of global memory owned by this partition (null where the

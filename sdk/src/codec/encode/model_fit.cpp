@@ -407,8 +407,9 @@ struct CpuPasses {
     buckets.filled = n > 1;
     return fit;
   }
-  PartitionFit PatchedFor(const Summary<T>& s, uint64_t cost_limit, bool allow_signed) {
-    return PatchedForFit(v, n, s.min, s.max, cost_limit, &buckets, allow_signed);
+  PartitionFit PatchedFor(const Summary<T>& s, uint64_t cost_limit, bool allow_signed,
+                          bool allow_rows_ef) {
+    return PatchedForFit(v, n, s.min, s.max, cost_limit, &buckets, allow_signed, allow_rows_ef);
   }
   GramFit LeastSquares(const GramBasis& basis) { return internal::LeastSquares(v, n, basis); }
   void MeasureErrors(const GramBasis& basis, const GramFit& gram, ErrorRange out[4]) {
@@ -472,7 +473,7 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
       break;
     case Model::kPatchedFor:
       *fit = PatchedForFit<T>(v, n, summary.min, summary.max, kNoDeltaCostLimit, nullptr,
-                              options.signed_exception_highs);
+                              options.signed_exception_highs, options.patched_rows_ef);
       break;
     case Model::kDelta:
       *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)

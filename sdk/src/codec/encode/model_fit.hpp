@@ -43,6 +43,10 @@ struct FitOptions {
   /// (Signed_Highs, spec §8.9) where that is narrower
   /// (PartitionerOptions::signed_exception_highs).
   bool signed_exception_highs = true;
+  /// PATCHED_FOR may store its exception rows in the Elias-Fano code
+  /// (Rows_EF, spec §8.12) where that is smaller
+  /// (PartitionerOptions::patched_rows_ef).
+  bool patched_rows_ef = true;
 };
 
 /// One partition's model, everything needed to emit it, and its bounds.

@@ -87,7 +87,12 @@ __device__ __forceinline__ uint64_t PartitionOfTile(const PartitionExtents* exte
   return lo;
 }
 
-/// Step 1; also ORs bit m of *models_used for each Model_Type m present.
+/// Bit of ExtentsKernel's *models_used for a PATCHED_FOR partition with
+/// Rows_EF (spec §8.12; Model_Types take bits 0..7).
+inline constexpr uint32_t kModelsUsedPatchedRowsEf = 1u << 8;
+
+/// Step 1; also ORs bit m of *models_used for each Model_Type m present,
+/// and kModelsUsedPatchedRowsEf.
 __global__ void ExtentsKernel(const DeviceNode* __restrict__ nodes, uint64_t P, uint32_t tile_rows,
                               PartitionExtents* __restrict__ extents, uint32_t* models_used) {
   const uint64_t stride = uint64_t{gridDim.x} * blockDim.x;
@@ -100,6 +105,10 @@ __global__ void ExtentsKernel(const DeviceNode* __restrict__ nodes, uint64_t P, 
       e.param_words = ParamCount(fit.model_type, fit.bit_width);
       e.tiles = (uint64_t{fit.num_rows} + tile_rows - 1) / tile_rows;
       models |= 1u << (fit.model_type & 31);
+      if (fit.model_type == static_cast<uint8_t>(Model::kPatchedFor) &&
+          UnpackDeltaExceptions(fit.exceptions).rows_ef) {
+        models |= kModelsUsedPatchedRowsEf;
+      }
     }
     extents[p] = e;
   }
@@ -365,8 +374,9 @@ __device__ __forceinline__ bool PackDeltaExceptions(const T* v, const PartitionF
   return ok && (!last_tile || rank == e.count);
 }
 
-/// A PATCHED_FOR partition's tile (spec §8.12): exception k's row and high
-/// part at their places after the n SLAP fields.
+/// A PATCHED_FOR partition's tile (spec §8.12): exception k's row (fixed
+/// width, or Rows_EF's low part and the 1 bit of H) and high part at their
+/// places after the n SLAP fields.
 template <typename T>
 __device__ __forceinline__ bool PackPatchedForExceptions(const T* v, const PartitionFit& fit,
                                                          uint32_t begin, uint32_t rows,
@@ -374,7 +384,7 @@ __device__ __forceinline__ bool PackPatchedForExceptions(const T* v, const Parti
                                                          bool last_tile, uint64_t* stream) {
   const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
   const uint32_t w = fit.bit_width;
-  const uint32_t row_bits = RunStartBits(fit.num_rows);
+  const PatchedForExceptionLayout g = MakePatchedForExceptionLayout(fit.num_rows, w, e);
   bool ok = true;
   const uint64_t rank =
       ForEachEvent(v, fit, begin, rows, lane, rank_before, [&](uint32_t x, uint64_t k) {
@@ -385,8 +395,13 @@ __device__ __forceinline__ bool PackPatchedForExceptions(const T* v, const Parti
           ok = false;
           return;
         }
-        OrField(stream, PatchedForRowBit(fit.num_rows, w, k), x, row_bits);
-        OrField(stream, PatchedForHighBit(fit.num_rows, w, e, k), high, e.width);
+        if (e.rows_ef) {
+          OrField(stream, g.rows_bit + k * g.low_bits, x, g.low_bits);
+          OrField(stream, g.h_bit + (x >> g.low_bits) + k, 1, 1);
+        } else {
+          OrField(stream, g.rows_bit + k * g.row_bits, x, g.row_bits);
+        }
+        OrField(stream, g.highs_bit + k * e.width, high, e.width);
       });
   return ok && (!last_tile || rank == e.count);
 }

@@ -93,6 +93,7 @@ FitOptions MakeFitOptions(const PartitionerOptions& o, uint32_t values_per_lane,
   f.enable_runs_ef = o.enable_runs_ef;
   f.enable_patched_for = o.enable_patched_for;
   f.signed_exception_highs = o.signed_exception_highs.value_or(true);
+  f.patched_rows_ef = o.patched_rows_ef;
   f.runs_ef_min_gain = o.runs_ef_min_gain.value_or(0.0);
   f.enable_linear = o.enable_linear;
   f.enable_poly2 = o.enable_poly2;

@@ -1,11 +1,13 @@
 // PATCHED_FOR (spec §8.12), the CUDA half: a tile decodes as a FOR_BITPACK
 // tile (DecodeSlapTile with the partition's Base and Bit_Width), then the
 // warp patches the exception rows that fall in the tile; random access reads
-// the row's field and binary-searches the exception rows. Included by the
-// CUDA backend's decode_kernels.cuh after the SLAP tile decoder and DELTA's
-// exception list (DeltaExceptionList: PATCHED_FOR's lists have the same
-// layout after the n fields, with no Seed words before the stream); the CPU
-// half is patched_for_decode.hpp beside this file.
+// the row's field and finds the row among the exception rows. Included by
+// the CUDA backend's decode_kernels.cuh after the SLAP tile decoder, DELTA's
+// exception list (DeltaExceptionList: PATCHED_FOR's fixed-width lists have
+// the same layout after the n fields, with no Seed words before the stream)
+// and RUNS_EF's warp bucket search (WarpFindBucket, which finds the first
+// Rows_EF row of a tile: those rows are Elias-Fano coded as RUNS_EF's run
+// starts are); the CPU half is patched_for_decode.hpp beside this file.
 //
 // Exception rows come from the payload and are untrusted (the host rejects
 // rows that do not increase or reach n, spec §8.12, but a device-only caller
@@ -19,6 +21,7 @@
 #include <cstdint>
 
 #include "codec/patched/patched_for_layout.hpp"
+#include "codec/patched/patched_rows_ef.hpp"
 
 namespace l3::cuda::detail {
 
@@ -34,6 +37,88 @@ __device__ __forceinline__ U PatchedForValue(const uint64_t* stream, uint64_t n,
   return static_cast<U>(base + f + patch);
 }
 
+/// PatchForTile for a partition with Rows_EF (spec §8.12). The tile's first
+/// row lo has high part h = lo >> l, and the rows before that bucket are the
+/// 1 bits of H before its h-th 0 bit (WarpFindBucket, 8192 bits of H a
+/// round). From there the warp takes H 1024 bits at a time (lane L holds
+/// the L-th 32-bit chunk, a warp scan numbers the chunks' 1 bits) and, 32
+/// exceptions a round, lane j finds the 1 bit of exception `next + j` by a
+/// bisection over the scan (five shuffles) and a select in its chunk, as
+/// RUNS_EF's window fill does: row ((q - i) << l) + low_i, patched where it
+/// lies in [lo, hi). The loads of the 32 exceptions of a round (low part,
+/// high part, field) are independent. The walk stops after the round that
+/// reaches a row past the tile, or at H's end or the E-th row: every load
+/// stays inside H, the low parts and the high parts, whatever H holds.
+template <typename U, int kV, bool kMap>
+__device__ __noinline__ void PatchForTileRowsEf(const KernelChunk& c, const StagedPartition& sp,
+                                                uint32_t tile, int64_t tile_out,
+                                                uint64_t range_len, U* __restrict__ out,
+                                                uint32_t lane) {
+  const DevicePartition& d = sp.d;
+  const uint64_t* stream = c.payload + d.word_offset;
+  const internal::DeltaExceptions e = internal::UnpackDeltaExceptions(sp.params[1]);
+  const internal::PatchedForExceptionLayout g =
+      internal::MakePatchedForExceptionLayout(d.rows, d.width, e);
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint32_t lo = tile * internal::kLanes * V;  // n <= 65536: rows fit 32 bits
+  const uint32_t hi = min(lo + internal::kLanes * V, d.rows);
+  const uint32_t h_bits = static_cast<uint32_t>(g.high_bits);  // < 3E <= 3 * 65536
+  const RunsEfWarpLayout h_layout{stream, d.width, e.count, g.low_bits, 0u,
+                                  static_cast<uint32_t>(g.h_bit), h_bits};
+  const RunsEfWarpBucket bucket = WarpFindBucket(h_layout, lo >> g.low_bits, lane);
+  const uint32_t w = d.width;
+  uint32_t chunk = bucket.first_bit / 32;  // the window's first 32-bit chunk of H
+  uint32_t ones_before = bucket.starts_below;  // exceptions before the window's counted bits
+  uint32_t next = min(bucket.starts_below, e.count);  // the next exception to place
+  __syncwarp();  // the tile's stores come before the rewrites
+  bool past = false;
+  while (!past && chunk * 32 < h_bits && next < e.count) {
+    uint32_t bits = h_layout.Chunk(chunk + lane);
+    // The first chunk may start before the bucket: its earlier 1 bits are
+    // rows that ones_before already counts.
+    if (lane == 0 && bucket.first_bit > chunk * 32) bits &= ~((1u << (bucket.first_bit % 32)) - 1u);
+    const uint32_t count = __popc(bits);
+    const uint32_t through = internal::WarpInclusiveSum(count);
+    const uint32_t total = __shfl_sync(0xFFFFFFFFu, through, 31);
+    // Exceptions ones_before .. ones_before + total - 1 have their 1 bit in
+    // the window; place them 32 a round.
+    while (!past && next < ones_before + total && next < e.count) {
+      const uint32_t k = next - ones_before + lane;  // this lane's 1 bit in the window
+      const uint32_t i = next + lane;                // and its exception
+      // The lane L whose chunk holds 1 bit k: the first with through > k.
+      uint32_t holder = 0;
+#pragma unroll
+      for (uint32_t step = 16; step > 0; step >>= 1) {
+        const uint32_t below = __shfl_sync(0xFFFFFFFFu, through, holder + step - 1);
+        holder = below <= k ? holder + step : holder;
+      }
+      const uint32_t holder_bits = __shfl_sync(0xFFFFFFFFu, bits, holder);
+      const uint32_t holder_before =
+          __shfl_sync(0xFFFFFFFFu, through - count, holder);
+      const bool valid = k < total && i < e.count;
+      if (valid) {
+        const uint32_t q = 32 * (chunk + holder) +
+                           internal::SelectInWord32(holder_bits, k - holder_before);
+        const uint32_t low = static_cast<uint32_t>(
+            LoadField(stream, g.rows_bit + uint64_t{i} * g.low_bits, g.low_bits));
+        const uint64_t x = (uint64_t{q - i} << g.low_bits) + low;  // wraps only on corrupt H
+        if (x >= hi) {
+          past = true;
+        } else if (x >= lo) {
+          const uint64_t high = internal::ExceptionHigh(
+              LoadField(stream, g.highs_bit + uint64_t{i} * e.width, e.width), e.signed_highs);
+          const U v = PatchedForValue<U>(stream, d.rows, w, V, sp.params[0], x, high);
+          StoreChecked<kMap>(c, out, tile_out + static_cast<int64_t>(x - lo), range_len, true, v);
+        }
+      }
+      past = __any_sync(0xFFFFFFFFu, past);
+      next += min(32u, min(ones_before + total - next, e.count - next));
+    }
+    ones_before += total;
+    chunk += internal::kLanes;
+  }
+}
+
 /// Adds the exceptions of one tile to what DecodeSlapTile stored for it:
 /// the warp finds the tile's first exception (DeltaExceptionList's warp
 /// search, one round of 32 samples when E <= 32), then lane j rewrites the
@@ -45,6 +130,10 @@ __device__ __noinline__ void PatchForTile(const KernelChunk& c, const StagedPart
                                           uint32_t tile, int64_t tile_out, uint64_t range_len,
                                           U* __restrict__ out, uint32_t lane) {
   const DevicePartition& d = sp.d;
+  if (internal::UnpackDeltaExceptions(sp.params[1]).rows_ef) {
+    PatchForTileRowsEf<U, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
+    return;
+  }
   const uint64_t* stream = c.payload + d.word_offset;
   const DeltaExceptionList ex(stream, d.rows, d.width, sp.params[1]);
   if (ex.count == 0) return;
@@ -92,14 +181,26 @@ __device__ __forceinline__ void DecodePatchedForTile(const KernelChunk& c,
 
 /// Local row x (< n) of a checked PATCHED_FOR partition, by one thread: its
 /// field, plus the high part of the exception whose row is x, if any (a
-/// binary search of at most ceil(log2(E + 1)) rows, spec §8.12).
+/// binary search of at most ceil(log2(E + 1)) rows, or with Rows_EF the
+/// bucket search of patched_rows_ef.hpp, spec §8.12).
 template <typename U>
 __device__ __forceinline__ U DecodePatchedForOne(const KernelChunk& c, const DevicePartition& d,
                                                  uint64_t x) {
   const uint64_t* stream = c.payload + d.word_offset;
-  const DeltaExceptionList ex(stream, d.rows, d.width, __ldg(c.params + d.param_offset + 1));
+  const uint64_t word = __ldg(c.params + d.param_offset + 1);
+  const internal::DeltaExceptions e = internal::UnpackDeltaExceptions(word);
   uint64_t high = 0;
-  if (ex.count != 0) {
+  if (e.rows_ef) {
+    const internal::PatchedForExceptionLayout g =
+        internal::MakePatchedForExceptionLayout(d.rows, d.width, e);
+    const internal::PatchedRowLookup at =
+        internal::PatchedRowsEfFind(PayloadStream{stream}, g, e.count, x);
+    if (at.found) {
+      high = internal::ExceptionHigh(LoadField(stream, g.highs_bit + at.index * e.width, e.width),
+                                     e.signed_highs);
+    }
+  } else if (e.count != 0) {
+    const DeltaExceptionList ex(stream, d.rows, d.width, word);
     const uint32_t i = ex.LowerBound(x);
     if (i < ex.count && ex.Row(i) == x) high = ex.High(i);
   }

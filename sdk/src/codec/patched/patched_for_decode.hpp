@@ -3,7 +3,10 @@
 //
 // v(x) = (Base + f(x) + h_i * 2^w) mod 2^N for exception row i, else
 // (Base + f(x)) mod 2^N: the FOR_BITPACK decoder (with its per-width kernels)
-// then one addition per exception in the range, found by binary search.
+// then one addition per exception in the range. The exception rows are
+// fixed-width fields (found by binary search) or, with Rows_EF, the
+// Elias-Fano code of patched_rows_ef.hpp (found by its bucket search, then
+// walked along H).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +14,124 @@
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/delta/delta_decode.hpp"
 #include "codec/patched/patched_for_layout.hpp"
+#include "codec/patched/patched_rows_ef.hpp"
 
 namespace l3::internal {
 
-/// The exception lists of a PATCHED_FOR partition: those of §8.9, in a stream
-/// that starts at the partition's first payload byte (no Seed words).
-inline DeltaExceptionReader PatchedForExceptions(const Partition& part) {
-  return DeltaExceptionReader(part, part.payload);
-}
+/// The exceptions of a PATCHED_FOR partition whose parameters passed the
+/// checks of spec §8.12 (PatchedForExceptionsValid). Every read stays inside
+/// the partition's payload words (plus the segment's padding), whatever the
+/// payload holds.
+class PatchedForExceptionReader {
+ public:
+  explicit PatchedForExceptionReader(const Partition& part)
+      : payload_(part.payload),
+        n_(part.num_rows),
+        e_(UnpackDeltaExceptions(LoadLE64(part.params + 8))),
+        g_(MakePatchedForExceptionLayout(part.num_rows, part.bit_width, e_)),
+        fixed_(part, part.payload) {}
+
+  uint32_t count() const { return e_.count; }
+  bool rows_ef() const { return e_.rows_ef; }
+  /// The stored high-part field of exception i, and the high part h_i it
+  /// holds (ExceptionHigh: itself, or zigzag-decoded with Signed_Highs).
+  uint64_t StoredHigh(uint64_t i) const {
+    return LoadField(payload_, g_.highs_bit + i * e_.width, LowMask(e_.width));
+  }
+  uint64_t High(uint64_t i) const { return ExceptionHigh(StoredHigh(i), e_.signed_highs); }
+
+  /// Walks the exception rows in order from a starting exception.
+  class RowCursor {
+   public:
+    /// The rows from exception `index` on; `h_pos` (Rows_EF) is a position
+    /// of H at or before that exception's 1 bit and after the 1 bits of the
+    /// exceptions before it.
+    RowCursor(const PatchedForExceptionReader& r, uint64_t index, uint64_t h_pos)
+        : r_(r), index_(index), pos_(h_pos) {}
+    /// The row of exception index() into *row, then moves on; false once
+    /// the E rows are done, or with Rows_EF when H has no further 1 bit.
+    bool Next(uint64_t* row) {
+      if (index_ >= r_.e_.count) return false;
+      if (!r_.e_.rows_ef) {
+        *row = r_.fixed_.Row(index_++);
+        return true;
+      }
+      const PatchedForExceptionLayout& g = r_.g_;
+      for (;;) {
+        if (pos_ >= g.high_bits) return false;
+        const uint64_t word = r_.HighWord(pos_);
+        if (word != 0) {
+          const uint64_t q = pos_ + static_cast<uint64_t>(__builtin_ctzll(word));
+          const uint64_t low =
+              LoadField(r_.payload_, g.rows_bit + index_ * g.low_bits, LowMask(g.low_bits));
+          *row = ((q - index_) << g.low_bits) + low;  // wraps only on corrupt H
+          pos_ = q + 1;
+          ++index_;
+          return true;
+        }
+        pos_ += 64;
+      }
+    }
+    uint64_t index() const { return index_; }
+
+   private:
+    const PatchedForExceptionReader& r_;
+    uint64_t index_;
+    uint64_t pos_;  // Rows_EF: the next position of H to look at
+  };
+
+  /// The first exception whose row is >= x, as a cursor, and whether its row
+  /// is x (binary search over fixed-width rows; the bucket search of
+  /// patched_rows_ef.hpp over Rows_EF rows). Any bits give an index in [0, E].
+  RowCursor LowerBound(uint64_t x, bool* found = nullptr) const {
+    if (!e_.rows_ef) {
+      const uint64_t i = fixed_.LowerBound(x);
+      if (found != nullptr) *found = i < e_.count && fixed_.Row(i) == x;
+      return RowCursor(*this, i, 0);
+    }
+    const PatchedRowLookup at = PatchedRowsEfFind(Stream{payload_}, g_, e_.count, x);
+    if (found != nullptr) *found = at.found;
+    return RowCursor(*this, at.index, at.h_pos);
+  }
+
+  /// spec §8.12: the rows are strictly increasing and below n, and Rows_EF's
+  /// H holds exactly E ones.
+  bool RowsValid() const {
+    RowCursor cursor(*this, 0, 0);
+    uint64_t row = 0, previous = 0;
+    for (uint64_t i = 0; i < e_.count; ++i) {
+      if (!cursor.Next(&row) || row >= n_ || (i > 0 && row <= previous)) return false;
+      previous = row;
+    }
+    if (!e_.rows_ef) return true;
+    uint64_t ones = 0;  // H holds no 1 bit besides the E rows'
+    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) ones += PopCount64(HighWord(pos));
+    return ones == e_.count;
+  }
+
+ private:
+  /// The payload as runs_ef_select.hpp reads it.
+  struct Stream {
+    const uint8_t* payload;
+    uint64_t Field(uint64_t bit, uint32_t width) const {
+      return LoadField(payload, bit, LowMask(width));
+    }
+  };
+
+  /// Bits [pos, pos + 64) of H, zero past H_n.
+  uint64_t HighWord(uint64_t pos) const {
+    if (pos >= g_.high_bits) return 0;
+    const uint64_t word = LoadField(payload_, g_.h_bit + pos, ~uint64_t{0});
+    const uint64_t left = g_.high_bits - pos;
+    return left >= 64 ? word : word & LowMask(static_cast<uint32_t>(left));
+  }
+
+  const uint8_t* payload_;
+  uint64_t n_;
+  DeltaExceptions e_;
+  PatchedForExceptionLayout g_;
+  DeltaExceptionReader fixed_;  // fixed-width rows: DELTA's lists (spec §8.9)
+};
 
 /// Local rows [lb, le) of a PATCHED_FOR partition; out[0] is local row lb.
 /// The exception rows must have passed PatchedForExceptionRowsValid.
@@ -27,36 +140,38 @@ void DecodePatchedForRange(const Partition& part, uint32_t values_per_lane, uint
                            uint64_t le, T* out) {
   DecodeSlapRange<T, static_cast<uint8_t>(Model::kFor)>(part, values_per_lane, lb, le, out);
   const uint32_t w = part.bit_width;
-  const DeltaExceptionReader exceptions = PatchedForExceptions(part);
+  const PatchedForExceptionReader exceptions(part);
   if (exceptions.count() == 0 || w >= 64) return;  // w + hw <= N: no high bits at w = 64
   using U = std::make_unsigned_t<T>;
-  for (uint64_t i = exceptions.LowerBound(lb); i < exceptions.count(); ++i) {
-    const uint64_t row = exceptions.Row(i);
+  PatchedForExceptionReader::RowCursor cursor = exceptions.LowerBound(lb);
+  uint64_t row = 0;
+  for (uint64_t i = cursor.index(); cursor.Next(&row); ++i) {
     if (row >= le) break;
+    if (row < lb) continue;  // only on rows that failed the check
     out[row - lb] = FromBits<T>(static_cast<U>(out[row - lb]) + (exceptions.High(i) << w));
   }
 }
 
 /// Local row x of a PATCHED_FOR partition, mod 2^64 (the caller keeps N
-/// bits): its field, plus its high part if a binary search finds x among
-/// the exception rows.
+/// bits): its field, plus its high part if x is among the exception rows.
 inline uint64_t DecodePatchedForValue(const Partition& part, uint32_t values_per_lane,
                                       uint64_t x) {
   const uint32_t w = part.bit_width;
   uint64_t value = LoadLE64(part.params) +
                    LoadField(part.payload,
                              SlapFieldBitOffset(part.num_rows, w, values_per_lane, x), LowMask(w));
-  const DeltaExceptionReader exceptions = PatchedForExceptions(part);
+  const PatchedForExceptionReader exceptions(part);
   if (exceptions.count() == 0 || w >= 64) return value;
-  const uint64_t i = exceptions.LowerBound(x);
-  if (i < exceptions.count() && exceptions.Row(i) == x) value += exceptions.High(i) << w;
+  bool found = false;
+  const PatchedForExceptionReader::RowCursor at = exceptions.LowerBound(x, &found);
+  if (found) value += exceptions.High(at.index()) << w;
   return value;
 }
 
-/// spec §8.12: the exception rows are strictly increasing and below n
-/// (CORRUPT_PAYLOAD otherwise).
+/// spec §8.12: the exception rows are strictly increasing and below n, and
+/// with Rows_EF H holds exactly E ones (CORRUPT_PAYLOAD otherwise).
 inline bool PatchedForExceptionRowsValid(const Partition& part) {
-  return PatchedForExceptions(part).RowsValid();
+  return PatchedForExceptionReader(part).RowsValid();
 }
 
 /// spec §8.12 writer rules, checked by deep validation (§10.3): every stored
@@ -65,7 +180,7 @@ inline bool PatchedForExceptionRowsValid(const Partition& part) {
 /// with Signed_Highs, so the rows whose u(x) needs more than w bits are then
 /// exactly the exception rows.) "" when they hold.
 inline const char* PatchedForRuleViolation(const Partition& part) {
-  const DeltaExceptionReader exceptions = PatchedForExceptions(part);
+  const PatchedForExceptionReader exceptions(part);
   const uint32_t width = UnpackDeltaExceptions(LoadLE64(part.params + 8)).width;
   uint32_t widest = 0;
   for (uint64_t i = 0; i < exceptions.count(); ++i) {
@@ -81,7 +196,7 @@ inline const char* PatchedForRuleViolation(const Partition& part) {
 /// exception rows and high parts (spec §8.12).
 inline uint64_t PatchedForUsedBits(const Partition& part) {
   return part.num_rows * part.bit_width +
-         DeltaExceptionBits(part.num_rows, UnpackDeltaExceptions(LoadLE64(part.params + 8)));
+         PatchedForExceptionBits(part.num_rows, UnpackDeltaExceptions(LoadLE64(part.params + 8)));
 }
 
 }  // namespace l3::internal

@@ -62,17 +62,18 @@ L3_HD PartitionFit MakePatchedForFit(uint32_t n, uint32_t width, T base, DeltaEx
 /// The PATCHED_FOR fit from the width counts of each distinct Base
 /// candidate (rows_of_width[j][b] = the rows x whose u(x) = (v(x) - base_j)
 /// mod 2^N is b bits, over all n rows; bases.value[j] are keys, and every
-/// key lies in [min_key, max_key]; Signed_Highs only where `allow_signed`): the base
-/// whose best Bit_Width (ChooseDeltaWidthFromCounts: n fields of w bits and
-/// E exceptions of bitlen(n - 1) + hw bits) needs the fewest payload words,
-/// the first on ties. Shared with the CUDA writer.
+/// key lies in [min_key, max_key]; Signed_Highs only where `allow_signed`,
+/// Rows_EF only where `allow_rows_ef`): the base whose best Bit_Width
+/// (ChooseDeltaWidthFromCounts: n fields of w bits and E exceptions of hw
+/// bits each plus their rows, CheapestRowListBits) needs the fewest payload
+/// words, the first on ties. Shared with the CUDA writer.
 template <typename T>
 L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
                                      const uint64_t (*rows_of_width)[65], int64_t min_key,
-                                     int64_t max_key, bool allow_signed) {
+                                     int64_t max_key, bool allow_signed, bool allow_rows_ef) {
   int64_t key = 0;
   const DeltaChoice best = BestBaseChoice(n, bases, rows_of_width, min_key, max_key, 8 * sizeof(T),
-                                          allow_signed, &key);
+                                          allow_signed, &key, allow_rows_ef);
   return MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), ExceptionsOf(best));
 }
 
@@ -114,11 +115,13 @@ struct PatchedForBuckets {
 /// costs less than `cost_limit` bytes, a fit whose cost_bytes is ~0 (nothing
 /// else set), as DeltaFit does for DELTA. `buckets`, when filled, are the
 /// values' bucket counts for that bound (else they are counted here).
-/// Signed_Highs only where `allow_signed` (FitOptions::signed_exception_highs).
+/// Signed_Highs only where `allow_signed` (FitOptions::signed_exception_highs),
+/// Rows_EF only where `allow_rows_ef` (FitOptions::patched_rows_ef).
 template <typename T>
 PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
                            uint64_t cost_limit = kNoDeltaCostLimit,
-                           PatchedForBuckets<T>* buckets = nullptr, bool allow_signed = true) {
+                           PatchedForBuckets<T>* buckets = nullptr, bool allow_signed = true,
+                           bool allow_rows_ef = true) {
   using U = typename ValueTraits<T>::Unsigned;
   const int64_t min_key = PatchedForKey(min), max_key = PatchedForKey(max);
   if (cost_limit != kNoDeltaCostLimit) {
@@ -130,7 +133,8 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
       local.Fill(v, n);
       buckets = &local;
     }
-    if (OffsetCostLowerBoundOfBuckets(buckets->counts, n, min_key, max_key, n, 0) >= cost_limit) {
+    if (OffsetCostLowerBoundOfBuckets(buckets->counts, n, min_key, max_key, n, 0, allow_rows_ef) >=
+        cost_limit) {
       PartitionFit hopeless;
       hopeless.cost_bytes = ~uint64_t{0};
       return hopeless;
@@ -151,7 +155,8 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
   if (bases.count > 1) {
     CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
   }
-  return BestPatchedForFit<T>(n, bases, rows_of_width, min_key, max_key, allow_signed);
+  return BestPatchedForFit<T>(n, bases, rows_of_width, min_key, max_key, allow_signed,
+                              allow_rows_ef);
 }
 
 /// PatchedForFit of values[0, n) with no cost limit.
@@ -167,8 +172,9 @@ PartitionFit PatchedForFit(const T* v, uint32_t n) {
 
 /// Writes a PATCHED_FOR partition's payload into `out` (fit.payload_words
 /// zeroed words): the low Bit_Width bits of u(x) = v(x) - Base in SLAP stream
-/// order (spec §8.5), then the exception rows and high parts in row order.
-/// Returns false when the fit does not describe the values (an encoder bug).
+/// order (spec §8.5), then the exception rows (fixed-width, or Rows_EF's low
+/// parts and the 1 bits of H) and the high parts, in row order. Returns
+/// false when the fit does not describe the values (an encoder bug).
 template <typename T>
 bool EmitPatchedForPayload(const T* v, const PartitionFit& fit, uint32_t values_per_lane,
                            uint8_t* out) {
@@ -180,7 +186,27 @@ bool EmitPatchedForPayload(const T* v, const PartitionFit& fit, uint32_t values_
   const auto offset_of = [&](uint64_t x) -> uint64_t {
     return static_cast<U>(static_cast<U>(v[x]) - base);
   };
-  return EmitOffsetsWithExceptions(n, w, e, values_per_lane, 8 * sizeof(T), offset_of, out);
+  EmitSlapOffsets(n, w, values_per_lane, offset_of, out);
+  if (e.count == 0) return true;
+  const PatchedForExceptionLayout g = MakePatchedForExceptionLayout(n, w, e);
+  uint64_t k = 0;  // exceptions so far
+  for (uint64_t x = 0; x < n; ++x) {
+    const uint64_t u = offset_of(x);
+    if (w >= 64 || (u >> w) == 0) continue;
+    const uint64_t high = StoredExceptionHigh(u, w, 8 * sizeof(T), e.signed_highs);
+    if (k >= e.count || BitLength(high) > e.width) return false;
+    if (e.rows_ef) {
+      // spec §8.12: low part k, and bit (x >> l) + k of H.
+      delta_detail::OrField(out, g.rows_bit + k * g.low_bits, x & LowMask(g.low_bits),
+                            g.low_bits);
+      delta_detail::OrField(out, g.h_bit + (x >> g.low_bits) + k, 1, 1);
+    } else {
+      delta_detail::OrField(out, g.rows_bit + k * g.row_bits, x, g.row_bits);
+    }
+    delta_detail::OrField(out, g.highs_bit + k * e.width, high, e.width);
+    ++k;
+  }
+  return k == e.count;
 }
 
 }  // namespace l3::internal

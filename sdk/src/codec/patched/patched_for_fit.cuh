@@ -23,11 +23,12 @@
 namespace l3::internal {
 
 /// PatchedForFit(v, n) computed by one warp (all lanes call it and get the
-/// result; n >= 1), Signed_Highs only where `allow_signed`. `scratch`:
-/// kDeltaFitScratchWords words of shared memory owned by this warp.
+/// result; n >= 1), Signed_Highs only where `allow_signed`, Rows_EF only
+/// where `allow_rows_ef`. `scratch`: kDeltaFitScratchWords words of shared
+/// memory owned by this warp.
 template <typename T>
 __device__ PartitionFit WarpPatchedForFit(const T* v, uint32_t n, bool allow_signed,
-                                          uint32_t lane, uint32_t* scratch) {
+                                          bool allow_rows_ef, uint32_t lane, uint32_t* scratch) {
   using U = typename ValueTraits<T>::Unsigned;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   for (uint32_t x = lane; x < n; x += 32) {
@@ -43,7 +44,7 @@ __device__ PartitionFit WarpPatchedForFit(const T* v, uint32_t n, bool allow_sig
   int64_t key = 0;
   const DeltaChoice best = delta_fit_detail::WarpBestBaseChoice(
       n, bases, delta_fit_detail::WidthCountsIn(scratch), lo, hi, 8 * sizeof(T), allow_signed,
-      lane, &key);
+      lane, &key, allow_rows_ef);
   const PartitionFit fit =
       MakePatchedForFit<T>(n, best.width, PatchedForValueOfKey<T>(key), ExceptionsOf(best));
   __syncwarp();  // the scratch is free again for the caller

@@ -6,6 +6,7 @@
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/patched/patched_for_layout.hpp"
 #include "codec/runs/runs_ef_layout.hpp"
 #include "common/bits.hpp"
 #include "format/layout.hpp"
@@ -85,9 +86,22 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
       run(seeds, 64, false, packed(start));
       const uint64_t stream = start + 64 * seeds;
       run(n, w, false, slap(stream));
-      const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part.params + 8));
-      const uint32_t pb = RunStartBits(n);
+      const uint64_t word = LoadLE64(part.params + 8);
+      const DeltaExceptions e = UnpackDeltaExceptions(word);
       const uint64_t rows_bit = stream + n * w;
+      if (model == static_cast<uint8_t>(Model::kPatchedFor) && e.rows_ef) {
+        // spec §8.12 Rows_EF: E low parts of l bits, then H in pieces of 8
+        // bits as for RUNS_EF, then the high parts.
+        if (!PatchedForExceptionsValid(word, n, w, 64)) continue;  // reported elsewhere
+        const PatchedForExceptionLayout g = MakePatchedForExceptionLayout(n, w, e);
+        run(e.count, g.low_bits, false, packed(start + g.rows_bit));
+        run(g.high_bits / 8, 8, false, packed(start + g.h_bit));
+        run(1, static_cast<uint32_t>(g.high_bits % 8), false,
+            packed(start + g.h_bit + 8 * (g.high_bits / 8)));
+        run(e.count, e.width, false, packed(start + g.highs_bit));
+        continue;
+      }
+      const uint32_t pb = RunStartBits(n);
       run(e.count, pb, false, packed(rows_bit));
       run(e.count, e.width, false, packed(rows_bit + uint64_t{e.count} * pb));
     } else {

@@ -366,6 +366,31 @@ void AddDeepCases(std::vector<Case>* cases) {
         "only deep validation sees it.",
         "CORRUPT_METADATA", {col}, claim);
   }
+  {
+    // spec §8.12 with Rows_EF, §10.3 step 5.2.1. 200 u16 rows of 4-bit
+    // offsets from 7, every 10th row from row 3 an exception with high part
+    // 1 .. 20 (hw = 5): E = 20, l = bitlen(10) - 1 = 3, H_n = 20 + 199 / 8 =
+    // 44, RB = 20 * 3 + 44 = 104; the last high part ends at stream bit
+    // 200 * 4 + 104 + 20 * 5 = 1004, in the 16th and last payload word.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 200; ++i) v.push_back(static_cast<uint64_t>(7 + (i * 5) % 16));
+    for (int i = 0; i < 20; ++i) v[3 + 10 * i] += static_cast<uint64_t>(16 * (i + 1));
+    PartSpec p = Part(200, kPatchedFor);
+    p.base = 7;
+    p.width = 4;
+    p.rows_ef = true;
+    BuildOptions padding;
+    padding.edit_chunk = [](int, int, EncodedChunk& c) {
+      if (c.payload.size() != 8 * 16 + 32) Fail("patched_for_rows_ef_padding_bits_nonzero: size");
+      SetPayloadBit(c, 0, 1004);
+    };
+    add("patched_for_rows_ef_padding_bits_nonzero", {"8.12", "10.3"},
+        "A u16 PATCHED_FOR partition of 200 rows (Bit_Width 4) with 20 exceptions in the "
+        "Rows_EF code (l = 3, H_n = 44, Exception_Width 5) whose stream bit 1004, the first "
+        "after the last high part (n * w + E * l + H_n + E * hw), is set. Every row decodes; "
+        "only deep validation sees it.",
+        "CORRUPT_PAYLOAD", {Column("v", Ty::kU16, v, {p})}, padding);
+  }
   AddFloatDeepCases(cases);
 }
 

@@ -878,6 +878,74 @@ void ChunkCases(const Inv& add) {
           flip(c, 18 + 1);
           flip(c, 18 + 2);
         }));
+    add("patched_for_rows_ef_row_at_n", {"8.12"},
+        "A Rows_EF partition of 200 rows whose last row reads 200 (its low part 23 -> 8, its 1 "
+        "bit of H moved from bit 4 to bit 5, the last bit of H): rows 17, 90, 200 increase, "
+        "and H holds E = 3 ones, but rows must lie below n.",
+        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) {
+          // low_2 = 151 mod 64 = 23 = 0b010111 at bits 12..17; 8 = 0b001000;
+          // r_2 = (5 - 2) * 64 + 8 = 200.
+          for (uint32_t j = 0; j < 6; ++j) {
+            if (((23u ^ 8u) >> j) & 1u) flip(c, 12 + j);
+          }
+          flip(c, 18 + 4);
+          flip(c, 18 + 5);
+        }));
+  }
+  {
+    // spec §8.12: Rows_EF needs E >= 1. 200 u32 rows of 3-bit offsets from
+    // 50, Bit_Width 3, no exceptions; the Exceptions word reads E = 0, hw =
+    // 0, Rows_EF = 1, and the file sets PATCHED_ROWS_EF, so only E is wrong.
+    std::vector<uint64_t> v;
+    for (int i = 0; i < 200; ++i) v.push_back(static_cast<uint64_t>(50 + i % 8));
+    PartSpec p = Part(200, kPatchedFor);
+    p.base = 50;
+    p.width = 3;
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      SetLE(&c.parameters[8], uint64_t{1} << 41, 8);  // E = 0, hw = 0, Rows_EF
+    };
+    opt.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features |= uint64_t{1} << 8;
+    };
+    add("patched_for_rows_ef_without_exceptions", {"8.12"},
+        "A u32 PATCHED_FOR partition of 200 rows without exceptions (Bit_Width 3, 10 payload "
+        "words of fields only) whose Exceptions word is 2^41: Num_Exceptions 0, "
+        "Exception_Width 0 and Rows_EF (which needs Num_Exceptions >= 1; l = bitlen(n / E) - 1 "
+        "is undefined). PATCHED_ROWS_EF is set.",
+        "CORRUPT_METADATA", "read", File({Column("v", Ty::kU32, v, {p}, 8)}, opt));
+  }
+  {
+    // spec §8.12: Rows_EF needs n <= 65536. 65537 u32 rows of 3 but the last
+    // (5003); Bit_Width 0, one exception (row 65536, high part 5000, hw =
+    // 13). The encoder refuses Rows_EF there, so the partition is written
+    // with a fixed-width row (pb = 17) and rewritten: with Rows_EF l =
+    // bitlen(65537) - 1 = 16 and H_n = 1 + floor(65536 / 2^16) = 2; low_0 =
+    // 0 at bits 0..15, H = 0 1 at bits 16..17 (row 65536 >> 16 = 1), the
+    // high part at bits 18..30: still one payload word, so that only n is
+    // wrong. PATCHED_ROWS_EF is set.
+    std::vector<uint64_t> v(65537, 3);
+    v[65536] = 5003;
+    PartSpec p = Part(65537, kPatchedFor);
+    p.base = 3;
+    p.width = 0;
+    BuildOptions opt;
+    opt.edit_chunk = [](int, int, EncodedChunk& c) {
+      const uint64_t word = GetLE(&c.parameters[8], 8);
+      if (word != (1 | (uint64_t{13} << 32)) || c.payload.size() != 8 + 32) {
+        Fail("patched_for_rows_ef_65537_rows: unexpected encoding");
+      }
+      SetLE(&c.parameters[8], word | (uint64_t{1} << 41), 8);
+      SetLE(&c.payload[0], (uint64_t{1} << 17) | (uint64_t{5000} << 18), 8);
+    };
+    opt.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features |= uint64_t{1} << 8;
+    };
+    add("patched_for_rows_ef_65537_rows", {"8.12"},
+        "A u32 PATCHED_FOR partition of 65537 rows (Rows_EF allows at most 65536), Base 3, "
+        "Bit_Width 0, one exception (row 65536, high part 5000) with Rows_EF: l = 16, H_n = "
+        "2, payload word 0x4E220000; PATCHED_ROWS_EF is set.",
+        "CORRUPT_METADATA", "read", File({Column("v", Ty::kU32, v, {p})}, opt));
   }
   chunk("model_type_6", {"7.3", "8.1", "8.11"},
         "Partition 2 (runs) has Model_Type 6 (RUNS_EF, format 1.1) in a file without the "

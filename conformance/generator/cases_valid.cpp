@@ -1482,6 +1482,51 @@ void PatchedForCases(const Adder& add) {
     }
   }
   {
+    // Rows_EF with every row an exception (E = n): l = bitlen(1) - 1 = 0,
+    // H_n = 2n - 1, and bit 2i of H is 1 for row i.
+    std::vector<uint64_t> v(100);
+    for (uint32_t x = 0; x < 100; ++x) v[x] = 30 + 4 + (x * 13) % 1000;
+    PartSpec p = Part(100, kPatchedFor);
+    p.base = 30;
+    p.width = 2;
+    p.rows_ef = true;
+    add("patched_for_rows_ef_every_row_u16", {"8.12"},
+        "u16: a PATCHED_FOR partition of 100 rows, Base 30, Bit_Width 2, every offset at least "
+        "4, so all 100 rows are exceptions (E = n): Rows_EF with l = 0 and H_n = 199, H "
+        "holding 1 bits at 0, 2, ..., 198.",
+        {Column("v", Ty::kU16, v, {p})});
+  }
+  {
+    // spec §8.12: Rows_EF allows n <= 65536; the largest partition, V = 8
+    // (256 full tiles), Bit_Width 0. First with 76 exceptions spread over
+    // the rows (l = bitlen(862) - 1 = 9, H_n = 76 + 127 = 203), then with
+    // one exception on the last row (l = bitlen(65536) - 1 = 16, H_n = 1 +
+    // floor(65535 / 2^16) = 1: the row is all low part, 65535).
+    std::vector<uint32_t> rows = {0, 1, 255, 256, 4095, 4096, 32767, 32768, 65534, 65535};
+    for (uint32_t x = 500; x < 65534; x += 997) rows.push_back(x);
+    std::sort(rows.begin(), rows.end());
+    if (rows.size() != 76) Fail("patched_for_rows_ef_65536_rows_u8: expected 76 exceptions");
+    std::vector<uint64_t> v(65536, 7);
+    for (size_t i = 0; i < rows.size(); ++i) v[rows[i]] = 7 + 1 + (i * 37) % 248;
+    PartSpec p = Part(65536, kPatchedFor);
+    p.base = 7;
+    p.width = 0;
+    p.rows_ef = true;
+    add("patched_for_rows_ef_65536_rows_u8", {"8.12"},
+        "u8, V = 8: one PATCHED_FOR partition of 65536 rows (the largest that Rows_EF "
+        "allows), Base 7, Bit_Width 0; 76 exceptions with Rows_EF (l = 9, H_n = 203): rows "
+        "0, 1, 255, 256, 4095, 4096, 32767, 32768, 65534, 65535 and every 997th row from "
+        "row 500, with offsets 1 to 248.",
+        {Column("v", Ty::kU8, v, {p}, 8)});
+    std::vector<uint64_t> one(65536, 7);
+    one[65535] = 250;
+    add("patched_for_rows_ef_one_exception_65536_rows_u8", {"8.12"},
+        "u8, V = 8: one PATCHED_FOR partition of 65536 rows of 7 but the last (250), Base 7, "
+        "Bit_Width 0; the one exception with Rows_EF: l = 16, its low part 65535 (16 bits), "
+        "H_n = 1 (H = 1), high part 243 (Exception_Width 8).",
+        {Column("v", Ty::kU8, one, {p}, 8)});
+  }
+  {
     // Rows_EF with Signed_Highs, and under field planes and field bytes.
     Rng rng(84);
     std::vector<uint64_t> v(3001);

@@ -63,6 +63,11 @@ struct PatchedCounts {
   uint64_t partitions = 0;
   uint64_t zero_width = 0;
   uint64_t rows_ef = 0;  // exception rows in the Elias-Fano code (spec §8.12)
+  // Rows_EF with l <= 2 (more than 1/8 of the rows exceptions): with
+  // Bit_Width 0 the GPU decodes these through a bitmap of the exception rows
+  // (PatchForTileRowsEfBitmap), with Bit_Width > 0 32 exceptions a round.
+  uint64_t dense_rows_ef = 0;
+  uint64_t dense_rows_ef_fields = 0;
 };
 
 PatchedCounts CountPatchedFor(const Reader& reader, int column) {
@@ -75,7 +80,13 @@ PatchedCounts CountPatchedFor(const Reader& reader, int column) {
       if (p.model != ModelType::kPatchedFor) continue;
       ++counts.partitions;
       counts.zero_width += p.bit_width == 0;
-      counts.rows_ef += (p.params[1] >> 41) & 1;  // Rows_EF
+      const bool rows_ef = ((p.params[1] >> 41) & 1) != 0;  // Rows_EF
+      counts.rows_ef += rows_ef;
+      const uint64_t exceptions = p.params[1] & 0xFFFFFFFFu;  // E
+      // l = bitlen(floor(n / E)) - 1 <= 2
+      const bool dense = rows_ef && exceptions > 0 && p.num_rows / exceptions < 8;
+      counts.dense_rows_ef += dense;
+      counts.dense_rows_ef_fields += dense && p.bit_width > 0;
     }
   }
   return counts;
@@ -200,24 +211,37 @@ void CheckDeviceEncoder(PhysicalType type, uint64_t seed) {
 
 TEST_CASE("PATCHED_FOR Rows_EF: dense and sparse exception lists decode as on the CPU") {
   // Dense: 53% of the rows one value, the rest over 7 bits (Bit_Width 0 with
-  // Rows_EF, the shape of adult census hours per week); sparse: 5% nonzero
-  // rows of up to 12 bits. Whole, ranges, random rows and the device
+  // Rows_EF, l = 1); denser: 40% one value (more than half of the rows
+  // exceptions, l = 0, the shape of adult census hours per week); with
+  // fields: 60% of the rows 40 or 41 (Bit_Width 1, l = 1, the shape of
+  // education numbers). The first two decode through the GPU's
+  // exception-row bitmap, the others 32 exceptions a round. Sparse: 5%
+  // nonzero rows of up to 12 bits. Whole, ranges, random rows and the device
   // writer's bytes, V = 64, 1 and 1024.
   std::mt19937_64 rng(77);
   const uint64_t n = 60001;
-  std::vector<uint32_t> dense(n), sparse(n);
+  std::vector<uint32_t> dense(n), denser(n), fields(n), sparse(n);
   for (uint32_t& x : dense) x = rng() % 100 < 53 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : denser) x = rng() % 100 < 40 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : fields) {
+    x = rng() % 100 < 60 ? 40 + static_cast<uint32_t>(rng() % 2)
+                         : 1 + static_cast<uint32_t>(rng() % 99);
+  }
   for (uint32_t& x : sparse) x = rng() % 100 < 5 ? 1 + static_cast<uint32_t>(rng() % 4000) : 0;
-  for (const std::vector<uint32_t>* values : {&dense, &sparse}) {
+  for (const std::vector<uint32_t>* values : {&dense, &denser, &fields, &sparse}) {
     for (const uint32_t v : {64u, 1u, 1024u}) {
       CAPTURE(v);
+      CAPTURE(values - &dense);
       WriteOptions options;
       options.values_per_lane = v;
       const std::vector<uint8_t> file =
           WriteColumn("x", PhysicalType::kUInt32, values->data(), n, options);
       Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
       REQUIRE_MESSAGE(reader.ok(), reader.status().ToString());
-      CHECK(CountPatchedFor(*reader, 0).rows_ef > 0);
+      const PatchedCounts counts = CountPatchedFor(*reader, 0);
+      CHECK(counts.rows_ef > 0);
+      CHECK((counts.dense_rows_ef > 0) == (values != &sparse));
+      if (values == &fields) CHECK(counts.dense_rows_ef_fields > 0);
       CheckColumnAgainstCpu(*reader, 0, values->data(), v);
 
       internal::EncoderConfig config;

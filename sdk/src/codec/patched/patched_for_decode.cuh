@@ -1,6 +1,8 @@
 // PATCHED_FOR (spec §8.12), the CUDA half: a tile decodes as a FOR_BITPACK
 // tile (DecodeSlapTile with the partition's Base and Bit_Width), then the
-// warp patches the exception rows that fall in the tile; random access reads
+// warp patches the exception rows that fall in the tile (or, for dense
+// Rows_EF lists with Bit_Width 0, the warp marks the tile's exception rows
+// in a bitmap and then stores every row itself); random access reads
 // the row's field and finds the row among the exception rows. Included by
 // the CUDA backend's decode_kernels.cuh after the SLAP tile decoder, DELTA's
 // exception list (DeltaExceptionList: PATCHED_FOR's fixed-width lists have
@@ -119,6 +121,141 @@ __device__ __noinline__ void PatchForTileRowsEf(const KernelChunk& c, const Stag
   }
 }
 
+/// Rows_EF partitions with Bit_Width 0 and l at most this (more than 1/8
+/// of their rows exceptions) decode their tiles through a bitmap of the
+/// exception rows (PatchForTileRowsEfBitmap); sparser lists place their
+/// exceptions 32 a round (PatchForTileRowsEf), which costs per exception,
+/// not per row. With Bit_Width > 0 the bitmap pass would rewrite the rows
+/// DecodeSlapTile stored, and that cost more than the rounds (adult census
+/// Education_Num, Bit_Width 1, 45% exceptions, on an H200: 20% -> 14% of
+/// the copy roofline re-reading each field, 15% re-reading the stored row).
+inline constexpr uint32_t kRowsEfBitmapMaxLowBits = 2;
+/// Rows of one bitmap: 64 words of shared memory per warp.
+inline constexpr uint32_t kRowsEfSliceRows = 2048;
+/// Warps of a block (DecodeRowsKernel's launch bound: 256 threads).
+inline constexpr uint32_t kRowsEfMaxBlockWarps = 8;
+
+/// Whether a PATCHED_FOR partition's tiles go through the exception-row
+/// bitmap: Rows_EF, Bit_Width 0 and l <= kRowsEfBitmapMaxLowBits.
+__device__ __forceinline__ bool UsesRowsEfBitmap(const DevicePartition& d,
+                                                 const internal::DeltaExceptions& e) {
+  return e.rows_ef && e.count > 0 && d.width == 0 &&
+         internal::MakePatchedForExceptionLayout(d.rows, 0, e).low_bits <=
+             kRowsEfBitmapMaxLowBits;
+}
+
+/// A tile of a dense Rows_EF partition with Bit_Width 0 (spec §8.12), 2048
+/// rows a slice, in two passes with no per-exception search:
+///
+/// 1. The warp walks H from the bucket of the slice's first row
+///    (WarpFindBucket), 1024 bits a window: lane L takes the window's L-th
+///    32-bit chunk, two warp scans number its 1 bits (exception indices) and
+///    its 0 bits (bucket ends), and the lane turns each 1 bit into its row,
+///    (bucket << l) + low_i, and sets that row's bit in the slice's bitmap
+///    in shared memory. The walk stops at the window that reaches a row past
+///    the slice, H's end or the E-th exception.
+/// 2. Row by row, 32 a step: lane j reads the step's bitmap word; row j is
+///    an exception when its bit is set, and its index is the exceptions of
+///    the rows before the slice (the 1 bits of H before its bucket: the
+///    slice starts at a multiple of 32 rows, so of 2^l) plus the set bits
+///    before it. The lane stores every row: Base, or Base + its high part.
+///
+/// Corrupt H stays bounded: bits past H_n are zero (no load there), a row
+/// outside the slice sets no bit, an index at or past E reads no low or
+/// high part, and each walk covers at most H_n bits.
+template <typename U, int kV, bool kMap>
+__device__ __noinline__ void PatchForTileRowsEfBitmap(const KernelChunk& c,
+                                                      const StagedPartition& sp, uint32_t tile,
+                                                      int64_t tile_out, uint64_t range_len,
+                                                      U* __restrict__ out, uint32_t lane) {
+  constexpr uint32_t kSliceWords = kRowsEfSliceRows / 32;
+  __shared__ uint32_t bitmaps[kRowsEfMaxBlockWarps][kSliceWords];
+  uint32_t* bitmap = bitmaps[threadIdx.x / 32];
+  const DevicePartition& d = sp.d;
+  const uint64_t* stream = c.payload + d.word_offset;
+  const internal::DeltaExceptions e = internal::UnpackDeltaExceptions(sp.params[1]);
+  const internal::PatchedForExceptionLayout g =
+      internal::MakePatchedForExceptionLayout(d.rows, d.width, e);
+  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  const uint32_t lo = tile * internal::kLanes * V;  // n <= 65536: rows fit 32 bits
+  const uint32_t hi = min(lo + internal::kLanes * V, d.rows);
+  const uint32_t l = g.low_bits;
+  const uint32_t h_bits = static_cast<uint32_t>(g.high_bits);  // < 3E <= 3 * 65536
+  const RunsEfWarpLayout h_layout{stream, d.width, e.count, l, 0u,
+                                  static_cast<uint32_t>(g.h_bit), h_bits};
+  for (uint32_t slice_lo = lo; slice_lo < hi; slice_lo += kRowsEfSliceRows) {
+    const uint32_t slice_hi = min(slice_lo + kRowsEfSliceRows, hi);
+    bitmap[lane] = 0;
+    bitmap[lane + 32] = 0;
+    __syncwarp();
+    // Pass 1: the slice's exception rows into the bitmap.
+    const RunsEfWarpBucket bucket = WarpFindBucket(h_layout, slice_lo >> l, lane);
+    const uint32_t last_bucket = (slice_hi - 1) >> l;
+    uint32_t pos = bucket.first_bit;        // the window's first bit of H
+    uint32_t bucket_at = slice_lo >> l;     // the bucket that bit lies in
+    uint32_t ones_before = bucket.starts_below;  // exception index of the first 1 bit from pos
+    bool past = false;
+    while (!past && pos < h_bits && ones_before < e.count && bucket_at <= last_bucket) {
+      const uint32_t chunk = pos / 32 + lane;
+      const uint32_t chunk_bit = 32 * chunk;
+      const uint32_t from = lane == 0 ? pos % 32 : 0u;
+      const uint32_t to = chunk_bit >= h_bits ? 0u : min(h_bits - chunk_bit, 32u);
+      const uint32_t valid =
+          to > from ? (to == 32 ? 0xFFFFFFFFu : (1u << to) - 1u) & ~((1u << from) - 1u) : 0u;
+      uint32_t ones_left = h_layout.Chunk(chunk) & valid;
+      const uint32_t zero_bits = valid & ~ones_left;
+      const uint32_t ones = __popc(ones_left);
+      const uint32_t zeros = __popc(zero_bits);
+      const uint32_t ones_through = internal::WarpInclusiveSum(ones);
+      const uint32_t zeros_through = internal::WarpInclusiveSum(zeros);
+      uint32_t i = ones_before + ones_through - ones;  // this lane's first exception
+      const uint32_t lane_bucket = bucket_at + zeros_through - zeros;
+      bool lane_past = false;
+      while (ones_left != 0 && !lane_past && i < e.count) {
+        const uint32_t p = static_cast<uint32_t>(__ffs(static_cast<int>(ones_left))) - 1;
+        ones_left &= ones_left - 1;
+        const uint32_t b = lane_bucket + __popc(zero_bits & ((1u << p) - 1u));
+        const uint32_t low =
+            l == 0 ? 0u
+                   : static_cast<uint32_t>(LoadField(stream, g.rows_bit + uint64_t{i} * l, l));
+        const uint64_t row = (uint64_t{b} << l) + low;  // wraps only on corrupt H
+        if (row >= slice_hi) {
+          lane_past = true;
+        } else if (row >= slice_lo) {
+          const uint32_t r = static_cast<uint32_t>(row) - slice_lo;
+          atomicOr(&bitmap[r / 32], 1u << (r % 32));
+        }
+        ++i;
+      }
+      past = __any_sync(0xFFFFFFFFu, lane_past);
+      ones_before += __shfl_sync(0xFFFFFFFFu, ones_through, 31);
+      bucket_at += __shfl_sync(0xFFFFFFFFu, zeros_through, 31);
+      pos = 32 * (pos / 32 + internal::kLanes);
+    }
+    __syncwarp();
+    // Pass 2: row by row.
+    uint32_t index = bucket.starts_below;  // the exception of the step's first set bit
+    const U base = static_cast<U>(sp.params[0]);
+    for (uint32_t x0 = slice_lo; x0 < slice_hi; x0 += internal::kLanes) {
+      const uint32_t word = bitmap[(x0 - slice_lo) / 32];
+      const uint32_t x = x0 + lane;
+      const bool exception = ((word >> lane) & 1u) != 0;
+      const uint32_t i = index + __popc(word & ((1u << lane) - 1u));
+      index += __popc(word);
+      U value = base;
+      if (exception && i < e.count) {
+        value = static_cast<U>(
+            value + internal::ExceptionHigh(
+                        LoadField(stream, g.highs_bit + uint64_t{i} * e.width, e.width),
+                        e.signed_highs));
+      }
+      StoreChecked<kMap>(c, out, tile_out + static_cast<int64_t>(x - lo), range_len,
+                         x < slice_hi, value);
+    }
+    __syncwarp();  // the bitmap is read before the next slice clears it
+  }
+}
+
 /// Adds the exceptions of one tile to what DecodeSlapTile stored for it:
 /// the warp finds the tile's first exception (DeltaExceptionList's warp
 /// search, one round of 32 samples when E <= 32), then lane j rewrites the
@@ -162,6 +299,11 @@ __device__ __forceinline__ void DecodePatchedForTile(const KernelChunk& c,
                                                      int64_t tile_out, uint64_t range_len,
                                                      U* __restrict__ out, uint32_t lane) {
   constexpr uint8_t kFor = static_cast<uint8_t>(internal::Model::kFor);
+  if (UsesRowsEfBitmap(sp.d, internal::UnpackDeltaExceptions(sp.params[1]))) {
+    // Every row Base or an exception: one pass stores them all.
+    PatchForTileRowsEfBitmap<U, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);
+    return;
+  }
   switch (WidthClassOf(sp.d.width)) {
     case kZeroWidth:
       DecodeSlapTile<U, kFor, kZeroWidth, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane);

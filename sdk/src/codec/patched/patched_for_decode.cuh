@@ -39,6 +39,37 @@ __device__ __forceinline__ U PatchedForValue(const uint64_t* stream, uint64_t n,
   return static_cast<U>(base + f + patch);
 }
 
+/// What both Rows_EF tile decoders need of a tile (spec §8.12): the
+/// partition's payload, its Exceptions word and layout, the tile's rows
+/// [lo, hi) (n <= 65536: rows fit 32 bits) and H as RUNS_EF's warp
+/// functions read it.
+struct RowsEfTile {
+  const uint64_t* stream;
+  internal::DeltaExceptions e;
+  internal::PatchedForExceptionLayout g;
+  uint32_t values_per_lane;  // V
+  uint32_t lo;
+  uint32_t hi;
+  RunsEfWarpLayout h_layout;
+};
+
+template <int kV>
+__device__ __forceinline__ RowsEfTile OpenRowsEfTile(const KernelChunk& c,
+                                                     const StagedPartition& sp, uint32_t tile) {
+  const DevicePartition& d = sp.d;
+  RowsEfTile t;
+  t.stream = c.payload + d.word_offset;
+  t.e = internal::UnpackDeltaExceptions(sp.params[1]);
+  t.g = internal::MakePatchedForExceptionLayout(d.rows, d.width, t.e);
+  t.values_per_lane = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
+  t.lo = tile * internal::kLanes * t.values_per_lane;
+  t.hi = min(t.lo + internal::kLanes * t.values_per_lane, d.rows);
+  const uint32_t h_bits = static_cast<uint32_t>(t.g.high_bits);  // < 3E <= 3 * 65536
+  t.h_layout = RunsEfWarpLayout{t.stream, d.width, t.e.count, t.g.low_bits, 0u,
+                                static_cast<uint32_t>(t.g.h_bit), h_bits};
+  return t;
+}
+
 /// PatchForTile for a partition with Rows_EF (spec §8.12). The tile's first
 /// row lo has high part h = lo >> l, and the rows before that bucket are the
 /// 1 bits of H before its h-th 0 bit (WarpFindBucket, 8192 bits of H a
@@ -57,16 +88,14 @@ __device__ __noinline__ void PatchForTileRowsEf(const KernelChunk& c, const Stag
                                                 uint64_t range_len, U* __restrict__ out,
                                                 uint32_t lane) {
   const DevicePartition& d = sp.d;
-  const uint64_t* stream = c.payload + d.word_offset;
-  const internal::DeltaExceptions e = internal::UnpackDeltaExceptions(sp.params[1]);
-  const internal::PatchedForExceptionLayout g =
-      internal::MakePatchedForExceptionLayout(d.rows, d.width, e);
-  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
-  const uint32_t lo = tile * internal::kLanes * V;  // n <= 65536: rows fit 32 bits
-  const uint32_t hi = min(lo + internal::kLanes * V, d.rows);
-  const uint32_t h_bits = static_cast<uint32_t>(g.high_bits);  // < 3E <= 3 * 65536
-  const RunsEfWarpLayout h_layout{stream, d.width, e.count, g.low_bits, 0u,
-                                  static_cast<uint32_t>(g.h_bit), h_bits};
+  const RowsEfTile t = OpenRowsEfTile<kV>(c, sp, tile);
+  const uint64_t* stream = t.stream;
+  const internal::DeltaExceptions& e = t.e;
+  const internal::PatchedForExceptionLayout& g = t.g;
+  const uint32_t V = t.values_per_lane;
+  const uint32_t lo = t.lo, hi = t.hi;
+  const uint32_t h_bits = t.h_layout.high_bits;
+  const RunsEfWarpLayout& h_layout = t.h_layout;
   const RunsEfWarpBucket bucket = WarpFindBucket(h_layout, lo >> g.low_bits, lane);
   const uint32_t w = d.width;
   uint32_t chunk = bucket.first_bit / 32;  // the window's first 32-bit chunk of H
@@ -171,18 +200,14 @@ __device__ __noinline__ void PatchForTileRowsEfBitmap(const KernelChunk& c,
   constexpr uint32_t kSliceWords = kRowsEfSliceRows / 32;
   __shared__ uint32_t bitmaps[kRowsEfMaxBlockWarps][kSliceWords];
   uint32_t* bitmap = bitmaps[threadIdx.x / 32];
-  const DevicePartition& d = sp.d;
-  const uint64_t* stream = c.payload + d.word_offset;
-  const internal::DeltaExceptions e = internal::UnpackDeltaExceptions(sp.params[1]);
-  const internal::PatchedForExceptionLayout g =
-      internal::MakePatchedForExceptionLayout(d.rows, d.width, e);
-  const uint32_t V = kV != 0 ? static_cast<uint32_t>(kV) : c.values_per_lane;
-  const uint32_t lo = tile * internal::kLanes * V;  // n <= 65536: rows fit 32 bits
-  const uint32_t hi = min(lo + internal::kLanes * V, d.rows);
+  const RowsEfTile t = OpenRowsEfTile<kV>(c, sp, tile);
+  const uint64_t* stream = t.stream;
+  const internal::DeltaExceptions& e = t.e;
+  const internal::PatchedForExceptionLayout& g = t.g;
+  const uint32_t lo = t.lo, hi = t.hi;
   const uint32_t l = g.low_bits;
-  const uint32_t h_bits = static_cast<uint32_t>(g.high_bits);  // < 3E <= 3 * 65536
-  const RunsEfWarpLayout h_layout{stream, d.width, e.count, l, 0u,
-                                  static_cast<uint32_t>(g.h_bit), h_bits};
+  const uint32_t h_bits = t.h_layout.high_bits;
+  const RunsEfWarpLayout& h_layout = t.h_layout;
   for (uint32_t slice_lo = lo; slice_lo < hi; slice_lo += kRowsEfSliceRows) {
     const uint32_t slice_hi = min(slice_lo + kRowsEfSliceRows, hi);
     bitmap[lane] = 0;

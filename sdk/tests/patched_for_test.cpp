@@ -297,12 +297,21 @@ TEST_CASE("PATCHED_FOR Rows_EF: the worked example of spec §8.12, byte for byte
 
 TEST_CASE("PATCHED_FOR Rows_EF: taken where it is smaller, and only when enabled") {
   // Hours per week: 53% of the rows hold one value, the rest spread over 7
-  // bits (a Bit_Width of 0 with Rows_EF); and sparse: 5% non-zero rows.
+  // bits (a Bit_Width of 0 with Rows_EF, l = 1); denser, 40% one value (l =
+  // 0); with fields, 60% of the rows 40 or 41 (Bit_Width 1, l = 1); and
+  // sparse: 5% non-zero rows. Whole, single rows and ranges that start and
+  // end inside partitions.
   std::mt19937_64 rng(5);
-  std::vector<uint32_t> dense(20000), sparse(20000);
+  std::vector<uint32_t> dense(20000), denser(20000), fields(20000), sparse(20000);
   for (uint32_t& x : dense) x = rng() % 100 < 53 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : denser) x = rng() % 100 < 40 ? 40 : 1 + static_cast<uint32_t>(rng() % 99);
+  for (uint32_t& x : fields) {
+    x = rng() % 100 < 60 ? 40 + static_cast<uint32_t>(rng() % 2)
+                         : 1 + static_cast<uint32_t>(rng() % 99);
+  }
   for (uint32_t& x : sparse) x = rng() % 100 < 5 ? 1 + static_cast<uint32_t>(rng() % 4000) : 0;
-  for (const std::vector<uint32_t>* v : {&dense, &sparse}) {
+  for (const std::vector<uint32_t>* v : {&dense, &denser, &fields, &sparse}) {
+    CAPTURE(v - &dense);
     uint64_t bytes[2] = {};
     for (const bool enabled : {true, false}) {
       CAPTURE(enabled);
@@ -326,6 +335,13 @@ TEST_CASE("PATCHED_FOR Rows_EF: taken where it is smaller, and only when enabled
         uint32_t one = 0;
         REQUIRE(reader->ReadRows(0, row, row + 1, &one, sizeof one).ok());
         CHECK(one == (*v)[row]);
+      }
+      for (int k = 0; k < 100; ++k) {
+        const uint64_t first = rng() % v->size();
+        const uint64_t last = first + 1 + rng() % std::min<uint64_t>(v->size() - first, 5000);
+        std::vector<uint32_t> part(last - first);
+        REQUIRE(reader->ReadRows(0, first, last, part.data(), part.size() * 4).ok());
+        CHECK(std::equal(part.begin(), part.end(), v->begin() + first));
       }
     }
     // Fixed-width rows cost bitlen(n_p - 1) bits each; Elias-Fano rows about

@@ -94,19 +94,65 @@ class PatchedForExceptionReader {
     return RowCursor(*this, at.index, at.h_pos);
   }
 
+  /// Calls fn(row, i) for each exception i whose row lies in [lb, le), in
+  /// order. Rows_EF: from the bucket search's position, H is read one
+  /// 64-bit word at a time and its 1 bits taken lowest first (the rows
+  /// RowCursor::Next gives, without reloading H for every exception).
+  template <typename Fn>
+  void ForEachInRange(uint64_t lb, uint64_t le, Fn&& fn) const {
+    if (!e_.rows_ef) {
+      RowCursor cursor = LowerBound(lb);
+      uint64_t row = 0;
+      for (uint64_t i = cursor.index(); cursor.Next(&row); ++i) {
+        if (row >= le) return;
+        if (row >= lb) fn(row, i);  // row < lb only on rows that failed the check
+      }
+      return;
+    }
+    const PatchedRowLookup at = PatchedRowsEfFind(Stream{payload_}, g_, e_.count, lb);
+    const uint32_t l = g_.low_bits;
+    uint64_t i = at.index;
+    for (uint64_t pos = at.h_pos; i < e_.count && pos < g_.high_bits; pos += 64) {
+      for (uint64_t word = HighWord(pos); word != 0; word &= word - 1) {
+        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
+        const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
+        const uint64_t row = ((q - i) << l) + low;  // wraps only on corrupt H
+        if (row >= le) return;
+        if (row >= lb) fn(row, i);
+        if (++i >= e_.count) return;
+      }
+    }
+  }
+
   /// spec §8.12: the rows are strictly increasing and below n, and Rows_EF's
   /// H holds exactly E ones.
   bool RowsValid() const {
-    RowCursor cursor(*this, 0, 0);
-    uint64_t row = 0, previous = 0;
-    for (uint64_t i = 0; i < e_.count; ++i) {
-      if (!cursor.Next(&row) || row >= n_ || (i > 0 && row <= previous)) return false;
-      previous = row;
+    uint64_t previous = 0;
+    if (!e_.rows_ef) {
+      RowCursor cursor(*this, 0, 0);
+      uint64_t row = 0;
+      for (uint64_t i = 0; i < e_.count; ++i) {
+        if (!cursor.Next(&row) || row >= n_ || (i > 0 && row <= previous)) return false;
+        previous = row;
+      }
+      return true;
     }
-    if (!e_.rows_ef) return true;
-    uint64_t ones = 0;  // H holds no 1 bit besides the E rows'
-    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) ones += PopCount64(HighWord(pos));
-    return ones == e_.count;
+    // One pass over H, a word at a time: the rows of its first E 1 bits,
+    // and all its 1 bits counted.
+    const uint32_t l = g_.low_bits;
+    uint64_t i = 0, ones = 0;
+    for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
+      uint64_t word = HighWord(pos);
+      ones += PopCount64(word);
+      for (; word != 0 && i < e_.count; word &= word - 1, ++i) {
+        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
+        const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
+        const uint64_t row = ((q - i) << l) + low;
+        if (row >= n_ || (i > 0 && row <= previous)) return false;
+        previous = row;
+      }
+    }
+    return i == e_.count && ones == e_.count;
   }
 
  private:
@@ -143,13 +189,9 @@ void DecodePatchedForRange(const Partition& part, uint32_t values_per_lane, uint
   const PatchedForExceptionReader exceptions(part);
   if (exceptions.count() == 0 || w >= 64) return;  // w + hw <= N: no high bits at w = 64
   using U = std::make_unsigned_t<T>;
-  PatchedForExceptionReader::RowCursor cursor = exceptions.LowerBound(lb);
-  uint64_t row = 0;
-  for (uint64_t i = cursor.index(); cursor.Next(&row); ++i) {
-    if (row >= le) break;
-    if (row < lb) continue;  // only on rows that failed the check
+  exceptions.ForEachInRange(lb, le, [&](uint64_t row, uint64_t i) {
     out[row - lb] = FromBits<T>(static_cast<U>(out[row - lb]) + (exceptions.High(i) << w));
-  }
+  });
 }
 
 /// Local row x of a PATCHED_FOR partition, mod 2^64 (the caller keeps N

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -401,5 +402,49 @@ TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded")
     ChunkView view = ChunkViewOf(*chunk, config.type);
     view.required_features &= ~kRequiredPatchedRowsEf;
     CHECK(ValidateChunkMetadata(view).code() == StatusCode::kCorruptMetadata);
+  }
+}
+
+TEST_CASE("PATCHED_FOR Rows_EF with l = 0: neighbouring 1 bits in H are equal rows") {
+  // 200 u16 rows, two in three of them exceptions (E > n / 2: l = 0, so H
+  // starts at bit 0 and row i is q_i - i). The check of first use then asks
+  // for E ones in H, no two of them neighbours, within a 64-bit word and
+  // across words.
+  std::vector<uint16_t> v(200);
+  for (size_t x = 0; x < v.size(); ++x) v[x] = x % 3 == 0 ? 7 : static_cast<uint16_t>(1000 + 200 * (x % 5));
+  EncoderConfig config;
+  config.type = PhysicalType::kUInt16;
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      v.data(), v.size(), config, {PartitionChoice{200, Model::kPatchedFor, std::nullopt}});
+  REQUIRE(chunk.ok());
+  REQUIRE(chunk->uses_patched_rows_ef);
+  REQUIRE(chunk->partition_table[13] == 0);  // Bit_Width 0
+  const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(chunk->parameters.data() + 8));
+  REQUIRE(2 * e.count > v.size());  // l = 0
+  REQUIRE(ValidateRunStarts(ChunkViewOf(*chunk, config.type)).ok());
+  const uint64_t h_bits = e.count + v.size() - 1;
+  const auto bit_of = [](const EncodedChunk& c, uint64_t bit) {
+    return (c.payload[bit / 8] >> (bit % 8)) & 1u;
+  };
+  // Moves the 1 bit of a "1 0 1" at q + 2 to q + 1: the same count of ones,
+  // two of them neighbours.
+  const auto make_neighbours = [&](bool across_words) {
+    for (uint64_t q = 0; q + 2 < h_bits; ++q) {
+      if (across_words && q % 64 != 63) continue;
+      if (bit_of(*chunk, q) == 1 && bit_of(*chunk, q + 1) == 0 && bit_of(*chunk, q + 2) == 1) {
+        EncodedChunk bad = *chunk;
+        bad.payload[(q + 1) / 8] ^= static_cast<uint8_t>(1u << ((q + 1) % 8));
+        bad.payload[(q + 2) / 8] ^= static_cast<uint8_t>(1u << ((q + 2) % 8));
+        return std::optional<EncodedChunk>(bad);
+      }
+    }
+    return std::optional<EncodedChunk>();
+  };
+  for (const bool across_words : {false, true}) {
+    CAPTURE(across_words);
+    const std::optional<EncodedChunk> bad = make_neighbours(across_words);
+    REQUIRE(bad.has_value());
+    CHECK(ValidateRunStarts(ChunkViewOf(*bad, config.type)).code() ==
+          StatusCode::kCorruptPayload);
   }
 }

@@ -137,9 +137,22 @@ class PatchedForExceptionReader {
       }
       return true;
     }
+    const uint32_t l = g_.low_bits;
+    if (l == 0) {
+      // Row i is q_i - i for the i-th 1 bit q_i, so rows strictly increase
+      // exactly when no two 1 bits are neighbours, and the last is at most
+      // H_n - 1 - (E - 1) = n - 1: the check is E ones, none adjacent.
+      uint64_t ones = 0, carry = 0;
+      for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
+        const uint64_t word = HighWord(pos);
+        if ((word & ((word << 1) | carry)) != 0) return false;
+        ones += PopCount64(word);
+        carry = word >> 63;
+      }
+      return ones == e_.count;
+    }
     // One pass over H, a word at a time: the rows of its first E 1 bits,
     // and all its 1 bits counted.
-    const uint32_t l = g_.low_bits;
     uint64_t i = 0, ones = 0;
     for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
       uint64_t word = HighWord(pos);

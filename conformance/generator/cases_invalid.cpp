@@ -851,6 +851,12 @@ void ChunkCases(const Inv& add) {
     auto flip = [](EncodedChunk& c, uint64_t bit) {
       c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
     };
+    // Rewrites the 6-bit low part at payload bit `at` from `from` to `to`.
+    auto rewrite_low = [flip](EncodedChunk& c, uint64_t at, uint32_t from, uint32_t to) {
+      for (uint32_t j = 0; j < 6; ++j) {
+        if (((from ^ to) >> j) & 1u) flip(c, at + j);
+      }
+    };
     BuildOptions no_bit;
     no_bit.finish.edit_postscript = [](PostscriptFields& ps) {
       ps.required_features &= ~(uint64_t{1} << 8);
@@ -870,11 +876,8 @@ void ChunkCases(const Inv& add) {
     add("patched_for_rows_ef_rows_equal", {"8.12"},
         "A Rows_EF partition whose second row reads 17 like the first (its low part 26 -> 17, "
         "its 1 bit of H moved from bit 2 to bit 1): rows must increase.",
-        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) {
-          // low_1 = 90 mod 64 = 26 = 0b011010 at bits 6..11; 17 = 0b010001.
-          for (uint32_t j = 0; j < 6; ++j) {
-            if (((26u ^ 17u) >> j) & 1u) flip(c, 6 + j);
-          }
+        "CORRUPT_PAYLOAD", "read", edited([flip, rewrite_low](EncodedChunk& c) {
+          rewrite_low(c, 6, 26, 17);  // low_1 = 90 mod 64 = 26 at bits 6..11
           flip(c, 18 + 1);
           flip(c, 18 + 2);
         }));
@@ -882,12 +885,9 @@ void ChunkCases(const Inv& add) {
         "A Rows_EF partition of 200 rows whose last row reads 200 (its low part 23 -> 8, its 1 "
         "bit of H moved from bit 4 to bit 5, the last bit of H): rows 17, 90, 200 increase, "
         "and H holds E = 3 ones, but rows must lie below n.",
-        "CORRUPT_PAYLOAD", "read", edited([flip](EncodedChunk& c) {
-          // low_2 = 151 mod 64 = 23 = 0b010111 at bits 12..17; 8 = 0b001000;
-          // r_2 = (5 - 2) * 64 + 8 = 200.
-          for (uint32_t j = 0; j < 6; ++j) {
-            if (((23u ^ 8u) >> j) & 1u) flip(c, 12 + j);
-          }
+        "CORRUPT_PAYLOAD", "read", edited([flip, rewrite_low](EncodedChunk& c) {
+          // low_2 = 151 mod 64 = 23 at bits 12..17; r_2 = (5 - 2) * 64 + 8 = 200.
+          rewrite_low(c, 12, 23, 8);
           flip(c, 18 + 4);
           flip(c, 18 + 5);
         }));

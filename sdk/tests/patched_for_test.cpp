@@ -351,6 +351,15 @@ TEST_CASE("PATCHED_FOR Rows_EF: taken where it is smaller, and only when enabled
   }
 }
 
+namespace {
+
+/// Bit `bit` of a chunk's payload (LSB-first, spec §8.5).
+uint32_t PayloadBit(const EncodedChunk& c, uint64_t bit) {
+  return (c.payload[bit / 8] >> (bit % 8)) & 1u;
+}
+
+}  // namespace
+
 TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded") {
   // 600 u16 rows of 7, every fifth row 9 (120 exceptions, Bit_Width 0):
   // l = bitlen(5) - 1 = 2, H_n = 120 + 599 / 4 = 269, low parts from bit 0,
@@ -368,21 +377,18 @@ TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded")
   const auto flip = [](EncodedChunk& c, uint64_t bit) {
     c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
   };
-  const auto bit_of = [](const EncodedChunk& c, uint64_t bit) {
-    return (c.payload[bit / 8] >> (bit % 8)) & 1u;
-  };
   const uint64_t h0 = 120 * 2;
   SUBCASE("a 1 bit too many") {
     EncodedChunk bad = *chunk;
     uint64_t q = 0;
-    while (bit_of(bad, h0 + q) != 0) ++q;  // the first 0 bit of H
+    while (PayloadBit(bad, h0 + q) != 0) ++q;  // the first 0 bit of H
     flip(bad, h0 + q);
     CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
   }
   SUBCASE("a 1 bit too few") {
     EncodedChunk bad = *chunk;
     uint64_t q = 268;
-    while (bit_of(bad, h0 + q) == 0) --q;  // the last 1 bit of H
+    while (PayloadBit(bad, h0 + q) == 0) --q;  // the last 1 bit of H
     flip(bad, h0 + q);
     CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
   }
@@ -390,9 +396,9 @@ TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded")
     // Rows 0 and 5: low parts 0 and 1, 1 bits at 0 and 2. Low part 1 := 0
     // and the 1 bit moved to 1 make both row 0.
     EncodedChunk bad = *chunk;
-    REQUIRE(bit_of(bad, h0 + 0) == 1);
-    REQUIRE(bit_of(bad, h0 + 1) == 0);
-    REQUIRE(bit_of(bad, h0 + 2) == 1);
+    REQUIRE(PayloadBit(bad, h0 + 0) == 1);
+    REQUIRE(PayloadBit(bad, h0 + 1) == 0);
+    REQUIRE(PayloadBit(bad, h0 + 2) == 1);
     flip(bad, 2);
     flip(bad, h0 + 1);
     flip(bad, h0 + 2);
@@ -411,7 +417,9 @@ TEST_CASE("PATCHED_FOR Rows_EF with l = 0: neighbouring 1 bits in H are equal ro
   // for E ones in H, no two of them neighbours, within a 64-bit word and
   // across words.
   std::vector<uint16_t> v(200);
-  for (size_t x = 0; x < v.size(); ++x) v[x] = x % 3 == 0 ? 7 : static_cast<uint16_t>(1000 + 200 * (x % 5));
+  for (size_t x = 0; x < v.size(); ++x) {
+    v[x] = x % 3 == 0 ? 7 : static_cast<uint16_t>(1000 + 200 * (x % 5));
+  }
   EncoderConfig config;
   config.type = PhysicalType::kUInt16;
   Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
@@ -423,15 +431,13 @@ TEST_CASE("PATCHED_FOR Rows_EF with l = 0: neighbouring 1 bits in H are equal ro
   REQUIRE(2 * e.count > v.size());  // l = 0
   REQUIRE(ValidateRunStarts(ChunkViewOf(*chunk, config.type)).ok());
   const uint64_t h_bits = e.count + v.size() - 1;
-  const auto bit_of = [](const EncodedChunk& c, uint64_t bit) {
-    return (c.payload[bit / 8] >> (bit % 8)) & 1u;
-  };
   // Moves the 1 bit of a "1 0 1" at q + 2 to q + 1: the same count of ones,
   // two of them neighbours.
   const auto make_neighbours = [&](bool across_words) {
     for (uint64_t q = 0; q + 2 < h_bits; ++q) {
       if (across_words && q % 64 != 63) continue;
-      if (bit_of(*chunk, q) == 1 && bit_of(*chunk, q + 1) == 0 && bit_of(*chunk, q + 2) == 1) {
+      if (PayloadBit(*chunk, q) == 1 && PayloadBit(*chunk, q + 1) == 0 &&
+          PayloadBit(*chunk, q + 2) == 1) {
         EncodedChunk bad = *chunk;
         bad.payload[(q + 1) / 8] ^= static_cast<uint8_t>(1u << ((q + 1) % 8));
         bad.payload[(q + 2) / 8] ^= static_cast<uint8_t>(1u << ((q + 2) % 8));

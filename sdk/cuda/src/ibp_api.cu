@@ -126,7 +126,9 @@ constexpr uint32_t kIbpMaxStageBytes = 8192;
 // kWide: IbpDecodeWideRow for rows of more than 32 words (its own
 // instantiation, so the one-step kernel keeps its registers).
 // kStaged: whole warps, each with `stage_bytes` of dynamic shared memory.
-template <bool kWide, bool kStaged>
+// kFieldLoads: whole-warp rows load their fields after the width scan
+// (IbpDecodeOpenedWarpRow), for payloads in device memory.
+template <bool kWide, bool kStaged, bool kFieldLoads = false>
 __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunch args,
                                                                   uint32_t stage_bytes) {
   extern __shared__ uint64_t ibp_stage[];
@@ -150,8 +152,8 @@ __global__ void __launch_bounds__(kIbpBlockThreads) IbpRowsKernel(const IbpLaunc
       internal::IbpDecodeStagedColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes,
                                          g, kWide, stage, stage_bytes);
     } else {
-      internal::IbpDecodeColumnRow(args.set, row, out_row, args.row_bytes, args.store_bytes, g,
-                                   kWide);
+      internal::IbpDecodeColumnRow<kFieldLoads>(args.set, row, out_row, args.row_bytes,
+                                                args.store_bytes, g, kWide);
     }
   }
 }
@@ -174,7 +176,7 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
                        uint64_t column_end, bool zero_outside, const uint64_t* d_rows,
                        uint64_t row_begin, uint64_t num_out, uint8_t* d_out,
                        uint32_t group_lanes, bool wide, uint32_t stage_bytes,
-                       cudaStream_t stream) {
+                       bool field_loads, cudaStream_t stream) {
   const uint64_t row_bytes = RowBytes(chunks[0]);
   IbpLaunch args{};
   const uint32_t store_bytes = FillChunkSet(chunks, count, &args.set);
@@ -201,6 +203,8 @@ Status LaunchIbpWindow(const DeviceIbpChunk* chunks, size_t count, uint64_t colu
     kernel<<<grid, kIbpBlockThreads, shared, stream>>>(args, stage_bytes);
   } else if (wide && group_lanes == 32) {
     IbpRowsKernel<true, false><<<grid, kIbpBlockThreads, 0, stream>>>(args, 0);
+  } else if (field_loads && group_lanes == 32) {
+    IbpRowsKernel<false, false, true><<<grid, kIbpBlockThreads, 0, stream>>>(args, 0);
   } else {
     IbpRowsKernel<false, false><<<grid, kIbpBlockThreads, 0, stream>>>(args, 0);
   }
@@ -250,13 +254,18 @@ __global__ void __launch_bounds__(kIbpShortRowsThreads)
 // Diagnostic switches, to compare decoders' speed or output in one build:
 // L3_IBP_SHORT_ROWS=0 decodes short rows with the row kernel,
 // L3_IBP_STAGED_GATHERS=0 and L3_IBP_STAGED_RANGES=0 decode rows without the
-// shared-memory stage.
+// shared-memory stage, L3_IBP_FIELD_LOADS=0 rows in device memory with the
+// stream loads before the scan.
 bool SwitchedOn(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 bool ShortRowsAllowed() {
   static const bool allowed = SwitchedOn("L3_IBP_SHORT_ROWS");
+  return allowed;
+}
+bool FieldLoadsAllowed() {
+  static const bool allowed = SwitchedOn("L3_IBP_FIELD_LOADS");
   return allowed;
 }
 bool StagedGathersAllowed() {
@@ -398,10 +407,11 @@ Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const ui
       StagedGathersAllowed() ? StageBytes(chunks, num_chunks, group_lanes) : 0u;
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
+    const bool field_loads = FieldLoadsAllowed() && !PayloadInHostMemory(chunks[first]);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
                                           /*zero_outside=*/first == 0, d_rows, 0, num_out,
                                           static_cast<uint8_t*>(d_out), group_lanes, wide,
-                                          stage_bytes, stream));
+                                          stage_bytes, field_loads, stream));
   }
   return Status::OK();
 }
@@ -447,14 +457,15 @@ Status LaunchIbpRange(const DeviceIbpChunk* chunks, size_t num_chunks, uint64_t 
       k = last;
       continue;
     }
+    const bool in_host_memory = PayloadInHostMemory(c);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + k, last - k, column_begin, column_end,
                                           /*zero_outside=*/false, nullptr, lo, hi - lo,
                                           out + (lo - row_begin) * row_bytes, group_lanes,
                                           /*wide=*/false,
-                                          StagedRangesAllowed() && PayloadInHostMemory(c)
+                                          StagedRangesAllowed() && in_host_memory
                                               ? StageBytes(chunks + k, last - k, group_lanes)
                                               : 0u,
-                                          stream));
+                                          FieldLoadsAllowed() && !in_host_memory, stream));
     k = last;
   }
   return Status::OK();

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -95,16 +96,18 @@ void CheckIbpColumn(const Reader& reader, int column, uint64_t seed) {
 }
 
 template <typename U>
-std::vector<uint8_t> Patterns(size_t n, uint64_t seed, uint32_t keep_bits) {
+std::vector<uint8_t> Patterns(size_t n, uint64_t seed, uint32_t keep_bits,
+                              uint64_t outlier_every = 97) {
   // Values sharing their top bits (as embeddings and features do) with
-  // occasional outliers and special patterns, so rows are mostly packed.
+  // occasional outliers (about one in `outlier_every`) and special patterns,
+  // so rows are mostly packed.
   std::mt19937_64 rng(seed);
   std::vector<U> v(n);
   const U base = static_cast<U>(rng());
   for (U& x : v) {
     x = static_cast<U>((base & ~static_cast<U>((U{1} << keep_bits) - 1)) |
                        (rng() & ((U{1} << keep_bits) - 1)));
-    if (rng() % 97 == 0) x = static_cast<U>(rng());
+    if (rng() % outlier_every == 0) x = static_cast<U>(rng());
   }
   std::vector<uint8_t> out(n * sizeof(U));
   std::memcpy(out.data(), v.data(), out.size());
@@ -117,6 +120,7 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
     uint32_t width;
     uint64_t chunk_bytes;
     uint32_t keep_bits = 0;  // varying low bits; 0: by type
+    uint64_t outlier_every = 97;
   };
   const Case cases[] = {
       {PhysicalType::kFloat32, 64, 64 << 20},  {PhysicalType::kFloat32, 3, 64 << 20},
@@ -125,6 +129,11 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
       // Rows of 8400 bytes that barely pack: longer than a gather's stage in
       // shared memory, so gathers take the row decoders.
       {PhysicalType::kFloat32, 2100, 64 << 20, 31},
+      // Wide rows, most of whose words all participate, a few with an
+      // outlier word, in 2-, 4- and 8-byte values, across chunks.
+      {PhysicalType::kFloat32, 700, 1 << 20, 13, 40000},
+      {PhysicalType::kFloat64, 300, 1 << 20, 29, 30000},
+      {PhysicalType::kFloat16, 1001, 256 << 10, 7, 60000},
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
@@ -134,9 +143,15 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
     const size_t n = rows * c.width;
     std::vector<uint8_t> bytes;
     switch (PhysicalTypeBytes(c.type)) {
-      case 2: bytes = Patterns<uint16_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 7); break;
-      case 4: bytes = Patterns<uint32_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 13); break;
-      default: bytes = Patterns<uint64_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 29); break;
+      case 2:
+        bytes = Patterns<uint16_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 7, c.outlier_every);
+        break;
+      case 4:
+        bytes = Patterns<uint32_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 13, c.outlier_every);
+        break;
+      default:
+        bytes = Patterns<uint64_t>(n, seed, c.keep_bits > 0 ? c.keep_bits : 29, c.outlier_every);
+        break;
     }
     const std::vector<uint8_t> file = WriteIbp(bytes, c.type, c.width, c.chunk_bytes);
     Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());

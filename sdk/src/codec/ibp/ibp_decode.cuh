@@ -281,7 +281,15 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
 /// kStagedRow: the row's own words (bitmap and stream) were copied to shared
 /// memory (IbpDecodeStagedRow) and are read with plain loads; masks stay in
 /// global memory.
-template <typename Word, bool kStagedRow>
+///
+/// kFieldLoads: each lane whose field has bits loads its one or two stream
+/// words itself once the scan has placed it, and the others load nothing;
+/// a participating word with no free bits (Mask all ones) is its bit values
+/// without a deposit. For rows read from device or shared memory, where a
+/// load after the scan costs little: the step is then mostly the scan and
+/// the store (sparse rows, such as Cora's, have a field in a few lanes a
+/// step). Rows read across PCIe keep the loads before the scan.
+template <typename Word, bool kStagedRow, bool kFieldLoads = false>
 __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, uint8_t* out_row,
                                        uint32_t row_bytes, uint32_t store_bytes,
                                        const IbpGroup& g) {
@@ -308,6 +316,39 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
   for (uint32_t j0 = 0; j0 < m; j0 += 32) {
     const uint32_t j = j0 + lane;
     const bool in_row = j < m;
+    if constexpr (kFieldLoads) {
+      // The next step's metadata, loaded first.
+      Word next_bitmap = 0, next_mask = 0, next_bitval = 0;
+      const uint32_t next_j = j + 32;
+      if (!raw && next_j < m) {
+        next_bitmap = row_word(opened.words + next_j / W);
+        next_mask = IbpLoadWord(opened.mask + next_j);
+        next_bitval = IbpLoadWord(opened.bitval + next_j);
+      }
+      const bool participates = in_row && !raw && ((bitmap_j >> (j % W)) & 1) != 0;
+      const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
+      const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
+      const uint32_t pos = base + inclusive - f;
+      base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+      Word value = bitval_j;
+      if (f > 0) {
+        const uint32_t i = pos / W;
+        const uint32_t off = pos % W;
+        const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
+        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
+                            ? row_word(opened.stream + i + 1)
+                            : Word{0};
+        const Word x = MsbField<Word>(hi, lo, off, f);
+        value = participates
+                    ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                    : x;
+      }
+      if (in_row) IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
+      bitmap_j = next_bitmap;
+      mask_j = next_mask;
+      bitval_j = next_bitval;
+      continue;
+    }
     // This step's stream words, [first_word, first_word + 32].
     const uint32_t first_word = base / W;
     const Word my_word =
@@ -354,7 +395,7 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
   }
 }
 
-template <typename Word>
+template <typename Word, bool kFieldLoads>
 __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* out_row,
                                  uint32_t row_bytes, uint32_t store_bytes, const IbpGroup& g) {
   const IbpRow<Word> opened = IbpOpenRow<Word>(c, r);
@@ -362,7 +403,8 @@ __device__ void IbpDecodeWarpRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
     IbpZeroRow(out_row, row_bytes, store_bytes, g);
     return;
   }
-  IbpDecodeOpenedWarpRow<Word, false>(opened, c.words_per_row, out_row, row_bytes, store_bytes, g);
+  IbpDecodeOpenedWarpRow<Word, false, kFieldLoads>(opened, c.words_per_row, out_row, row_bytes,
+                                                   store_bytes, g);
 }
 
 /// A gathered row through a per-warp stage in shared memory: the warp opens
@@ -490,7 +532,10 @@ __device__ void IbpDecodeWideRow(const IbpKernelChunk& c, uint64_t r, uint8_t* o
 inline constexpr int kIbpWideSteps = 4;
 
 /// Decodes column row `row` (inside the set's window) with the group, from
-/// the chunk of `set` that holds it.
+/// the chunk of `set` that holds it. kFieldLoads: whole-warp rows load their
+/// fields after the scan (IbpDecodeOpenedWarpRow), for payloads in device
+/// memory.
+template <bool kFieldLoads = false>
 __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint64_t row,
                                                    uint8_t* out_row, uint32_t row_bytes,
                                                    uint32_t store_bytes, const IbpGroup& g,
@@ -506,14 +551,14 @@ __device__ __forceinline__ void IbpDecodeColumnRow(const IbpChunkSet& set, uint6
     if (wide) {
       IbpDecodeWideRow<uint64_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
     } else if (warp) {
-      IbpDecodeWarpRow<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
+      IbpDecodeWarpRow<uint64_t, kFieldLoads>(chunk, local, out_row, row_bytes, store_bytes, g);
     } else {
       IbpDecodeRowGroup<uint64_t>(chunk, local, out_row, row_bytes, store_bytes, g);
     }
   } else if (wide) {
     IbpDecodeWideRow<uint32_t, kIbpWideSteps>(chunk, local, out_row, row_bytes, store_bytes, g);
   } else if (warp) {
-    IbpDecodeWarpRow<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
+    IbpDecodeWarpRow<uint32_t, kFieldLoads>(chunk, local, out_row, row_bytes, store_bytes, g);
   } else {
     IbpDecodeRowGroup<uint32_t>(chunk, local, out_row, row_bytes, store_bytes, g);
   }

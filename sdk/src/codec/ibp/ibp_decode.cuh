@@ -316,45 +316,14 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
   for (uint32_t j0 = 0; j0 < m; j0 += 32) {
     const uint32_t j = j0 + lane;
     const bool in_row = j < m;
-    if constexpr (kFieldLoads) {
-      // The next step's metadata, loaded first.
-      Word next_bitmap = 0, next_mask = 0, next_bitval = 0;
-      const uint32_t next_j = j + 32;
-      if (!raw && next_j < m) {
-        next_bitmap = row_word(opened.words + next_j / W);
-        next_mask = IbpLoadWord(opened.mask + next_j);
-        next_bitval = IbpLoadWord(opened.bitval + next_j);
-      }
-      const bool participates = in_row && !raw && ((bitmap_j >> (j % W)) & 1) != 0;
-      const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
-      const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
-      const uint32_t pos = base + inclusive - f;
-      base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
-      Word value = bitval_j;
-      if (f > 0) {
-        const uint32_t i = pos / W;
-        const uint32_t off = pos % W;
-        const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
-        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
-                            ? row_word(opened.stream + i + 1)
-                            : Word{0};
-        const Word x = MsbField<Word>(hi, lo, off, f);
-        value = participates
-                    ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                    : x;
-      }
-      if (in_row) IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
-      bitmap_j = next_bitmap;
-      mask_j = next_mask;
-      bitval_j = next_bitval;
-      continue;
-    }
-    // This step's stream words, [first_word, first_word + 32].
+    // Without field loads, this step's stream words [first_word,
+    // first_word + 32], before the scan.
     const uint32_t first_word = base / W;
-    const Word my_word =
-        first_word + lane < stream_words ? row_word(opened.stream + first_word + lane) : Word{0};
-    const Word last_word =
-        first_word + 32 < stream_words ? row_word(opened.stream + first_word + 32) : Word{0};
+    Word my_word = 0, last_word = 0;
+    if constexpr (!kFieldLoads) {
+      if (first_word + lane < stream_words) my_word = row_word(opened.stream + first_word + lane);
+      if (first_word + 32 < stream_words) last_word = row_word(opened.stream + first_word + 32);
+    }
     // The next step's metadata.
     Word next_bitmap = 0, next_mask = 0, next_bitval = 0;
     const uint32_t next_j = j + 32;
@@ -367,22 +336,36 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
     const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
     const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
     const uint32_t pos = base + inclusive - f;
-    const uint32_t k = pos / W - first_word;  // <= 32 for every field of f > 0
     const uint32_t off = pos % W;
-    const Word hi_lane = ShuffleWord(my_word, min(k, 31u));
-    const Word lo_lane = ShuffleWord(my_word, min(k + 1, 31u));
-    if (in_row) {
+    Word value;
+    if constexpr (kFieldLoads) {
+      value = bitval_j;  // a participating word with no free bits
+      if (f > 0) {
+        const uint32_t i = pos / W;
+        const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
+        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
+                            ? row_word(opened.stream + i + 1)
+                            : Word{0};
+        const Word x = MsbField<Word>(hi, lo, off, f);
+        value = participates
+                    ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                    : x;
+      }
+    } else {
+      const uint32_t k = pos / W - first_word;  // <= 32 for every field of f > 0
+      const Word hi_lane = ShuffleWord(my_word, min(k, 31u));
+      const Word lo_lane = ShuffleWord(my_word, min(k + 1, 31u));
       Word x = 0;
       if (f > 0) {
         const Word hi = k < 32 ? hi_lane : last_word;
         const Word lo = k + 1 < 32 ? lo_lane : last_word;  // read only when the field crosses
         x = MsbField<Word>(hi, lo, off, f);
       }
-      const Word value =
-          participates ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                       : x;
-      IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
+      value = participates
+                  ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                  : x;
     }
+    if (in_row) IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
     base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
     bitmap_j = next_bitmap;
     mask_j = next_mask;

@@ -15,7 +15,9 @@
 // column (ReadRows of every row into one buffer, touched first; the reader's
 // chunk cache off, so that an archive file is decompressed on every run),
 // with 1 and with T threads, best of R runs, and prints one JSON object:
-//   {"rows": N, "value_bytes": B, "seconds_1": s, "seconds_T": s, "threads": T}
+//   {"rows": N, "row_width": R, "value_bytes": B, "seconds_1": s, "seconds_T": s,
+//    "threads": T}
+// (R values of B bytes a row: R > 1 for a tensor column).
 // With --expect RAW it also compares the decoded bytes of both runs with the
 // file RAW and fails (exit 1) if they differ. With --take N it times
 // Reader::Take of N random rows of that column instead (in increasing order
@@ -130,7 +132,7 @@ double Best(int reps, Fn&& fn) {
 
 int TimeFile(const std::string& path, const std::string& expect_path, int max_threads, int reps) {
   double seconds[2] = {0, 0};
-  uint64_t rows = 0, value_bytes = 0;
+  uint64_t rows = 0, value_bytes = 0, row_width = 1;  // values per row: a tensor column's width
   std::vector<uint8_t> out, expect;
   if (!expect_path.empty()) {
     std::FILE* f = std::fopen(expect_path.c_str(), "rb");
@@ -152,8 +154,9 @@ int TimeFile(const std::string& path, const std::string& expect_path, int max_th
       return 1;
     }
     rows = reader->column(0).num_rows;
+    row_width = reader->column(0).row_width;
     value_bytes = static_cast<uint64_t>(l3::PhysicalTypeBytes(reader->column(0).type));
-    out.assign(rows * value_bytes, 0);
+    out.assign(rows * row_width * value_bytes, 0);
     seconds[k] = Best(reps, [&] { return reader->ReadRows(0, 0, rows, out.data(), out.size()).ok(); });
     if (seconds[k] < 0) {
       std::fprintf(stderr, "%s: decode failed\n", path.c_str());
@@ -165,10 +168,10 @@ int TimeFile(const std::string& path, const std::string& expect_path, int max_th
       return 1;
     }
   }
-  std::printf("{\"rows\": %llu, \"value_bytes\": %llu, \"seconds_1\": %.6f, \"seconds_T\": %.6f, "
-              "\"threads\": %d}\n",
-              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(value_bytes),
-              seconds[0], seconds[1], max_threads);
+  std::printf("{\"rows\": %llu, \"row_width\": %llu, \"value_bytes\": %llu, \"seconds_1\": %.6f, "
+              "\"seconds_T\": %.6f, \"threads\": %d}\n",
+              static_cast<unsigned long long>(rows), static_cast<unsigned long long>(row_width),
+              static_cast<unsigned long long>(value_bytes), seconds[0], seconds[1], max_threads);
   return 0;
 }
 

@@ -5,6 +5,13 @@
 #include <string>
 #include <vector>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define L3_IBP_HAVE_BMI2 1
+#else
+#define L3_IBP_HAVE_BMI2 0
+#endif
+
 #include "codec/ibp/ibp_format.hpp"
 #include "common/bits.hpp"
 #include "common/status_macros.hpp"
@@ -94,14 +101,162 @@ RowCheck DecodePackedRow(const uint8_t* row, uint64_t length, uint64_t words_per
   return check;
 }
 
+// What the sparse row decoder needs of one mask, from the mask alone.
+template <typename Word>
+struct SparseMaskPlan {
+  static constexpr uint32_t W = 8 * sizeof(Word);
+  std::vector<uint8_t> width;        // f_j = W - popcount(Mask[j])
+  std::vector<uint64_t> prefix;      // sum of f_k over k < j (M + 1 entries)
+  std::vector<uint64_t> has_free;    // bit j: f_j > 0, 64 words per entry
+  std::vector<Word> bitval;          // Bitval[j]
+  const uint8_t* mask = nullptr;
+
+  void Build(const uint8_t* mask_words, const uint8_t* bitval_words, uint64_t m) {
+    mask = mask_words;
+    width.resize(static_cast<size_t>(m));
+    prefix.resize(static_cast<size_t>(m) + 1);
+    has_free.assign(static_cast<size_t>((m + 63) / 64), 0);
+    bitval.resize(static_cast<size_t>(m));
+    prefix[0] = 0;
+    for (uint64_t j = 0; j < m; ++j) {
+      width[j] = static_cast<uint8_t>(W - PopCount(LoadWord<Word>(mask_words, j)));
+      prefix[j + 1] = prefix[j] + width[j];
+      if (width[j] > 0) has_free[j / 64] |= uint64_t{1} << (j % 64);
+      bitval[j] = LoadWord<Word>(bitval_words, j);
+    }
+  }
+};
+
+// Participation bits of words 64 q .. 64 q + 63 of a packed row (bits past
+// M cleared). The bitmap's bit j is bit j % 8 of its byte j / 8 for either
+// word size; the 8 bytes read may pass the bitmap by up to 4 (W = 32, H
+// odd), into the row's stream or the payload's 32 padding bytes.
+inline uint64_t WordsInRow(uint64_t q, uint64_t m) {  // words 64 q .. of a row of m words
+  const uint64_t left = m - 64 * q;
+  return left >= 64 ? ~uint64_t{0} : LowMask(static_cast<uint32_t>(left));
+}
+inline uint64_t ParticipationBits(const uint8_t* row, uint64_t q, uint64_t m) {
+  return LoadLE64(row + 8 * q) & WordsInRow(q, m);
+}
+
+// The sparse decoder's deposits: the portable DepositBits (the definition),
+// and on x86-64 CPUs with BMI2 its PDEP instruction (DepositBits is PDEP, bit
+// for bit; ibp_test.cpp compares them).
+struct PortableDeposit {
+  template <typename Word>
+  static Word Apply(Word x, Word free) {
+    return DepositBits<Word>(x, free);
+  }
+};
+#if L3_IBP_HAVE_BMI2
+struct Bmi2Deposit {
+  template <typename Word>
+  __attribute__((target("bmi2"))) static Word Apply(Word x, Word free) {
+    if constexpr (sizeof(Word) == 8) {
+      return static_cast<Word>(_pdep_u64(x, free));
+    } else {
+      return static_cast<Word>(_pdep_u32(x, free));
+    }
+  }
+};
+#endif
+
+// DecodePackedRow's values and length check (rule 5), without the padding
+// checks of deep validation, visiting only the words that hold a field: a
+// participating word with no free bits is its bit values. The field of word
+// j starts at the sum of the mask's widths before j plus W - f_k for every
+// word k < j stored whole. Reads only the row's words (and at most 4 bytes
+// past its bitmap, see ParticipationBits).
+template <typename Word, typename Deposit>
+[[gnu::always_inline]] inline bool DecodePackedRowSparse(const uint8_t* row, uint64_t length,
+                                                         uint64_t m,
+                                                         const SparseMaskPlan<Word>& plan,
+                                                         Word* out) {
+  constexpr uint32_t W = 8 * sizeof(Word);
+  const uint64_t h = IbpBitmapWords(m, W);
+  if (h > length) return false;
+  const uint64_t groups = (m + 63) / 64;
+  // Rule 5: every word stored whole adds W - f_j bits to the mask's sum.
+  uint64_t bits = plan.prefix[m];
+  for (uint64_t q = 0; q < groups; ++q) {
+    for (uint64_t whole = ~ParticipationBits(row, q, m) & WordsInRow(q, m); whole != 0;
+         whole &= whole - 1) {
+      bits += W - plan.width[64 * q + CountTrailingZeros64(whole)];
+    }
+  }
+  if (h + (bits + W - 1) / W != length) return false;
+  std::memcpy(out, plan.bitval.data(), static_cast<size_t>(m) * sizeof(Word));
+  const uint8_t* stream = row + h * sizeof(Word);
+  uint64_t extra = 0;  // W - f_k over the words k < j stored whole
+  for (uint64_t q = 0; q < groups; ++q) {
+    const uint64_t participates = ParticipationBits(row, q, m);
+    for (uint64_t work = (~participates & WordsInRow(q, m)) | plan.has_free[q]; work != 0;
+         work &= work - 1) {
+      const uint64_t j = 64 * q + CountTrailingZeros64(work);
+      const bool whole = ((participates >> (j % 64)) & 1) == 0;
+      const uint32_t f = whole ? W : plan.width[j];
+      const uint64_t pos = plan.prefix[j] + extra;
+      const uint64_t i = pos / W;
+      const uint32_t off = static_cast<uint32_t>(pos % W);
+      const Word hi = LoadWord<Word>(stream, i);
+      const Word lo = (off > 0 && off + f > W) ? LoadWord<Word>(stream, i + 1) : Word{0};
+      const Word x = MsbField<Word>(hi, lo, off, f);
+      if (whole) {
+        out[j] = x;
+        extra += W - plan.width[j];
+      } else {
+        const Word free = static_cast<Word>(~LoadWord<Word>(plan.mask, j));
+        out[j] = static_cast<Word>(plan.bitval[j] | Deposit::template Apply<Word>(x, free));
+      }
+    }
+  }
+  return true;
+}
+
+template <typename Word>
+bool DecodePackedRowPortable(const uint8_t* row, uint64_t length, uint64_t m,
+                             const SparseMaskPlan<Word>& plan, Word* out) {
+  return DecodePackedRowSparse<Word, PortableDeposit>(row, length, m, plan, out);
+}
+
+#if L3_IBP_HAVE_BMI2
+template <typename Word>
+__attribute__((target("bmi2"))) bool DecodePackedRowBmi2(const uint8_t* row, uint64_t length,
+                                                         uint64_t m,
+                                                         const SparseMaskPlan<Word>& plan,
+                                                         Word* out) {
+  return DecodePackedRowSparse<Word, Bmi2Deposit>(row, length, m, plan, out);
+}
+
+bool CpuHasBmi2() {
+  static const bool has = __builtin_cpu_supports("bmi2") != 0;
+  return has;
+}
+#endif
+
+// kSparse: the sparse decoder, with PDEP where the CPU has BMI2; kPortable:
+// the sparse decoder with DepositBits; kReference: every word visited as
+// spec §11.2.3 steps 1-5 read; kDeep: the reference plus the padding checks.
+enum class RowsMode { kSparse, kPortable, kReference, kDeep };
+
 template <typename Word>
 Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
-                       bool deep) {
+                       RowsMode mode) {
+  const bool deep = mode == RowsMode::kDeep;
+  const bool sparse = mode == RowsMode::kSparse || mode == RowsMode::kPortable;
+  auto decode_sparse = DecodePackedRowPortable<Word>;
+#if L3_IBP_HAVE_BMI2
+  if (mode == RowsMode::kSparse && CpuHasBmi2()) decode_sparse = DecodePackedRowBmi2<Word>;
+#endif
   const IbpChunkView& ibp = view.ibp;
   const uint64_t m = ibp.words_per_row;
   const uint64_t row_bytes = RowBytes(view);
   const uint64_t word_row_bytes = m * sizeof(Word);
   std::vector<Word> words(static_cast<size_t>(m));
+  // Decoding (not deep validation) visits only the words that hold a field,
+  // with a plan per mask made when a row first uses it.
+  std::vector<SparseMaskPlan<Word>> plans(sparse ? ibp.num_masks : 0);
+  std::vector<bool> planned(plans.size(), false);
   for (uint64_t r = row_begin; r < row_end; ++r) {
     const uint64_t start = IbpRowStart(view, r);
     const uint64_t length = IbpRowStart(view, r + 1) - start;
@@ -110,8 +265,16 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
     if (length < m) {
       const uint32_t k = ibp.mask_ids != nullptr ? ibp.mask_ids[r] : 0;
       const uint8_t* mask = ibp.masks + 2 * k * word_row_bytes;
-      const RowCheck check =
-          DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words.data());
+      RowCheck check;
+      if (!sparse) {
+        check = DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words.data());
+      } else {
+        if (!planned[k]) {
+          plans[k].Build(mask, mask + word_row_bytes, m);
+          planned[k] = true;
+        }
+        check.length_ok = decode_sparse(row, length, m, plans[k], words.data());
+      }
       if (!check.length_ok) {
         return CorruptPayload("IBP row " + std::to_string(r) + ": its " + std::to_string(length) +
                               " words disagree with its participation bitmap (spec §11.2.3 "
@@ -137,9 +300,11 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
 }
 
 Status DecodeRowsAny(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
-                     bool deep) {
-  if (view.ibp.word_bytes == 8) return DecodeRowsTyped<uint64_t>(view, row_begin, row_end, out, deep);
-  return DecodeRowsTyped<uint32_t>(view, row_begin, row_end, out, deep);
+                     RowsMode mode) {
+  if (view.ibp.word_bytes == 8) {
+    return DecodeRowsTyped<uint64_t>(view, row_begin, row_end, out, mode);
+  }
+  return DecodeRowsTyped<uint32_t>(view, row_begin, row_end, out, mode);
 }
 
 }  // namespace
@@ -197,11 +362,23 @@ Status ValidateIbpIndex(const ChunkView& view) {
 }
 
 Status DecodeIbpRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out) {
-  return DecodeRowsAny(view, row_begin, row_end, out, /*deep=*/false);
+  return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kSparse);
+}
+
+Status DecodeIbpRowsWith(const ChunkView& view, uint64_t row_begin, uint64_t row_end,
+                         uint8_t* out, IbpRowsDecoder decoder) {
+  switch (decoder) {
+    case IbpRowsDecoder::kPortable:
+      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kPortable);
+    case IbpRowsDecoder::kReference:
+      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kReference);
+    default:
+      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kSparse);
+  }
 }
 
 Status DeepValidateIbpChunk(const ChunkView& view) {
-  L3_RETURN_NOT_OK(DecodeRowsAny(view, 0, view.num_rows, nullptr, /*deep=*/true));
+  L3_RETURN_NOT_OK(DecodeRowsAny(view, 0, view.num_rows, nullptr, RowsMode::kDeep));
   const uint64_t words = IbpPayloadWords(view);
   for (uint64_t i = 0; i < kIbpPaddingBytes; ++i) {
     if (view.payload[words * view.ibp.word_bytes + i] != 0) {

@@ -27,7 +27,20 @@ uint64_t IbpRowStart(const ChunkView& view, uint64_t row);
 /// type bytes each. Precondition: ValidateIbpIndex passed and the payload
 /// holds W/8 * IbpPayloadWords + 32 bytes. kCorruptPayload when a packed
 /// row's length disagrees with its bitmap (rule 5).
+/// Visits only the words of a row that hold a field (a participating word
+/// whose mask has no free bits is its bit values), depositing fields with
+/// PDEP where the CPU has BMI2.
 Status DecodeIbpRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out);
+
+/// The decoders DecodeIbpRowsWith can be asked for; tests check that they
+/// give the same bytes and the same errors.
+enum class IbpRowsDecoder : uint8_t {
+  kFastest,    ///< DecodeIbpRows's
+  kPortable,   ///< the same visits, deposits by DepositBits on every CPU
+  kReference,  ///< every word of every row, as spec §11.2.3 steps 1-5 read
+};
+Status DecodeIbpRowsWith(const ChunkView& view, uint64_t row_begin, uint64_t row_end,
+                         uint8_t* out, IbpRowsDecoder decoder);
 
 /// spec §10.3 step 5.4: every row decodes, the unused bitmap and stream bits
 /// and the bytes after each row's B bytes are zero, and so are the 32

@@ -127,14 +127,16 @@ struct SparseMaskPlan {
   }
 };
 
+// Bit i: word 64 q + i lies in a row of m words.
+inline uint64_t WordsInRow(uint64_t q, uint64_t m) {
+  const uint64_t left = m - 64 * q;
+  return left >= 64 ? ~uint64_t{0} : LowMask(static_cast<uint32_t>(left));
+}
+
 // Participation bits of words 64 q .. 64 q + 63 of a packed row (bits past
 // M cleared). The bitmap's bit j is bit j % 8 of its byte j / 8 for either
 // word size; the 8 bytes read may pass the bitmap by up to 4 (W = 32, H
 // odd), into the row's stream or the payload's 32 padding bytes.
-inline uint64_t WordsInRow(uint64_t q, uint64_t m) {  // words 64 q .. of a row of m words
-  const uint64_t left = m - 64 * q;
-  return left >= 64 ? ~uint64_t{0} : LowMask(static_cast<uint32_t>(left));
-}
 inline uint64_t ParticipationBits(const uint8_t* row, uint64_t q, uint64_t m) {
   return LoadLE64(row + 8 * q) & WordsInRow(q, m);
 }

@@ -106,21 +106,22 @@ template <typename Word>
 struct SparseMaskPlan {
   static constexpr uint32_t W = 8 * sizeof(Word);
   std::vector<uint8_t> width;        // f_j = W - popcount(Mask[j])
-  std::vector<uint64_t> prefix;      // sum of f_k over k < j (M + 1 entries)
+  std::vector<Word> free;            // ~Mask[j]
   std::vector<uint64_t> has_free;    // bit j: f_j > 0, 64 words per entry
   std::vector<Word> bitval;          // Bitval[j]
-  const uint8_t* mask = nullptr;
+  uint64_t total_bits = 0;           // sum of f_j: the fields of a row whose words all participate
 
   void Build(const uint8_t* mask_words, const uint8_t* bitval_words, uint64_t m) {
-    mask = mask_words;
     width.resize(static_cast<size_t>(m));
-    prefix.resize(static_cast<size_t>(m) + 1);
+    free.resize(static_cast<size_t>(m));
     has_free.assign(static_cast<size_t>((m + 63) / 64), 0);
     bitval.resize(static_cast<size_t>(m));
-    prefix[0] = 0;
+    total_bits = 0;
     for (uint64_t j = 0; j < m; ++j) {
-      width[j] = static_cast<uint8_t>(W - PopCount(LoadWord<Word>(mask_words, j)));
-      prefix[j + 1] = prefix[j] + width[j];
+      const Word mask = LoadWord<Word>(mask_words, j);
+      free[j] = static_cast<Word>(~mask);
+      width[j] = static_cast<uint8_t>(W - PopCount(mask));
+      total_bits += width[j];
       if (width[j] > 0) has_free[j / 64] |= uint64_t{1} << (j % 64);
       bitval[j] = LoadWord<Word>(bitval_words, j);
     }
@@ -165,10 +166,10 @@ struct Bmi2Deposit {
 
 // DecodePackedRow's values and length check (rule 5), without the padding
 // checks of deep validation, visiting only the words that hold a field: a
-// participating word with no free bits is its bit values. The field of word
-// j starts at the sum of the mask's widths before j plus W - f_k for every
-// word k < j stored whole. Reads only the row's words (and at most 4 bytes
-// past its bitmap, see ParticipationBits).
+// participating word with no free bits is its bit values and takes no
+// stream bits, so the fields of the visited words lie back to back. Reads
+// only the row's words (and at most 4 bytes past its bitmap, see
+// ParticipationBits).
 template <typename Word, typename Deposit>
 [[gnu::always_inline]] inline bool DecodePackedRowSparse(const uint8_t* row, uint64_t length,
                                                          uint64_t m,
@@ -179,7 +180,7 @@ template <typename Word, typename Deposit>
   if (h > length) return false;
   const uint64_t groups = (m + 63) / 64;
   // Rule 5: every word stored whole adds W - f_j bits to the mask's sum.
-  uint64_t bits = plan.prefix[m];
+  uint64_t bits = plan.total_bits;
   for (uint64_t q = 0; q < groups; ++q) {
     for (uint64_t whole = ~ParticipationBits(row, q, m) & WordsInRow(q, m); whole != 0;
          whole &= whole - 1) {
@@ -189,7 +190,7 @@ template <typename Word, typename Deposit>
   if (h + (bits + W - 1) / W != length) return false;
   std::memcpy(out, plan.bitval.data(), static_cast<size_t>(m) * sizeof(Word));
   const uint8_t* stream = row + h * sizeof(Word);
-  uint64_t extra = 0;  // W - f_k over the words k < j stored whole
+  uint64_t pos = 0;  // the next field's first stream bit
   for (uint64_t q = 0; q < groups; ++q) {
     const uint64_t participates = ParticipationBits(row, q, m);
     for (uint64_t work = (~participates & WordsInRow(q, m)) | plan.has_free[q]; work != 0;
@@ -197,19 +198,15 @@ template <typename Word, typename Deposit>
       const uint64_t j = 64 * q + CountTrailingZeros64(work);
       const bool whole = ((participates >> (j % 64)) & 1) == 0;
       const uint32_t f = whole ? W : plan.width[j];
-      const uint64_t pos = plan.prefix[j] + extra;
       const uint64_t i = pos / W;
       const uint32_t off = static_cast<uint32_t>(pos % W);
       const Word hi = LoadWord<Word>(stream, i);
       const Word lo = (off > 0 && off + f > W) ? LoadWord<Word>(stream, i + 1) : Word{0};
       const Word x = MsbField<Word>(hi, lo, off, f);
-      if (whole) {
-        out[j] = x;
-        extra += W - plan.width[j];
-      } else {
-        const Word free = static_cast<Word>(~LoadWord<Word>(plan.mask, j));
-        out[j] = static_cast<Word>(plan.bitval[j] | Deposit::template Apply<Word>(x, free));
-      }
+      out[j] = whole ? x
+                     : static_cast<Word>(plan.bitval[j] |
+                                         Deposit::template Apply<Word>(x, plan.free[j]));
+      pos += f;
     }
   }
   return true;

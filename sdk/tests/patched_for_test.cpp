@@ -358,6 +358,22 @@ uint32_t PayloadBit(const EncodedChunk& c, uint64_t bit) {
   return (c.payload[bit / 8] >> (bit % 8)) & 1u;
 }
 
+void FlipPayloadBit(EncodedChunk& c, uint64_t bit) {
+  c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
+}
+
+/// `v` as one PATCHED_FOR partition of u16 values, which must take Rows_EF
+/// exception rows with Bit_Width 0.
+EncodedChunk EncodeRowsEfPartition(const std::vector<uint16_t>& v, const EncoderConfig& config) {
+  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
+      v.data(), v.size(), config,
+      {PartitionChoice{static_cast<uint32_t>(v.size()), Model::kPatchedFor, std::nullopt}});
+  REQUIRE(chunk.ok());
+  REQUIRE(chunk->uses_patched_rows_ef);
+  REQUIRE(chunk->partition_table[13] == 0);  // Bit_Width 0
+  return *chunk;
+}
+
 }  // namespace
 
 TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded") {
@@ -368,44 +384,37 @@ TEST_CASE("PATCHED_FOR Rows_EF: corrupt high parts H are reported, not decoded")
   for (size_t x = 0; x < v.size(); x += 5) v[x] = 9;
   EncoderConfig config;
   config.type = PhysicalType::kUInt16;
-  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
-      v.data(), v.size(), config, {PartitionChoice{600, Model::kPatchedFor, std::nullopt}});
-  REQUIRE(chunk.ok());
-  REQUIRE(chunk->uses_patched_rows_ef);
-  REQUIRE(chunk->partition_table[13] == 0);
-  REQUIRE(ValidateRunStarts(ChunkViewOf(*chunk, config.type)).ok());
-  const auto flip = [](EncodedChunk& c, uint64_t bit) {
-    c.payload[bit / 8] = static_cast<uint8_t>(c.payload[bit / 8] ^ (1u << (bit % 8)));
-  };
+  const EncodedChunk chunk = EncodeRowsEfPartition(v, config);
+  REQUIRE(ValidateRunStarts(ChunkViewOf(chunk, config.type)).ok());
   const uint64_t h0 = 120 * 2;
   SUBCASE("a 1 bit too many") {
-    EncodedChunk bad = *chunk;
+    EncodedChunk bad = chunk;
     uint64_t q = 0;
     while (PayloadBit(bad, h0 + q) != 0) ++q;  // the first 0 bit of H
-    flip(bad, h0 + q);
+    FlipPayloadBit(bad, h0 + q);
     CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
   }
   SUBCASE("a 1 bit too few") {
-    EncodedChunk bad = *chunk;
+    EncodedChunk bad = chunk;
     uint64_t q = 268;
     while (PayloadBit(bad, h0 + q) == 0) --q;  // the last 1 bit of H
-    flip(bad, h0 + q);
+    FlipPayloadBit(bad, h0 + q);
     CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
   }
   SUBCASE("two equal rows") {
     // Rows 0 and 5: low parts 0 and 1, 1 bits at 0 and 2. Low part 1 := 0
     // and the 1 bit moved to 1 make both row 0.
-    EncodedChunk bad = *chunk;
+    EncodedChunk bad = chunk;
     REQUIRE(PayloadBit(bad, h0 + 0) == 1);
     REQUIRE(PayloadBit(bad, h0 + 1) == 0);
     REQUIRE(PayloadBit(bad, h0 + 2) == 1);
-    flip(bad, 2);
-    flip(bad, h0 + 1);
-    flip(bad, h0 + 2);
+    FlipPayloadBit(bad, 2);
+    FlipPayloadBit(bad, h0 + 1);
+    FlipPayloadBit(bad, h0 + 2);
     CHECK(ValidateRunStarts(ChunkViewOf(bad, config.type)).code() == StatusCode::kCorruptPayload);
   }
   SUBCASE("the feature bit missing") {
-    ChunkView view = ChunkViewOf(*chunk, config.type);
+    ChunkView view = ChunkViewOf(chunk, config.type);
     view.required_features &= ~kRequiredPatchedRowsEf;
     CHECK(ValidateChunkMetadata(view).code() == StatusCode::kCorruptMetadata);
   }
@@ -422,25 +431,21 @@ TEST_CASE("PATCHED_FOR Rows_EF with l = 0: neighbouring 1 bits in H are equal ro
   }
   EncoderConfig config;
   config.type = PhysicalType::kUInt16;
-  Result<EncodedChunk> chunk = EncodeChunkWithPartitions(
-      v.data(), v.size(), config, {PartitionChoice{200, Model::kPatchedFor, std::nullopt}});
-  REQUIRE(chunk.ok());
-  REQUIRE(chunk->uses_patched_rows_ef);
-  REQUIRE(chunk->partition_table[13] == 0);  // Bit_Width 0
-  const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(chunk->parameters.data() + 8));
+  const EncodedChunk chunk = EncodeRowsEfPartition(v, config);
+  const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(chunk.parameters.data() + 8));
   REQUIRE(2 * e.count > v.size());  // l = 0
-  REQUIRE(ValidateRunStarts(ChunkViewOf(*chunk, config.type)).ok());
+  REQUIRE(ValidateRunStarts(ChunkViewOf(chunk, config.type)).ok());
   const uint64_t h_bits = e.count + v.size() - 1;
   // Moves the 1 bit of a "1 0 1" at q + 2 to q + 1: the same count of ones,
   // two of them neighbours.
   const auto make_neighbours = [&](bool across_words) {
     for (uint64_t q = 0; q + 2 < h_bits; ++q) {
       if (across_words && q % 64 != 63) continue;
-      if (PayloadBit(*chunk, q) == 1 && PayloadBit(*chunk, q + 1) == 0 &&
-          PayloadBit(*chunk, q + 2) == 1) {
-        EncodedChunk bad = *chunk;
-        bad.payload[(q + 1) / 8] ^= static_cast<uint8_t>(1u << ((q + 1) % 8));
-        bad.payload[(q + 2) / 8] ^= static_cast<uint8_t>(1u << ((q + 2) % 8));
+      if (PayloadBit(chunk, q) == 1 && PayloadBit(chunk, q + 1) == 0 &&
+          PayloadBit(chunk, q + 2) == 1) {
+        EncodedChunk bad = chunk;
+        FlipPayloadBit(bad, q + 1);
+        FlipPayloadBit(bad, q + 2);
         return std::optional<EncodedChunk>(bad);
       }
     }

@@ -62,9 +62,7 @@ class PatchedForExceptionReader {
         const uint64_t word = r_.HighWord(pos_);
         if (word != 0) {
           const uint64_t q = pos_ + static_cast<uint64_t>(__builtin_ctzll(word));
-          const uint64_t low =
-              LoadField(r_.payload_, g.rows_bit + index_ * g.low_bits, LowMask(g.low_bits));
-          *row = ((q - index_) << g.low_bits) + low;  // wraps only on corrupt H
+          *row = r_.EfRow(q, index_);
           pos_ = q + 1;
           ++index_;
           return true;
@@ -110,13 +108,10 @@ class PatchedForExceptionReader {
       return;
     }
     const PatchedRowLookup at = PatchedRowsEfFind(Stream{payload_}, g_, e_.count, lb);
-    const uint32_t l = g_.low_bits;
     uint64_t i = at.index;
     for (uint64_t pos = at.h_pos; i < e_.count && pos < g_.high_bits; pos += 64) {
       for (uint64_t word = HighWord(pos); word != 0; word &= word - 1) {
-        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
-        const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
-        const uint64_t row = ((q - i) << l) + low;  // wraps only on corrupt H
+        const uint64_t row = EfRow(pos + static_cast<uint64_t>(__builtin_ctzll(word)), i);
         if (row >= le) return;
         if (row >= lb) fn(row, i);
         if (++i >= e_.count) return;
@@ -158,9 +153,7 @@ class PatchedForExceptionReader {
       uint64_t word = HighWord(pos);
       ones += PopCount64(word);
       for (; word != 0 && i < e_.count; word &= word - 1, ++i) {
-        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
-        const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
-        const uint64_t row = ((q - i) << l) + low;
+        const uint64_t row = EfRow(pos + static_cast<uint64_t>(__builtin_ctzll(word)), i);
         if (row >= n_ || (i > 0 && row <= previous)) return false;
         previous = row;
       }
@@ -176,6 +169,14 @@ class PatchedForExceptionReader {
       return LoadField(payload, bit, LowMask(width));
     }
   };
+
+  /// Rows_EF: the row of exception i, whose 1 bit in H is at q (spec
+  /// §8.12): (q - i) << l, plus its l-bit low part. Wraps only on corrupt H.
+  uint64_t EfRow(uint64_t q, uint64_t i) const {
+    const uint32_t l = g_.low_bits;
+    const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
+    return ((q - i) << l) + low;
+  }
 
   /// Bits [pos, pos + 64) of H, zero past H_n.
   uint64_t HighWord(uint64_t pos) const {

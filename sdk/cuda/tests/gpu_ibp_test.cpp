@@ -161,6 +161,54 @@ TEST_CASE("IBP tensors of every float type decode and gather on the GPU as on th
   }
 }
 
+// Sparse feature rows, as Cora's and Citeseer's: most values 0.0, a few
+// 1.0 (words that stay whole), every 13th column 0.5 (bit values that are
+// not 0) and every 50th column a varying value (words with free bits), so
+// that some 32-word steps of a row have free bits and most do not.
+std::vector<uint8_t> SparseFeatures(uint64_t rows, uint32_t width, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> v(rows * width);
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint32_t c = 0; c < width; ++c) {
+      float x = rng() % 40 == 0 ? 1.0f : 0.0f;
+      if (c % 13 == 0) x = 0.5f;
+      if (c % 50 == 7) x = 1.0f + static_cast<float>(rng() % 64) / 64.0f;
+      v[r * width + c] = x;
+    }
+  }
+  std::vector<uint8_t> bytes(v.size() * 4);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+TEST_CASE("sparse feature rows decode and gather on the GPU as on the CPU") {
+  // 1433 values: 717 8-byte words, rows starting on 4 bytes every other
+  // row; 4500: more than 64 steps of 32 words; 40: one step. With one mask
+  // and with two (a mask id per row).
+  for (uint32_t width : {1433u, 4500u, 40u}) {
+    for (uint32_t masks : {1u, 2u}) {
+      CAPTURE(width);
+      CAPTURE(masks);
+      const std::vector<uint8_t> bytes = SparseFeatures(1500, width, width + masks);
+      WriteOptions options;
+      options.float_encoding = FloatEncoding::kIbp;
+      options.ibp_masks = masks;
+      auto writer = Writer::CreateInMemory({{"x", PhysicalType::kFloat32, {}, width}}, options);
+      REQUIRE(writer.ok());
+      REQUIRE(writer->Append(0, bytes.data(), bytes.size() / 4).ok());
+      REQUIRE(writer->Close().ok());
+      const std::vector<uint8_t> file = writer->TakeBuffer();
+      Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(reader.ok());
+      for (const ChunkInfo& chunk : reader->column(0).chunks) REQUIRE(chunk.encoding == 2);
+      std::vector<uint8_t> cpu(bytes.size());
+      REQUIRE(reader->ReadRows(0, 0, 1500, cpu.data(), cpu.size()).ok());
+      REQUIRE(cpu == bytes);
+      CheckIbpColumn(*reader, 0, width);
+    }
+  }
+}
+
 void CheckCorruptRowIsZeroed(uint32_t width) {
   CAPTURE(width);
   std::mt19937_64 rng(5);

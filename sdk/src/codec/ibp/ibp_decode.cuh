@@ -104,12 +104,15 @@ __device__ __forceinline__ void IbpStoreWord(uint8_t* out_row, uint64_t j, Word 
 
 /// Word `j` of a row decoded by a whole warp: stored whole where the value
 /// type fills the word, as two 4-byte halves for 4-byte values in 8-byte
-/// words, else through IbpStoreWord (2-byte values).
+/// words (whole when `row_aligned8` says the row starts on 8 bytes and the
+/// word lies inside the row: the same bytes, little-endian), else through
+/// IbpStoreWord (2-byte values).
 template <typename Word>
 __device__ __forceinline__ void IbpStoreWarpWord(uint8_t* out_row, uint32_t j, Word value,
-                                                 uint32_t row_bytes, uint32_t store_bytes) {
+                                                 uint32_t row_bytes, uint32_t store_bytes,
+                                                 bool row_aligned8 = false) {
   const uint32_t at = j * static_cast<uint32_t>(sizeof(Word));
-  if (store_bytes == sizeof(Word) && at + sizeof(Word) <= row_bytes) {
+  if ((store_bytes == sizeof(Word) || row_aligned8) && at + sizeof(Word) <= row_bytes) {
     *reinterpret_cast<Word*>(out_row + at) = value;
   } else if (sizeof(Word) == 8 && store_bytes == 4) {
     uint32_t* p = reinterpret_cast<uint32_t*>(out_row + at);
@@ -288,7 +291,12 @@ __device__ void IbpDecodeRowGroup(const IbpKernelChunk& c, uint64_t r, uint8_t* 
 /// without a deposit. For rows read from device or shared memory, where a
 /// load after the scan costs little: the step is then mostly the scan and
 /// the store (sparse rows, such as Cora's, have a field in a few lanes a
-/// step). Rows read across PCIe keep the loads before the scan.
+/// step). A step in which no participating word has free bits (most steps
+/// of sparse rows) has only whole words for fields, so one ballot places
+/// them without the scan (measured on an H200, gpu-notes.md v35: 2-4% on
+/// the planetoid features). 4-byte values in 8-byte words are stored as
+/// whole words in rows that start on 8 bytes. Rows read across PCIe keep
+/// the loads before the scan.
 template <typename Word, bool kStagedRow, bool kFieldLoads = false>
 __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, uint8_t* out_row,
                                        uint32_t row_bytes, uint32_t store_bytes,
@@ -304,6 +312,12 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
   const bool raw = opened.raw;
   const uint32_t stream_words = static_cast<uint32_t>(opened.stream_words);  // < m
   const uint32_t lane = g.lane;
+  // 4-byte values in 8-byte words go out as whole words where the row
+  // starts on 8 bytes.
+  const bool row_aligned8 =
+      sizeof(Word) == 8 && (reinterpret_cast<uintptr_t>(out_row) & 7) == 0;
+  uint32_t lanes_below;  // this lane's bit and the ones above it clear
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(lanes_below));
   // The participation bitmap word, mask and bit value of word j (0 past the
   // row, or for a raw row).
   Word bitmap_j = 0, mask_j = 0, bitval_j = 0;
@@ -333,40 +347,65 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
       next_bitval = IbpLoadWord(opened.bitval + next_j);
     }
     const bool participates = in_row && !raw && ((bitmap_j >> (j % W)) & 1) != 0;
-    const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
-    const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
-    const uint32_t pos = base + inclusive - f;
-    const uint32_t off = pos % W;
     Word value;
-    if constexpr (kFieldLoads) {
-      value = bitval_j;  // a participating word with no free bits
-      if (f > 0) {
-        const uint32_t i = pos / W;
+    uint32_t step_bits;  // the stream bits of this step's fields
+    // With field loads, a step where no participating word has free bits
+    // (sparse rows: most steps of Cora's) has only whole words for fields,
+    // W bits each and back to back: a word's field follows the whole words
+    // before it in the step, so a ballot replaces the width scan, and the
+    // other lanes are their bit values.
+    if (kFieldLoads &&
+        !__any_sync(0xFFFFFFFFu, participates && mask_j != static_cast<Word>(~Word{0}))) {
+      const bool whole = in_row && !participates;
+      const uint32_t whole_lanes = __ballot_sync(0xFFFFFFFFu, whole);
+      const uint32_t off = base % W;  // the same for every field of the step
+      value = bitval_j;
+      if (whole) {
+        const uint32_t i = first_word + __popc(whole_lanes & lanes_below);
         const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
-        const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
-                            ? row_word(opened.stream + i + 1)
-                            : Word{0};
-        const Word x = MsbField<Word>(hi, lo, off, f);
-        value = participates
-                    ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                    : x;
+        value = hi;
+        if (off > 0) {
+          const Word lo = i + 1 < stream_words ? row_word(opened.stream + i + 1) : Word{0};
+          value = static_cast<Word>((hi << off) | (lo >> (W - off)));
+        }
       }
+      step_bits = W * __popc(whole_lanes);
     } else {
-      const uint32_t k = pos / W - first_word;  // <= 32 for every field of f > 0
-      const Word hi_lane = ShuffleWord(my_word, min(k, 31u));
-      const Word lo_lane = ShuffleWord(my_word, min(k + 1, 31u));
-      Word x = 0;
-      if (f > 0) {
-        const Word hi = k < 32 ? hi_lane : last_word;
-        const Word lo = k + 1 < 32 ? lo_lane : last_word;  // read only when the field crosses
-        x = MsbField<Word>(hi, lo, off, f);
+      const uint32_t f = !in_row ? 0u : (participates ? W - PopCount(mask_j) : W);
+      const uint32_t inclusive = WarpInclusiveSum<uint32_t>(f);
+      const uint32_t pos = base + inclusive - f;
+      const uint32_t off = pos % W;
+      if constexpr (kFieldLoads) {
+        value = bitval_j;  // a participating word with no free bits
+        if (f > 0) {
+          const uint32_t i = pos / W;
+          const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
+          const Word lo = (off > 0 && off + f > W && i + 1 < stream_words)
+                              ? row_word(opened.stream + i + 1)
+                              : Word{0};
+          const Word x = MsbField<Word>(hi, lo, off, f);
+          value = participates ? static_cast<Word>(
+                                     bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                               : x;
+        }
+      } else {
+        const uint32_t k = pos / W - first_word;  // <= 32 for every field of f > 0
+        const Word hi_lane = ShuffleWord(my_word, min(k, 31u));
+        const Word lo_lane = ShuffleWord(my_word, min(k + 1, 31u));
+        Word x = 0;
+        if (f > 0) {
+          const Word hi = k < 32 ? hi_lane : last_word;
+          const Word lo = k + 1 < 32 ? lo_lane : last_word;  // read only when the field crosses
+          x = MsbField<Word>(hi, lo, off, f);
+        }
+        value = participates ? static_cast<Word>(
+                                   bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
+                             : x;
       }
-      value = participates
-                  ? static_cast<Word>(bitval_j | DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                  : x;
+      step_bits = __shfl_sync(0xFFFFFFFFu, inclusive, 31);
     }
-    if (in_row) IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes);
-    base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+    if (in_row) IbpStoreWarpWord<Word>(out_row, j, value, row_bytes, store_bytes, row_aligned8);
+    base += step_bits;
     bitmap_j = next_bitmap;
     mask_j = next_mask;
     bitval_j = next_bitval;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -1045,8 +1046,9 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
     uint64_t value = 0;
     if (PhysicalTypeIsFloat(col.type)) {
       // Float rows (spec §11.2): each row decoded on its own, in O(1) for
-      // IBP chunks.
+      // IBP chunks, by one decoder per chunk that keeps its masks' plans.
       int chunk = -1;
+      std::optional<internal::IbpRowDecoder> ibp;
       for (size_t i = 0; i < num_rows; ++i) {
         const uint64_t row = rows[at(i)];
         uint8_t* target = dst + at(i) * value_bytes;
@@ -1056,10 +1058,13 @@ Status Reader::Take(int column, const uint64_t* rows, size_t num_rows, void* out
         }
         if (chunk < 0 || row >= col.chunks[chunk].first_row + col.chunks[chunk].num_rows) {
           chunk = impl_->FindChunk(column, row);
+          ibp.reset();
           L3_ASSIGN_OR_RETURN(loaded, impl_->Prepare(column, chunk));
+          if (loaded->view.encoding == 2) ibp.emplace(loaded->view);
         }
         const uint64_t local = row - col.chunks[chunk].first_row;
-        L3_RETURN_NOT_OK(Impl::DecodeChunkRowsAny(loaded->view, local, local + 1, target));
+        L3_RETURN_NOT_OK(ibp ? ibp->Decode(local, local + 1, target)
+                             : Impl::DecodeChunkRowsAny(loaded->view, local, local + 1, target));
         previous_row = row;
       }
       return Status::OK();

@@ -3,6 +3,7 @@
 // and of special values in every float type, and the rules a reader enforces.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -243,51 +244,63 @@ ChunkView ViewOfEncoded(const EncodedIbpChunk& e, const std::vector<uint8_t>& pa
   return view;
 }
 
+// Chunk shapes the IBP row decoders are compared on: Cora-like 0/1 rows,
+// rows of two kinds under 4 masks, W = 64 rows, and rows whose B bytes end
+// inside a word (bf16 rows of 129, f16 rows of 40).
+struct DecoderCase {
+  const char* name;
+  PhysicalType type;
+  uint32_t width;
+  uint32_t max_masks;
+};
+const DecoderCase kDecoderCases[] = {
+    {"sparse 0/1 f32 (Cora-like)", PhysicalType::kFloat32, 1433, 1},
+    {"two kinds of f32 rows, 4 masks", PhysicalType::kFloat32, 67, 4},
+    {"shared top bits f64", PhysicalType::kFloat64, 100, 1},
+    {"bf16 rows of 129", PhysicalType::kBFloat16, 129, 1},
+    {"f16 rows of 40", PhysicalType::kFloat16, 40, 1},
+};
+
+// `rows` rows of the case's shape: values that share top bits, with
+// outliers (words stored whole) and free high bits.
+std::vector<uint8_t> DecoderCaseRows(const DecoderCase& c, uint64_t rows, std::mt19937_64& rng) {
+  const uint32_t type_bytes = static_cast<uint32_t>(PhysicalTypeBytes(c.type));
+  std::vector<uint8_t> bytes(rows * c.width * type_bytes);
+  const bool sparse = c.width == 1433;
+  for (uint64_t i = 0; i < rows * c.width; ++i) {
+    uint64_t x = 0;
+    if (sparse) {
+      const float f = rng() % 40 == 0 ? 1.0f : 0.0f;
+      std::memcpy(&x, &f, 4);
+    } else {
+      const uint32_t bits = 8 * type_bytes;
+      // With several masks, every third row of another kind (other top bits).
+      const bool other_kind = c.max_masks > 1 && (i / c.width) % 3 == 0;
+      const uint64_t top = bits == 64   ? uint64_t{0x3FF5} << 48
+                           : other_kind ? uint64_t{0xC5} << (bits - 8)
+                                        : uint64_t{0x3E} << (bits - 8);
+      x = top | (rng() & LowMask(bits / 3));
+      if (rng() % 50 == 0) x = rng() & LowMask(bits);  // an outlier: the word stays whole
+      if (rng() % 200 == 0 && bits > 16) x |= uint64_t{1} << (bits - 9);  // a free high bit
+    }
+    std::memcpy(bytes.data() + i * type_bytes, &x, type_bytes);
+  }
+  return bytes;
+}
+
 TEST_CASE("the sparse row decoder equals the reference on valid and corrupt rows") {
   // DecodeIbpRows visits only the words that hold a field (with PDEP where
   // the CPU has BMI2, and portably); the reference visits every word. Same
   // bytes for every row of clean chunks, and the same status and bytes for
   // rows with random bits flipped (in the bitmap or the stream): some then
   // fail rule 5, others decode to other values.
-  struct Case {
-    const char* name;
-    PhysicalType type;
-    uint32_t width;
-    uint32_t max_masks;
-  };
-  const Case cases[] = {
-      {"sparse 0/1 f32 (Cora-like)", PhysicalType::kFloat32, 1433, 1},
-      {"two kinds of f32 rows, 4 masks", PhysicalType::kFloat32, 67, 4},
-      {"shared top bits f64", PhysicalType::kFloat64, 100, 1},
-      {"bf16 rows of 129", PhysicalType::kBFloat16, 129, 1},
-      {"f16 rows of 40", PhysicalType::kFloat16, 40, 1},
-  };
   std::mt19937_64 rng(2027);
-  for (const Case& c : cases) {
+  for (const DecoderCase& c : kDecoderCases) {
     CAPTURE(c.name);
     const uint64_t rows = 300;
     const uint32_t type_bytes = static_cast<uint32_t>(PhysicalTypeBytes(c.type));
     const uint64_t row_bytes = uint64_t{c.width} * type_bytes;
-    std::vector<uint8_t> bytes(rows * row_bytes);
-    const bool sparse = c.width == 1433;
-    for (uint64_t i = 0; i < rows * c.width; ++i) {
-      uint64_t x = 0;
-      if (sparse) {
-        const float f = rng() % 40 == 0 ? 1.0f : 0.0f;
-        std::memcpy(&x, &f, 4);
-      } else {
-        const uint32_t bits = 8 * type_bytes;
-        // With several masks, every third row of another kind (other top bits).
-        const bool other_kind = c.max_masks > 1 && (i / c.width) % 3 == 0;
-        const uint64_t top = bits == 64   ? uint64_t{0x3FF5} << 48
-                             : other_kind ? uint64_t{0xC5} << (bits - 8)
-                                          : uint64_t{0x3E} << (bits - 8);
-        x = top | (rng() & LowMask(bits / 3));
-        if (rng() % 50 == 0) x = rng() & LowMask(bits);  // an outlier: the word stays whole
-        if (rng() % 200 == 0 && bits > 16) x |= uint64_t{1} << (bits - 9);  // a free high bit
-      }
-      std::memcpy(bytes.data() + i * type_bytes, &x, type_bytes);
-    }
+    const std::vector<uint8_t> bytes = DecoderCaseRows(c, rows, rng);
     IbpEncoderOptions options;
     options.max_masks = c.max_masks;
     auto encoded = EncodeIbpChunk(bytes.data(), rows, row_bytes, options);
@@ -338,6 +351,63 @@ TEST_CASE("the sparse row decoder equals the reference on valid and corrupt rows
                                 << " decoded otherwise");
     CHECK(failed > 0);
     CHECK(changed > 0);
+  }
+}
+
+TEST_CASE("one IbpRowDecoder gives DecodeIbpRows's bytes and errors for rows in any order") {
+  // Reader::Take decodes rows one at a time through one decoder per chunk,
+  // which keeps each mask's plan from the row that first used it. Rows in
+  // random order (into an unaligned buffer, where a row's B bytes are its
+  // words and are decoded in place), ranges, and corrupt rows decoded after
+  // clean rows of the same mask must give what DecodeIbpRows gives.
+  std::mt19937_64 rng(2028);
+  for (const DecoderCase& c : kDecoderCases) {
+    CAPTURE(c.name);
+    const uint64_t rows = 200;
+    const uint64_t row_bytes = uint64_t{c.width} * PhysicalTypeBytes(c.type);
+    const std::vector<uint8_t> bytes = DecoderCaseRows(c, rows, rng);
+    IbpEncoderOptions options;
+    options.max_masks = c.max_masks;
+    auto encoded = EncodeIbpChunk(bytes.data(), rows, row_bytes, options);
+    REQUIRE(encoded.ok());
+    const ChunkView clean = ViewOfEncoded(*encoded, encoded->payload, c.type, c.width, rows);
+    REQUIRE(ValidateIbpIndex(clean).ok());
+    IbpRowDecoder decoder(clean);
+    std::vector<uint8_t> out(2 * row_bytes + 2);
+    for (int trial = 0; trial < 400; ++trial) {
+      const uint64_t a = rng() % rows;
+      const uint64_t b = std::min(rows, a + 1 + (trial % 4 == 0 ? rng() % 2 : 0));
+      std::fill(out.begin(), out.end(), 0xEE);
+      REQUIRE(decoder.Decode(a, b, out.data() + 1).ok());
+      CHECK(std::memcmp(out.data() + 1, bytes.data() + a * row_bytes, (b - a) * row_bytes) == 0);
+      CHECK(out[1 + (b - a) * row_bytes] == 0xEE);  // nothing written past the rows
+    }
+    int failed = 0;
+    std::vector<uint8_t> once(row_bytes), kept(row_bytes);
+    for (int trial = 0; trial < 100; ++trial) {
+      const uint64_t r = rng() % rows;
+      const uint64_t start = IbpRowStart(clean, r);
+      const uint64_t length = IbpRowStart(clean, r + 1) - start;
+      if (length == encoded->words_per_row) continue;  // a raw row
+      std::vector<uint8_t> payload = encoded->payload;
+      const uint64_t bit = 8 * encoded->word_bytes * (start + rng() % length) +
+                           rng() % (8 * encoded->word_bytes);
+      payload[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      const ChunkView view = ViewOfEncoded(*encoded, payload, c.type, c.width, rows);
+      IbpRowDecoder corrupt(view);
+      for (uint64_t other = 0; other < rows; other += 7) {
+        if (other != r) REQUIRE(corrupt.Decode(other, other + 1, kept.data()).ok());
+      }
+      std::fill(once.begin(), once.end(), 0xA5);
+      std::fill(kept.begin(), kept.end(), 0xA5);
+      const Status so = DecodeIbpRows(view, r, r + 1, once.data());
+      const Status sk = corrupt.Decode(r, r + 1, kept.data());
+      REQUIRE(so.code() == sk.code());
+      CHECK(so.ToString() == sk.ToString());
+      CHECK(once == kept);
+      failed += !so.ok();
+    }
+    CHECK(failed > 0);
   }
 }
 

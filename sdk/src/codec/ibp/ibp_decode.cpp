@@ -2,6 +2,7 @@
 #include "codec/ibp/ibp_decode.hpp"
 
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,13 @@ Word LoadWord(const uint8_t* base, uint64_t index) {
   return w;
 }
 
+// Stores word `index` of a row at `base`, which need not be aligned (a
+// caller's buffer).
+template <typename Word>
+void StoreWord(uint8_t* base, uint64_t index, Word w) {
+  std::memcpy(base + index * sizeof(Word), &w, sizeof(Word));
+}
+
 uint64_t RowBytes(const ChunkView& view) {
   return uint64_t{view.row_width} * static_cast<uint64_t>(PhysicalTypeBytes(view.column_type));
 }
@@ -57,7 +65,7 @@ struct RowCheck {
 // 1-5) into `out` (M words). Never reads outside the row's words.
 template <typename Word>
 RowCheck DecodePackedRow(const uint8_t* row, uint64_t length, uint64_t words_per_row,
-                         const uint8_t* mask, const uint8_t* bitval, Word* out) {
+                         const uint8_t* mask, const uint8_t* bitval, uint8_t* out) {
   constexpr uint32_t W = 8 * sizeof(Word);
   RowCheck check;
   const uint64_t m = words_per_row;
@@ -89,9 +97,11 @@ RowCheck DecodePackedRow(const uint8_t* row, uint64_t length, uint64_t words_per
       x = MsbField<Word>(hi, lo, off, f);
     }
     pos += f;
-    out[j] = participates ? static_cast<Word>(LoadWord<Word>(bitval, j) |
-                                              DepositBits<Word>(x, static_cast<Word>(~mask_j)))
-                          : x;
+    const Word free = static_cast<Word>(~mask_j);
+    StoreWord<Word>(out, j,
+                    participates ? static_cast<Word>(LoadWord<Word>(bitval, j) |
+                                                     DepositBits<Word>(x, free))
+                                 : x);
   }
   // The stream bits after the last field (the low bits of the last word).
   if (pos % W != 0) {
@@ -174,7 +184,7 @@ template <typename Word, typename Deposit>
 [[gnu::always_inline]] inline bool DecodePackedRowSparse(const uint8_t* row, uint64_t length,
                                                          uint64_t m,
                                                          const SparseMaskPlan<Word>& plan,
-                                                         Word* out) {
+                                                         uint8_t* out) {
   constexpr uint32_t W = 8 * sizeof(Word);
   const uint64_t h = IbpBitmapWords(m, W);
   if (h > length) return false;
@@ -203,9 +213,10 @@ template <typename Word, typename Deposit>
       const Word hi = LoadWord<Word>(stream, i);
       const Word lo = (off > 0 && off + f > W) ? LoadWord<Word>(stream, i + 1) : Word{0};
       const Word x = MsbField<Word>(hi, lo, off, f);
-      out[j] = whole ? x
-                     : static_cast<Word>(plan.bitval[j] |
-                                         Deposit::template Apply<Word>(x, plan.free[j]));
+      StoreWord<Word>(out, j,
+                      whole ? x
+                            : static_cast<Word>(plan.bitval[j] |
+                                                Deposit::template Apply<Word>(x, plan.free[j])));
       pos += f;
     }
   }
@@ -214,7 +225,7 @@ template <typename Word, typename Deposit>
 
 template <typename Word>
 bool DecodePackedRowPortable(const uint8_t* row, uint64_t length, uint64_t m,
-                             const SparseMaskPlan<Word>& plan, Word* out) {
+                             const SparseMaskPlan<Word>& plan, uint8_t* out) {
   return DecodePackedRowSparse<Word, PortableDeposit>(row, length, m, plan, out);
 }
 
@@ -223,7 +234,7 @@ template <typename Word>
 __attribute__((target("bmi2"))) bool DecodePackedRowBmi2(const uint8_t* row, uint64_t length,
                                                          uint64_t m,
                                                          const SparseMaskPlan<Word>& plan,
-                                                         Word* out) {
+                                                         uint8_t* out) {
   return DecodePackedRowSparse<Word, Bmi2Deposit>(row, length, m, plan, out);
 }
 
@@ -238,9 +249,19 @@ bool CpuHasBmi2() {
 // spec §11.2.3 steps 1-5 read; kDeep: the reference plus the padding checks.
 enum class RowsMode { kSparse, kPortable, kReference, kDeep };
 
+// What decoding rows of one chunk keeps from row to row: the sparse
+// decoder's plan of each mask, made when a row first uses it, and a row of
+// M words for rows whose B bytes end inside a word.
+template <typename Word>
+struct RowsState {
+  std::vector<SparseMaskPlan<Word>> plans;
+  std::vector<bool> planned;
+  std::vector<Word> words;
+};
+
 template <typename Word>
 Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
-                       RowsMode mode) {
+                       RowsMode mode, RowsState<Word>* state) {
   const bool deep = mode == RowsMode::kDeep;
   const bool sparse = mode == RowsMode::kSparse || mode == RowsMode::kPortable;
   auto decode_sparse = DecodePackedRowPortable<Word>;
@@ -251,59 +272,89 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
   const uint64_t m = ibp.words_per_row;
   const uint64_t row_bytes = RowBytes(view);
   const uint64_t word_row_bytes = m * sizeof(Word);
-  std::vector<Word> words(static_cast<size_t>(m));
-  // Decoding (not deep validation) visits only the words that hold a field,
-  // with a plan per mask made when a row first uses it.
-  std::vector<SparseMaskPlan<Word>> plans(sparse ? ibp.num_masks : 0);
-  std::vector<bool> planned(plans.size(), false);
+  // A packed row decodes straight into `out` when its B bytes are its M
+  // words; otherwise into `words`, of which B bytes are copied.
+  const bool in_place = out != nullptr && row_bytes == word_row_bytes;
+  if (!in_place) state->words.resize(static_cast<size_t>(m));
+  uint8_t* scratch = reinterpret_cast<uint8_t*>(state->words.data());
+  // Decoding (not deep validation) visits only the words that hold a field.
+  if (sparse && state->plans.size() != ibp.num_masks) {
+    state->plans.assign(static_cast<size_t>(ibp.num_masks), SparseMaskPlan<Word>());
+    state->planned.assign(static_cast<size_t>(ibp.num_masks), false);
+  }
   for (uint64_t r = row_begin; r < row_end; ++r) {
     const uint64_t start = IbpRowStart(view, r);
     const uint64_t length = IbpRowStart(view, r + 1) - start;
     const uint8_t* row = view.payload + start * sizeof(Word);
-    const uint8_t* src = row;
-    if (length < m) {
-      const uint32_t k = ibp.mask_ids != nullptr ? ibp.mask_ids[r] : 0;
-      const uint8_t* mask = ibp.masks + 2 * k * word_row_bytes;
-      RowCheck check;
-      if (!sparse) {
-        check = DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words.data());
-      } else {
-        if (!planned[k]) {
-          plans[k].Build(mask, mask + word_row_bytes, m);
-          planned[k] = true;
+    uint8_t* target = out == nullptr ? nullptr : out + (r - row_begin) * row_bytes;
+    if (length >= m) {  // stored whole (L_r = M): the row's words are its values
+      if (deep) {
+        for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
+          if (row[i] != 0) {
+            return CorruptPayload("IBP row " + std::to_string(r) +
+                                  ": nonzero bytes after the row's values");
+          }
         }
-        check.length_ok = decode_sparse(row, length, m, plans[k], words.data());
       }
-      if (!check.length_ok) {
-        return CorruptPayload("IBP row " + std::to_string(r) + ": its " + std::to_string(length) +
-                              " words disagree with its participation bitmap (spec §11.2.3 "
-                              "rule 5)");
+      if (target != nullptr) std::memcpy(target, row, row_bytes);
+      continue;
+    }
+    const uint32_t k = ibp.mask_ids != nullptr ? ibp.mask_ids[r] : 0;
+    const uint8_t* mask = ibp.masks + 2 * k * word_row_bytes;
+    uint8_t* words = in_place ? target : scratch;
+    RowCheck check;
+    if (!sparse) {
+      check = DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words);
+    } else {
+      if (!state->planned[k]) {
+        state->plans[k].Build(mask, mask + word_row_bytes, m);
+        state->planned[k] = true;
       }
-      if (deep && !check.padding_ok) {
-        return CorruptPayload("IBP row " + std::to_string(r) +
-                              ": nonzero bits after the bitmap or after the last field");
-      }
-      src = reinterpret_cast<const uint8_t*>(words.data());
+      check.length_ok = decode_sparse(row, length, m, state->plans[k], words);
+    }
+    if (!check.length_ok) {
+      return CorruptPayload("IBP row " + std::to_string(r) + ": its " + std::to_string(length) +
+                            " words disagree with its participation bitmap (spec §11.2.3 "
+                            "rule 5)");
+    }
+    if (deep && !check.padding_ok) {
+      return CorruptPayload("IBP row " + std::to_string(r) +
+                            ": nonzero bits after the bitmap or after the last field");
     }
     if (deep) {
       for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
-        if (src[i] != 0) {
+        if (words[i] != 0) {
           return CorruptPayload("IBP row " + std::to_string(r) +
                                 ": nonzero bytes after the row's values");
         }
       }
     }
-    if (out != nullptr) std::memcpy(out + (r - row_begin) * row_bytes, src, row_bytes);
+    if (!in_place && target != nullptr) std::memcpy(target, words, row_bytes);
   }
   return Status::OK();
 }
 
+}  // namespace
+
+struct IbpRowDecoder::State {
+  RowsState<uint32_t> narrow;  // W = 32
+  RowsState<uint64_t> wide;    // W = 64
+};
+
+namespace {
+
 Status DecodeRowsAny(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
-                     RowsMode mode) {
+                     RowsMode mode, IbpRowDecoder::State* state) {
   if (view.ibp.word_bytes == 8) {
-    return DecodeRowsTyped<uint64_t>(view, row_begin, row_end, out, mode);
+    return DecodeRowsTyped<uint64_t>(view, row_begin, row_end, out, mode, &state->wide);
   }
-  return DecodeRowsTyped<uint32_t>(view, row_begin, row_end, out, mode);
+  return DecodeRowsTyped<uint32_t>(view, row_begin, row_end, out, mode, &state->narrow);
+}
+
+Status DecodeRowsOnce(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
+                      RowsMode mode) {
+  IbpRowDecoder::State state;
+  return DecodeRowsAny(view, row_begin, row_end, out, mode, &state);
 }
 
 }  // namespace
@@ -361,23 +412,32 @@ Status ValidateIbpIndex(const ChunkView& view) {
 }
 
 Status DecodeIbpRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out) {
-  return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kSparse);
+  return DecodeRowsOnce(view, row_begin, row_end, out, RowsMode::kSparse);
+}
+
+IbpRowDecoder::IbpRowDecoder(const ChunkView& view)
+    : view_(&view), state_(std::make_unique<State>()) {}
+
+IbpRowDecoder::~IbpRowDecoder() = default;
+
+Status IbpRowDecoder::Decode(uint64_t row_begin, uint64_t row_end, uint8_t* out) {
+  return DecodeRowsAny(*view_, row_begin, row_end, out, RowsMode::kSparse, state_.get());
 }
 
 Status DecodeIbpRowsWith(const ChunkView& view, uint64_t row_begin, uint64_t row_end,
                          uint8_t* out, IbpRowsDecoder decoder) {
   switch (decoder) {
     case IbpRowsDecoder::kPortable:
-      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kPortable);
+      return DecodeRowsOnce(view, row_begin, row_end, out, RowsMode::kPortable);
     case IbpRowsDecoder::kReference:
-      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kReference);
+      return DecodeRowsOnce(view, row_begin, row_end, out, RowsMode::kReference);
     default:
-      return DecodeRowsAny(view, row_begin, row_end, out, RowsMode::kSparse);
+      return DecodeRowsOnce(view, row_begin, row_end, out, RowsMode::kSparse);
   }
 }
 
 Status DeepValidateIbpChunk(const ChunkView& view) {
-  L3_RETURN_NOT_OK(DecodeRowsAny(view, 0, view.num_rows, nullptr, RowsMode::kDeep));
+  L3_RETURN_NOT_OK(DecodeRowsOnce(view, 0, view.num_rows, nullptr, RowsMode::kDeep));
   const uint64_t words = IbpPayloadWords(view);
   for (uint64_t i = 0; i < kIbpPaddingBytes; ++i) {
     if (view.payload[words * view.ibp.word_bytes + i] != 0) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "l3/l3.hpp"
 
@@ -31,6 +32,28 @@ uint64_t IbpRowStart(const ChunkView& view, uint64_t row);
 /// whose mask has no free bits is its bit values), depositing fields with
 /// PDEP where the CPU has BMI2.
 Status DecodeIbpRows(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out);
+
+/// DecodeIbpRows for many calls on one chunk (Reader::Take's rows): the
+/// sparse decoder's plan of a mask (O(M) to make) is made when a row first
+/// uses it and kept for the decoder's life, so a row decoded by itself costs
+/// its own words only. Same bytes and errors as DecodeIbpRows. `view` (and
+/// its segments) must outlive the decoder.
+class IbpRowDecoder {
+ public:
+  explicit IbpRowDecoder(const ChunkView& view);
+  ~IbpRowDecoder();
+  IbpRowDecoder(const IbpRowDecoder&) = delete;
+  IbpRowDecoder& operator=(const IbpRowDecoder&) = delete;
+
+  /// DecodeIbpRows(view, row_begin, row_end, out).
+  Status Decode(uint64_t row_begin, uint64_t row_end, uint8_t* out);
+
+  struct State;  // the plans and a row of words, by word size
+
+ private:
+  const ChunkView* view_;
+  std::unique_ptr<State> state_;
+};
 
 /// The decoders DecodeIbpRowsWith can be asked for; tests check that they
 /// give the same bytes and the same errors.

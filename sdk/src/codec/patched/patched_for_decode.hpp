@@ -92,40 +92,38 @@ class PatchedForExceptionReader {
     return RowCursor(*this, at.index, at.h_pos);
   }
 
-  /// Calls fn(row, i) for each exception i whose row lies in [lb, le), in
-  /// order. Rows_EF: from the bucket search's position, H is read one
-  /// 64-bit word at a time and its 1 bits taken lowest first (the rows
-  /// RowCursor::Next gives, without reloading H for every exception).
-  template <typename Fn>
-  void ForEachInRange(uint64_t lb, uint64_t le, Fn&& fn) const {
+  /// Adds (h_i << w) mod 2^N to out[row - lb] for each exception i whose
+  /// row lies in [lb, le), in order: DecodePatchedForRange's patch. Fixed-
+  /// width rows from their binary search on; Rows_EF rows by AddEfHighs.
+  template <typename T>
+  void AddHighs(uint64_t lb, uint64_t le, uint32_t w, T* out) const {
     if (!e_.rows_ef) {
+      using U = std::make_unsigned_t<T>;
       RowCursor cursor = LowerBound(lb);
       uint64_t row = 0;
       for (uint64_t i = cursor.index(); cursor.Next(&row); ++i) {
         if (row >= le) return;
-        if (row >= lb) fn(row, i);  // row < lb only on rows that failed the check
+        if (row >= lb) {  // row < lb only on rows that failed the check
+          out[row - lb] = FromBits<T>(static_cast<U>(out[row - lb]) + (High(i) << w));
+        }
       }
       return;
     }
-    const PatchedRowLookup at = PatchedRowsEfFind(Stream{payload_}, g_, e_.count, lb);
-    uint64_t i = at.index;
-    for (uint64_t pos = at.h_pos; i < e_.count && pos < g_.high_bits; pos += 64) {
-      for (uint64_t word = HighWord(pos); word != 0; word &= word - 1) {
-        const uint64_t row = EfRow(pos + static_cast<uint64_t>(__builtin_ctzll(word)), i);
-        if (row >= le) return;
-        if (row >= lb) fn(row, i);
-        if (++i >= e_.count) return;
-      }
+    if (e_.signed_highs) {
+      g_.low_bits == 0 ? AddEfHighs<true, false>(lb, le, w, out)
+                       : AddEfHighs<true, true>(lb, le, w, out);
+    } else {
+      g_.low_bits == 0 ? AddEfHighs<false, false>(lb, le, w, out)
+                       : AddEfHighs<false, true>(lb, le, w, out);
     }
   }
 
   /// spec §8.12: the rows are strictly increasing and below n, and Rows_EF's
   /// H holds exactly E ones.
   bool RowsValid() const {
-    uint64_t previous = 0;
     if (!e_.rows_ef) {
       RowCursor cursor(*this, 0, 0);
-      uint64_t row = 0;
+      uint64_t row = 0, previous = 0;
       for (uint64_t i = 0; i < e_.count; ++i) {
         if (!cursor.Next(&row) || row >= n_ || (i > 0 && row <= previous)) return false;
         previous = row;
@@ -146,19 +144,24 @@ class PatchedForExceptionReader {
       }
       return ones == e_.count;
     }
-    // One pass over H, a word at a time: the rows of its first E 1 bits,
-    // and all its 1 bits counted.
-    uint64_t i = 0, ones = 0;
+    // One pass over H, a word at a time: the rows of its first E 1 bits
+    // (their low parts at a running stream position), each in [next, n)
+    // for next = the previous row + 1, and all its 1 bits counted.
+    const uint64_t count = e_.count;
+    const uint64_t low_mask = LowMask(l);
+    uint64_t i = 0, ones = 0, next = 0, low_bit = g_.rows_bit;
     for (uint64_t pos = 0; pos < g_.high_bits; pos += 64) {
       uint64_t word = HighWord(pos);
       ones += PopCount64(word);
-      for (; word != 0 && i < e_.count; word &= word - 1, ++i) {
-        const uint64_t row = EfRow(pos + static_cast<uint64_t>(__builtin_ctzll(word)), i);
-        if (row >= n_ || (i > 0 && row <= previous)) return false;
-        previous = row;
+      for (; word != 0 && i < count; word &= word - 1, ++i) {
+        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
+        const uint64_t row = ((q - i) << l) + ShortField(payload_, low_bit, low_mask);
+        low_bit += l;
+        if (row - next >= n_ - next) return false;
+        next = row + 1;
       }
     }
-    return i == e_.count && ones == e_.count;
+    return i == count && ones == count;
   }
 
  private:
@@ -176,6 +179,60 @@ class PatchedForExceptionReader {
     const uint32_t l = g_.low_bits;
     const uint64_t low = l == 0 ? 0 : LoadField(payload_, g_.rows_bit + i * l, LowMask(l));
     return ((q - i) << l) + low;
+  }
+
+  /// AddHighs over Rows_EF rows, with Signed_Highs (kSigned) and l > 0
+  /// (kLows) known at compile time: from the bucket search's position, H
+  /// is read one 64-bit word at a time and its 1 bits taken lowest first
+  /// (the rows RowCursor::Next gives, without reloading H for every
+  /// exception); the low parts and the high-part fields of exceptions
+  /// i, i + 1, ... lie at running stream positions, and everything the loop
+  /// reads is held in locals (a store to `out` may alias no member then).
+  /// The loop stops after E exceptions, whatever H holds.
+  template <bool kSigned, bool kLows, typename T>
+  void AddEfHighs(uint64_t lb, uint64_t le, uint32_t w, T* out) const {
+    using U = std::make_unsigned_t<T>;
+    const PatchedRowLookup at = PatchedRowsEfFind(Stream{payload_}, g_, e_.count, lb);
+    const uint8_t* const payload = payload_;
+    const uint64_t count = e_.count;
+    const uint64_t span = le - lb;
+    const uint32_t l = kLows ? g_.low_bits : 0;
+    const uint32_t width = e_.width;
+    const uint64_t low_mask = LowMask(l);
+    const uint64_t high_mask = LowMask(width);
+    uint64_t i = at.index;
+    uint64_t low_bit = g_.rows_bit + i * l;
+    uint64_t high_bit = g_.highs_bit + i * width;
+    if (i >= count) return;
+    for (uint64_t pos = at.h_pos; pos < g_.high_bits; pos += 64) {
+      for (uint64_t word = HighWord(pos); word != 0; word &= word - 1) {
+        const uint64_t q = pos + static_cast<uint64_t>(__builtin_ctzll(word));
+        uint64_t row = q - i;  // (q_i - i) << l, plus its low part
+        if constexpr (kLows) {
+          row = (row << l) + ShortField(payload, low_bit, low_mask);
+          low_bit += l;
+        }
+        const uint64_t stored = width <= kOneLoadBits
+                                    ? ShortField(payload, high_bit, high_mask)
+                                    : LoadField(payload, high_bit, high_mask);
+        high_bit += width;
+        const uint64_t high = kSigned ? ExceptionHigh(stored, true) : stored;
+        if (row - lb < span) {
+          out[row - lb] = FromBits<T>(static_cast<U>(out[row - lb]) + (high << w));
+        } else if (row >= le) {
+          return;  // row < lb only on rows that failed the check
+        }
+        if (++i >= count) return;
+      }
+    }
+  }
+
+  /// LoadField of a field of at most kOneLoadBits bits (a low part: l <= 16
+  /// as n <= 65536), from the 8 bytes at its first byte: inside the 16
+  /// bytes LoadField reads.
+  static constexpr uint32_t kOneLoadBits = 57;
+  static uint64_t ShortField(const uint8_t* payload, uint64_t bit, uint64_t mask) {
+    return LoadLE64(payload + (bit >> 3)) >> (bit & 7) & mask;
   }
 
   /// Bits [pos, pos + 64) of H, zero past H_n.
@@ -202,10 +259,7 @@ void DecodePatchedForRange(const Partition& part, uint32_t values_per_lane, uint
   const uint32_t w = part.bit_width;
   const PatchedForExceptionReader exceptions(part);
   if (exceptions.count() == 0 || w >= 64) return;  // w + hw <= N: no high bits at w = 64
-  using U = std::make_unsigned_t<T>;
-  exceptions.ForEachInRange(lb, le, [&](uint64_t row, uint64_t i) {
-    out[row - lb] = FromBits<T>(static_cast<U>(out[row - lb]) + (exceptions.High(i) << w));
-  });
+  exceptions.AddHighs(lb, le, w, out);
 }
 
 /// Local row x of a PATCHED_FOR partition, mod 2^64 (the caller keeps N

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "chunk_test_util.hpp"
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/encode/encode_chunk.hpp"
@@ -19,6 +20,7 @@
 
 using namespace l3;
 using namespace l3::internal;
+using l3::internal::testing::CheckRandomSlices;
 
 namespace {
 
@@ -114,15 +116,7 @@ void CheckFitAndDecode(uint64_t seed) {
       REQUIRE(DecodeChunkRows(view, 0, n, out.data()).ok());
       CHECK(out == v);
       std::mt19937_64 rng(seed);
-      for (int k = 0; k < 20; ++k) {
-        const uint64_t a = rng() % n, b = a + rng() % (n - a + 1);
-        std::vector<T> part(b - a);
-        REQUIRE(DecodeChunkRows(view, a, b, part.data()).ok());
-        CHECK(std::equal(part.begin(), part.end(), v.begin() + static_cast<std::ptrdiff_t>(a)));
-        uint64_t value = 0;
-        REQUIRE(DecodeChunkValue(view, a, &value).ok());
-        CHECK(value == ValueTraits<T>::Canonical(v[a]));
-      }
+      CheckRandomSlices(view, v, rng, 20);
     }
   }
 }
@@ -495,15 +489,7 @@ void CheckRowsEfAgainstFixed(const std::vector<T>& v, std::mt19937_64& rng,
     std::vector<T> out(n);
     REQUIRE(DecodeChunkRows(view, 0, n, out.data()).ok());
     CHECK(out == v);
-    for (int k = 0; k < 50; ++k) {
-      const uint64_t a = rng() % n, b = a + 1 + rng() % std::min<uint64_t>(n - a, 700);
-      std::vector<T> part(b - a);
-      REQUIRE(DecodeChunkRows(view, a, b, part.data()).ok());
-      CHECK(std::equal(part.begin(), part.end(), v.begin() + static_cast<std::ptrdiff_t>(a)));
-      uint64_t value = 0;
-      REQUIRE(DecodeChunkValue(view, a, &value).ok());
-      CHECK(value == ValueTraits<T>::Canonical(v[a]));
-    }
+    CheckRandomSlices(view, v, rng, 50, 700);
   }
 }
 

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "chunk_test_util.hpp"
 #include "codec/decode/decode_chunk.hpp"
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/delta/delta_encode.hpp"
@@ -19,6 +20,7 @@
 
 using namespace l3;
 using namespace l3::internal;
+using l3::internal::testing::CheckRandomSlices;
 
 namespace {
 
@@ -95,15 +97,7 @@ void CheckRoundTrip(const std::vector<T>& v, Model model, uint32_t values_per_la
   REQUIRE(DecodeChunkRows(view, 0, n, out.data()).ok());
   CHECK(out == v);
   std::mt19937_64 rng(n);
-  for (int k = 0; k < 20; ++k) {
-    const uint64_t a = rng() % n, b = a + rng() % (n - a + 1);
-    std::vector<T> part(b - a);
-    REQUIRE(DecodeChunkRows(view, a, b, part.data()).ok());
-    CHECK(std::equal(part.begin(), part.end(), v.begin() + static_cast<std::ptrdiff_t>(a)));
-    uint64_t value = 0;
-    REQUIRE(DecodeChunkValue(view, a, &value).ok());
-    CHECK(value == ValueTraits<T>::Canonical(v[a]));
-  }
+  CheckRandomSlices(view, v, rng, 20);
 }
 
 template <typename T>

@@ -254,8 +254,9 @@ __global__ void __launch_bounds__(kIbpShortRowsThreads)
 // Diagnostic switches, to compare decoders' speed or output in one build:
 // L3_IBP_SHORT_ROWS=0 decodes short rows with the row kernel,
 // L3_IBP_STAGED_GATHERS=0 and L3_IBP_STAGED_RANGES=0 decode rows without the
-// shared-memory stage, L3_IBP_FIELD_LOADS=0 rows in device memory with the
-// stream loads before the scan.
+// shared-memory stage, L3_IBP_NARROW_STAGES=0 stages pinned gathers' rows
+// only from kWideGatherWords words on, L3_IBP_FIELD_LOADS=0 rows in device
+// memory with the stream loads before the scan.
 bool SwitchedOn(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr || std::strcmp(v, "0") != 0;
@@ -270,6 +271,10 @@ bool FieldLoadsAllowed() {
 }
 bool StagedGathersAllowed() {
   static const bool allowed = SwitchedOn("L3_IBP_STAGED_GATHERS");
+  return allowed;
+}
+bool NarrowStagesAllowed() {
+  static const bool allowed = SwitchedOn("L3_IBP_NARROW_STAGES");
   return allowed;
 }
 bool StagedRangesAllowed() {
@@ -367,14 +372,19 @@ uint64_t NarrowestRow(const DeviceIbpChunk* chunks, size_t num_chunks) {
 }
 
 // The per-warp stage of a launch over chunks[0, num_chunks), or 0 for none.
-// Rows of at least kWideGatherWords words in every chunk are staged: the
-// stage holds a raw row of the widest chunk, at most kIbpMaxStageBytes.
-// Measured on the H100 (docs/results/gpu-notes.md, v24): 1024-row gathers
-// of Citeseer and Cora from pinned memory 1.07-1.32x faster; the 250-word
-// rows of Pubmed and the 64-word rows of the table 10% slower from device
-// memory, so they are not staged.
-uint32_t StageBytes(const DeviceIbpChunk* chunks, size_t num_chunks, uint32_t group_lanes) {
-  if (group_lanes != 32 || NarrowestRow(chunks, num_chunks) < kWideGatherWords) return 0;
+// Rows of whole warps with at least `min_words` words in every chunk are
+// staged: the stage holds a raw row of the widest chunk, at most
+// kIbpMaxStageBytes. Measured on the H100 (docs/results/gpu-notes.md, v24):
+// 1024-row gathers of Citeseer and Cora from pinned memory 1.07-1.32x
+// faster; the 250-word rows of Pubmed and the 64-word rows of the table 10%
+// slower from device memory, so device gathers stage rows of at least
+// kWideGatherWords words only. Pinned gathers stage every whole-warp row:
+// one PCIe round trip a row instead of one a step (gpu-notes.md v35: 65,536
+// rows of a 2M x 128 table 63-81 -> 98-101 GB/s on an H200; of the 10M-row
+// table 38 either way).
+uint32_t StageBytes(const DeviceIbpChunk* chunks, size_t num_chunks, uint32_t group_lanes,
+                    uint64_t min_words = kWideGatherWords) {
+  if (group_lanes != 32 || NarrowestRow(chunks, num_chunks) < min_words) return 0;
   uint64_t widest_bytes = 0;
   for (size_t i = 0; i < num_chunks; ++i) {
     widest_bytes = std::max<uint64_t>(widest_bytes,
@@ -403,11 +413,15 @@ Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const ui
   const uint64_t column_end = chunks[num_chunks - 1].first_row + chunks[num_chunks - 1].num_rows;
   const uint32_t group_lanes = GroupLanes(chunks, num_chunks);
   const bool wide = NarrowestRow(chunks, num_chunks) >= kWideGatherWords;
-  const uint32_t stage_bytes =
-      StagedGathersAllowed() ? StageBytes(chunks, num_chunks, group_lanes) : 0u;
   for (size_t first = 0; first < num_chunks; first += internal::kMaxIbpLaunchChunks) {
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
-    const bool field_loads = FieldLoadsAllowed() && !PayloadInHostMemory(chunks[first]);
+    const bool in_host_memory = PayloadInHostMemory(chunks[first]);
+    const bool field_loads = FieldLoadsAllowed() && !in_host_memory;
+    const uint32_t stage_bytes =
+        !StagedGathersAllowed() ? 0u
+        : in_host_memory && NarrowStagesAllowed()
+            ? StageBytes(chunks, num_chunks, group_lanes, /*min_words=*/0)
+            : StageBytes(chunks, num_chunks, group_lanes);
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
                                           /*zero_outside=*/first == 0, d_rows, 0, num_out,
                                           static_cast<uint8_t*>(d_out), group_lanes, wide,

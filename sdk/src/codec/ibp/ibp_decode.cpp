@@ -250,14 +250,27 @@ bool CpuHasBmi2() {
 enum class RowsMode { kSparse, kPortable, kReference, kDeep };
 
 // What decoding rows of one chunk keeps from row to row: the sparse
-// decoder's plan of each mask, made when a row first uses it, and a row of
-// M words for rows whose B bytes end inside a word.
+// decoder's plan of each mask, made when a row first uses it (empty until
+// then: M >= 1), and a row of M words for rows whose B bytes end inside a
+// word.
 template <typename Word>
 struct RowsState {
   std::vector<SparseMaskPlan<Word>> plans;
-  std::vector<bool> planned;
   std::vector<Word> words;
 };
+
+// Deep validation (spec §10.3 step 5.4): the bytes of a decoded row's M
+// words after its B bytes are zero.
+Status CheckBytesAfterValues(const uint8_t* words, uint64_t row_bytes, uint64_t word_row_bytes,
+                             uint64_t r) {
+  for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
+    if (words[i] != 0) {
+      return CorruptPayload("IBP row " + std::to_string(r) +
+                            ": nonzero bytes after the row's values");
+    }
+  }
+  return Status::OK();
+}
 
 template <typename Word>
 Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_end, uint8_t* out,
@@ -280,7 +293,6 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
   // Decoding (not deep validation) visits only the words that hold a field.
   if (sparse && state->plans.size() != ibp.num_masks) {
     state->plans.assign(static_cast<size_t>(ibp.num_masks), SparseMaskPlan<Word>());
-    state->planned.assign(static_cast<size_t>(ibp.num_masks), false);
   }
   for (uint64_t r = row_begin; r < row_end; ++r) {
     const uint64_t start = IbpRowStart(view, r);
@@ -288,14 +300,7 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
     const uint8_t* row = view.payload + start * sizeof(Word);
     uint8_t* target = out == nullptr ? nullptr : out + (r - row_begin) * row_bytes;
     if (length >= m) {  // stored whole (L_r = M): the row's words are its values
-      if (deep) {
-        for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
-          if (row[i] != 0) {
-            return CorruptPayload("IBP row " + std::to_string(r) +
-                                  ": nonzero bytes after the row's values");
-          }
-        }
-      }
+      if (deep) L3_RETURN_NOT_OK(CheckBytesAfterValues(row, row_bytes, word_row_bytes, r));
       if (target != nullptr) std::memcpy(target, row, row_bytes);
       continue;
     }
@@ -306,10 +311,7 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
     if (!sparse) {
       check = DecodePackedRow<Word>(row, length, m, mask, mask + word_row_bytes, words);
     } else {
-      if (!state->planned[k]) {
-        state->plans[k].Build(mask, mask + word_row_bytes, m);
-        state->planned[k] = true;
-      }
+      if (state->plans[k].width.empty()) state->plans[k].Build(mask, mask + word_row_bytes, m);
       check.length_ok = decode_sparse(row, length, m, state->plans[k], words);
     }
     if (!check.length_ok) {
@@ -321,14 +323,7 @@ Status DecodeRowsTyped(const ChunkView& view, uint64_t row_begin, uint64_t row_e
       return CorruptPayload("IBP row " + std::to_string(r) +
                             ": nonzero bits after the bitmap or after the last field");
     }
-    if (deep) {
-      for (uint64_t i = row_bytes; i < word_row_bytes; ++i) {
-        if (words[i] != 0) {
-          return CorruptPayload("IBP row " + std::to_string(r) +
-                                ": nonzero bytes after the row's values");
-        }
-      }
-    }
+    if (deep) L3_RETURN_NOT_OK(CheckBytesAfterValues(words, row_bytes, word_row_bytes, r));
     if (!in_place && target != nullptr) std::memcpy(target, words, row_bytes);
   }
   return Status::OK();

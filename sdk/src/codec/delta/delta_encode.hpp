@@ -492,6 +492,119 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
   return bases;
 }
 
+/// The keys' Delta_Base (or PATCHED_FOR Base) candidates and each one's
+/// width counts in one pass over the keys, where their range is narrow:
+/// what CountDeltaWidths (for the smallest key), DeltaRanks,
+/// DistinctDeltaBases and CountDeltaWidthsOfBases give together, without
+/// their three passes and four counts a key. `keys` are m >= 1 N-bit two's
+/// complement numbers (N = 8 * sizeof(U)) as int64 in [lo, hi]; on success
+/// rows_of_width[j][b] += the keys whose (key - bases.value[j]) mod 2^N is
+/// b bits. Gives up (returns false, nothing written) when hi - lo is not
+/// below max(2^kExactRankBits, 2m): then a histogram of the keys would cost
+/// more to clear and sum than the passes it saves.
+///
+/// How: with t = key - lo (< 2^N), one histogram of t gives its prefix
+/// sums P, so every count of keys in an interval of t is a difference of
+/// two sums: the ranks (the least t whose P passes the rank), and for a
+/// base lo + r the keys of each width b: t in [r + 2^(b-1), r + 2^b) for
+/// t >= r, and for t < r, whose offset wraps to 2^N - (r - t), width N
+/// where r - t <= 2^(N-1) (other t one by one: only narrow types get there).
+template <typename U>
+bool KeyBasesAndWidthsDense(const std::vector<int64_t>& keys, int64_t lo, int64_t hi,
+                            DeltaBases* bases, uint64_t (*rows_of_width)[65]) {
+  const uint64_t m = keys.size();
+  const uint64_t floor = static_cast<uint64_t>(lo);
+  const uint64_t range = static_cast<uint64_t>(hi) - floor;
+  if (range >= std::max<uint64_t>(uint64_t{1} << kExactRankBits, 2 * m)) return false;
+  const uint64_t bins = range + 1;
+  // Two interleaved tallies (runs of equal keys do not wait on each other's
+  // increments), then the prefix sums into `sums`: sums[t] = keys below t.
+  thread_local std::vector<uint32_t> tallies;
+  tallies.assign(2 * bins, 0);
+  uint32_t* even = tallies.data();
+  uint32_t* odd = even + bins;
+  const int64_t* all = keys.data();
+  uint64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    ++even[static_cast<uint64_t>(all[i]) - floor];
+    ++odd[static_cast<uint64_t>(all[i + 1]) - floor];
+  }
+  if (i < m) ++even[static_cast<uint64_t>(all[i]) - floor];
+  thread_local std::vector<uint32_t> sums;
+  sums.resize(bins + 1);
+  uint32_t* P = sums.data();
+  uint32_t running = 0;
+  for (uint64_t t = 0; t < bins; ++t) {
+    P[t] = running;
+    running += even[t] + odd[t];
+  }
+  P[bins] = running;
+  const auto below = [&](uint64_t t) -> uint64_t { return P[t < bins ? t : bins]; };
+  const auto between = [&](uint64_t a, uint64_t b) -> uint64_t {
+    return a < b ? below(b) - below(a) : 0;
+  };
+  // The ranks: the least t with P[t + 1] > rank.
+  int64_t at_rank[kNumDeltaRanks] = {};
+  for (int r = 0; r < kNumDeltaRanks; ++r) {
+    const uint64_t rank = m / DeltaRankDivisor(r);
+    if (rank == 0) continue;
+    uint64_t a = 0, b = bins - 1;  // P[a] <= rank < P[b + 1]
+    while (a < b) {
+      const uint64_t mid = a + (b - a) / 2;
+      if (P[mid + 1] > rank) {
+        b = mid;
+      } else {
+        a = mid + 1;
+      }
+    }
+    at_rank[r] = static_cast<int64_t>(floor + a);
+  }
+  *bases = DistinctDeltaBases(lo, at_rank, static_cast<uint32_t>(m));
+  constexpr uint32_t kBits = 8 * sizeof(U);
+  constexpr uint64_t kHalf = uint64_t{1} << (kBits - 1);
+  for (int j = 0; j < bases->count; ++j) {
+    uint64_t* counts = rows_of_width[j];
+    const uint64_t r = static_cast<uint64_t>(bases->value[j]) - floor;  // < bins
+    counts[0] += between(r, r + 1);
+    for (uint32_t b = 1; b <= 64 && r + (uint64_t{1} << (b - 1)) < bins; ++b) {
+      const uint64_t first = r + (uint64_t{1} << (b - 1));
+      const uint64_t end = b == 64 ? bins : std::min(bins, r + (uint64_t{1} << b));
+      counts[b] += between(first, end);
+    }
+    // t < r: (t - r) mod 2^N = 2^N - (r - t), N bits when r - t <= 2^(N-1).
+    const uint64_t wrap_first = r > kHalf ? r - kHalf : 0;
+    counts[kBits] += between(wrap_first, r);
+    for (uint64_t t = 0; t < wrap_first; ++t) {
+      counts[BitLength(static_cast<U>(t - r))] += P[t + 1] - P[t];
+    }
+  }
+  return true;
+}
+
+/// The keys' Base candidates (DistinctDeltaBases over the smallest key and
+/// the ranks of DeltaRanks) and the width counts of each (rows_of_width[j]
+/// += as CountDeltaWidths for bases->value[j]), for DeltaFit and
+/// PatchedForFit. `keys` may be reordered.
+template <typename U>
+void KeyBasesAndWidths(std::vector<int64_t>& keys, int64_t lo, int64_t hi, DeltaBases* bases,
+                       uint64_t (*rows_of_width)[65]) {
+  if (KeyBasesAndWidthsDense<U>(keys, lo, hi, bases, rows_of_width)) return;
+  const uint32_t m = static_cast<uint32_t>(keys.size());
+  // The widths for the smallest key first: where no offset wraps modulo 2^N
+  // they are the bit lengths of key - lo, which DeltaRanks uses.
+  CountDeltaWidths<U>(keys, static_cast<U>(lo), rows_of_width[0]);
+  const bool no_wrap =
+      static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <= static_cast<uint64_t>(static_cast<U>(~U{0}));
+  int64_t at_rank[kNumDeltaRanks] = {};
+  DeltaRanks(keys, lo, no_wrap ? rows_of_width[0] : nullptr, kDeltaRankDivisors, at_rank);
+  *bases = DistinctDeltaBases(lo, at_rank, m);
+  U others[kNumDeltaRanks] = {};
+  for (int j = 1; j < bases->count; ++j) others[j - 1] = static_cast<U>(bases->value[j]);
+  if (bases->count > 1) {
+    CountDeltaWidthsOfBases<U>(keys, others, bases->count - 1, rows_of_width + 1);
+  }
+}
+
 /// BestBaseChoice's rule over the bases, with choice_of(j) the best width
 /// choice for bases.value[j]: the fewest payload words, the first base on
 /// ties. Shared with the CUDA writer, whose warp computes each choice
@@ -591,23 +704,9 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
       hopeless.cost_bytes = ~uint64_t{0};
       return hopeless;
     }
-    const uint32_t m = n - 1;
-    // The widths of u(x) for the smallest delta first: where no u(x) wraps
-    // modulo 2^N they are the bit lengths of d - min_delta, which DeltaRanks
-    // uses.
     uint64_t rows_of_width[kMaxDeltaBases][65] = {};
-    CountDeltaWidths<U>(deltas, static_cast<U>(min_delta), rows_of_width[0]);
-    const bool no_wrap = static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta) <=
-                         static_cast<uint64_t>(static_cast<U>(~U{0}));
-    int64_t at_rank[kNumDeltaRanks] = {};
-    DeltaRanks(deltas, min_delta, no_wrap ? rows_of_width[0] : nullptr, kDeltaRankDivisors,
-               at_rank);
-    const DeltaBases bases = DistinctDeltaBases(min_delta, at_rank, m);
-    U others[kNumDeltaRanks] = {};
-    for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
-    if (bases.count > 1) {
-      CountDeltaWidthsOfBases<U>(deltas, others, bases.count - 1, rows_of_width + 1);
-    }
+    DeltaBases bases;
+    KeyBasesAndWidths<U>(deltas, min_delta, max_delta, &bases, rows_of_width);
     return BestDeltaFit<T>(n, values_per_lane, bases, rows_of_width, min_delta, max_delta,
                            allow_signed);
   }

@@ -363,11 +363,9 @@ __device__ void IbpDecodeOpenedWarpRow(const IbpRow<Word>& opened, uint32_t m, u
       if (whole) {
         const uint32_t i = first_word + __popc(whole_lanes & lanes_below);
         const Word hi = i < stream_words ? row_word(opened.stream + i) : Word{0};
-        value = hi;
-        if (off > 0) {
-          const Word lo = i + 1 < stream_words ? row_word(opened.stream + i + 1) : Word{0};
-          value = static_cast<Word>((hi << off) | (lo >> (W - off)));
-        }
+        const Word lo =
+            off > 0 && i + 1 < stream_words ? row_word(opened.stream + i + 1) : Word{0};
+        value = MsbField<Word>(hi, lo, off, W);
       }
       step_bits = W * __popc(whole_lanes);
     } else {

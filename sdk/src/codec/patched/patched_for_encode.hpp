@@ -143,18 +143,9 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
   thread_local std::vector<int64_t> keys;
   keys.resize(n);
   for (uint32_t x = 0; x < n; ++x) keys[x] = PatchedForKey(v[x]);
-  // The width counts for the smallest value are the bit lengths of
-  // key - min_key (no offset wraps), which DeltaRanks uses.
   uint64_t rows_of_width[kMaxDeltaBases][65] = {};
-  CountDeltaWidths<U>(keys, static_cast<U>(min_key), rows_of_width[0]);
-  int64_t at_rank[kNumDeltaRanks] = {};
-  DeltaRanks(keys, min_key, rows_of_width[0], kDeltaRankDivisors, at_rank);
-  const DeltaBases bases = DistinctDeltaBases(min_key, at_rank, n);
-  U others[kNumDeltaRanks] = {};
-  for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
-  if (bases.count > 1) {
-    CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
-  }
+  DeltaBases bases;
+  KeyBasesAndWidths<U>(keys, min_key, max_key, &bases, rows_of_width);
   return BestPatchedForFit<T>(n, bases, rows_of_width, min_key, max_key, allow_signed,
                               allow_rows_ef);
 }

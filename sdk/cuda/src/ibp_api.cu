@@ -417,11 +417,11 @@ Status LaunchIbpGather(const DeviceIbpChunk* chunks, size_t num_chunks, const ui
     const size_t count = std::min<size_t>(num_chunks - first, internal::kMaxIbpLaunchChunks);
     const bool in_host_memory = PayloadInHostMemory(chunks[first]);
     const bool field_loads = FieldLoadsAllowed() && !in_host_memory;
+    // Gathers from pinned memory stage every whole-warp row (one PCIe round
+    // trip a row); from device memory only the wide ones.
+    const uint64_t min_words = in_host_memory && NarrowStagesAllowed() ? 0 : kWideGatherWords;
     const uint32_t stage_bytes =
-        !StagedGathersAllowed() ? 0u
-        : in_host_memory && NarrowStagesAllowed()
-            ? StageBytes(chunks, num_chunks, group_lanes, /*min_words=*/0)
-            : StageBytes(chunks, num_chunks, group_lanes);
+        StagedGathersAllowed() ? StageBytes(chunks, num_chunks, group_lanes, min_words) : 0u;
     L3_CUDA_RETURN_NOT_OK(LaunchIbpWindow(chunks + first, count, column_begin, column_end,
                                           /*zero_outside=*/first == 0, d_rows, 0, num_out,
                                           static_cast<uint8_t*>(d_out), group_lanes, wide,

@@ -493,89 +493,130 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
 }
 
 /// The keys' Delta_Base (or PATCHED_FOR Base) candidates and each one's
-/// width counts in one pass over the keys, where their range is narrow:
+/// width counts from the keys sorted into buckets, where that is cheaper:
 /// what CountDeltaWidths (for the smallest key), DeltaRanks,
 /// DistinctDeltaBases and CountDeltaWidthsOfBases give together, without
-/// their three passes and four counts a key. `keys` are m >= 1 N-bit two's
+/// their three passes and five counts a key. `keys` are m >= 1 N-bit two's
 /// complement numbers (N = 8 * sizeof(U)) as int64 in [lo, hi]; on success
 /// rows_of_width[j][b] += the keys whose (key - bases.value[j]) mod 2^N is
-/// b bits. Gives up (returns false, nothing written) when hi - lo is not
-/// below max(2^kExactRankBits, 2m): then a histogram of the keys would cost
-/// more to clear and sum than the passes it saves.
+/// b bits. Gives up (returns false, rows_of_width untouched) where one
+/// bucket would hold too many keys (skewed keys: a few far above the rest),
+/// which the passes handle better.
 ///
-/// How: with t = key - lo (< 2^N), one histogram of t gives its prefix
-/// sums P, so every count of keys in an interval of t is a difference of
-/// two sums: the ranks (the least t whose P passes the rank), and for a
-/// base lo + r the keys of each width b: t in [r + 2^(b-1), r + 2^b) for
-/// t >= r, and for t < r, whose offset wraps to 2^N - (r - t), width N
-/// where r - t <= 2^(N-1) (other t one by one: only narrow types get there).
+/// How: with t = key - lo (< 2^N), buckets of 2^s values of t (s the least
+/// with at most max(2^10, 2m) buckets over [0, hi - lo]) are counted, and
+/// their prefix sums give the keys below any bucket's start; where s > 0 the
+/// keys are also placed bucket by bucket (a counting sort by bucket), so the
+/// keys below any t are the buckets' sum plus a scan of t's own bucket. Then
+/// a rank is found in its bucket, and for a base lo + r the keys of each
+/// width b are the t in [r + 2^(b-1), r + 2^b) for t >= r; for t < r the
+/// offset wraps to 2^N - (r - t), which is N bits where r - t <= 2^(N-1)
+/// (other t one by one: only narrow types get there).
 template <typename U>
-bool KeyBasesAndWidthsDense(const std::vector<int64_t>& keys, int64_t lo, int64_t hi,
-                            DeltaBases* bases, uint64_t (*rows_of_width)[65]) {
+bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int64_t hi,
+                               DeltaBases* bases, uint64_t (*rows_of_width)[65]) {
   const uint64_t m = keys.size();
   const uint64_t floor = static_cast<uint64_t>(lo);
   const uint64_t range = static_cast<uint64_t>(hi) - floor;
-  if (range >= std::max<uint64_t>(uint64_t{1} << kExactRankBits, 2 * m)) return false;
-  const uint64_t bins = range + 1;
-  // Two interleaved tallies (runs of equal keys do not wait on each other's
-  // increments), then the prefix sums into `sums`: sums[t] = keys below t.
-  thread_local std::vector<uint32_t> tallies;
-  tallies.assign(2 * bins, 0);
-  uint32_t* even = tallies.data();
-  uint32_t* odd = even + bins;
+  const uint64_t most_buckets = std::max<uint64_t>(128, m);
+  uint32_t s = 0;
+  while ((range >> s) >= most_buckets) ++s;
+  const uint64_t buckets = (range >> s) + 1;
+  // Bucket counts, then their prefix sums: first[k] = keys in buckets < k.
+  thread_local std::vector<uint32_t> first_of;
+  first_of.assign(buckets + 1, 0);
+  uint32_t* first = first_of.data();
   const int64_t* all = keys.data();
-  uint64_t i = 0;
-  for (; i + 2 <= m; i += 2) {
-    ++even[static_cast<uint64_t>(all[i]) - floor];
-    ++odd[static_cast<uint64_t>(all[i + 1]) - floor];
-  }
-  if (i < m) ++even[static_cast<uint64_t>(all[i]) - floor];
-  thread_local std::vector<uint32_t> sums;
-  sums.resize(bins + 1);
-  uint32_t* P = sums.data();
+  for (uint64_t i = 0; i < m; ++i) ++first[(static_cast<uint64_t>(all[i]) - floor) >> s];
+  // A bucket of more than this many keys makes the scans below cost more
+  // than the passes they replace.
+  const uint64_t most_in_bucket = 32 + m / 8;
   uint32_t running = 0;
-  for (uint64_t t = 0; t < bins; ++t) {
-    P[t] = running;
-    running += even[t] + odd[t];
+  bool skewed = false;
+  for (uint64_t k = 0; k < buckets; ++k) {
+    const uint32_t c = first[k];
+    skewed = skewed || (s > 0 && c > most_in_bucket);
+    first[k] = running;
+    running += c;
   }
-  P[bins] = running;
-  const auto below = [&](uint64_t t) -> uint64_t { return P[t < bins ? t : bins]; };
+  first[buckets] = running;
+  if (skewed) return false;
+  // Where s > 0, the t of bucket k at sorted[first[k] .. first[k + 1]).
+  thread_local std::vector<uint64_t> sorted_by_bucket;
+  uint64_t* sorted = nullptr;
+  if (s > 0) {
+    sorted_by_bucket.resize(m);
+    sorted = sorted_by_bucket.data();
+    thread_local std::vector<uint32_t> cursor_of;
+    cursor_of.assign(first, first + buckets);
+    uint32_t* cursor = cursor_of.data();
+    for (uint64_t i = 0; i < m; ++i) {
+      const uint64_t t = static_cast<uint64_t>(all[i]) - floor;
+      sorted[cursor[t >> s]++] = t;
+    }
+  }
+  // Keys with t < x.
+  const auto below = [&](uint64_t x) -> uint64_t {
+    if ((x >> s) >= buckets) return m;
+    const uint64_t k = x >> s;
+    uint64_t count = first[k];
+    if (s > 0) {
+      for (uint32_t i = first[k]; i < first[k + 1]; ++i) count += sorted[i] < x;
+    }
+    return count;
+  };
   const auto between = [&](uint64_t a, uint64_t b) -> uint64_t {
     return a < b ? below(b) - below(a) : 0;
   };
-  // The ranks: the least t with P[t + 1] > rank.
+  // The ranks: the bucket with first[k] <= rank < first[k + 1], then the
+  // rank within it.
   int64_t at_rank[kNumDeltaRanks] = {};
   for (int r = 0; r < kNumDeltaRanks; ++r) {
     const uint64_t rank = m / DeltaRankDivisor(r);
     if (rank == 0) continue;
-    uint64_t a = 0, b = bins - 1;  // P[a] <= rank < P[b + 1]
+    uint64_t a = 0, b = buckets - 1;
     while (a < b) {
       const uint64_t mid = a + (b - a) / 2;
-      if (P[mid + 1] > rank) {
+      if (first[mid + 1] > rank) {
         b = mid;
       } else {
         a = mid + 1;
       }
     }
-    at_rank[r] = static_cast<int64_t>(floor + a);
+    uint64_t t = a;
+    if (s > 0) {
+      uint64_t* bucket = sorted + first[a];
+      const uint64_t size = first[a + 1] - first[a];
+      std::nth_element(bucket, bucket + (rank - first[a]), bucket + size);
+      t = bucket[rank - first[a]];
+    }
+    at_rank[r] = static_cast<int64_t>(floor + t);
   }
   *bases = DistinctDeltaBases(lo, at_rank, static_cast<uint32_t>(m));
   constexpr uint32_t kBits = 8 * sizeof(U);
   constexpr uint64_t kHalf = uint64_t{1} << (kBits - 1);
   for (int j = 0; j < bases->count; ++j) {
     uint64_t* counts = rows_of_width[j];
-    const uint64_t r = static_cast<uint64_t>(bases->value[j]) - floor;  // < bins
-    counts[0] += between(r, r + 1);
-    for (uint32_t b = 1; b <= 64 && r + (uint64_t{1} << (b - 1)) < bins; ++b) {
-      const uint64_t first = r + (uint64_t{1} << (b - 1));
-      const uint64_t end = b == 64 ? bins : std::min(bins, r + (uint64_t{1} << b));
-      counts[b] += between(first, end);
+    const uint64_t r = static_cast<uint64_t>(bases->value[j]) - floor;  // <= range
+    uint64_t below_first = below(r);  // keys below each width's first t
+    const uint64_t at_r = r >= range ? m : below(r + 1);
+    counts[0] += at_r - below_first;
+    below_first = at_r;
+    for (uint32_t b = 1; b <= 64 && below_first < m; ++b) {
+      // t in [r + 2^(b-1), r + 2^b): below(r + 2^(b-1)) is the previous end.
+      const bool past_range = b == 64 || (uint64_t{1} << b) > range - r;
+      const uint64_t end = past_range ? m : below(r + (uint64_t{1} << b));
+      counts[b] += end - below_first;
+      below_first = end;
     }
     // t < r: (t - r) mod 2^N = 2^N - (r - t), N bits when r - t <= 2^(N-1).
     const uint64_t wrap_first = r > kHalf ? r - kHalf : 0;
     counts[kBits] += between(wrap_first, r);
-    for (uint64_t t = 0; t < wrap_first; ++t) {
-      counts[BitLength(static_cast<U>(t - r))] += P[t + 1] - P[t];
+    if (wrap_first > 0) {
+      for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t t = static_cast<uint64_t>(all[i]) - floor;
+        if (t < wrap_first) ++counts[BitLength(static_cast<U>(t - r))];
+      }
     }
   }
   return true;
@@ -588,7 +629,7 @@ bool KeyBasesAndWidthsDense(const std::vector<int64_t>& keys, int64_t lo, int64_
 template <typename U>
 void KeyBasesAndWidths(std::vector<int64_t>& keys, int64_t lo, int64_t hi, DeltaBases* bases,
                        uint64_t (*rows_of_width)[65]) {
-  if (KeyBasesAndWidthsDense<U>(keys, lo, hi, bases, rows_of_width)) return;
+  if (KeyBasesAndWidthsBucketed<U>(keys, lo, hi, bases, rows_of_width)) return;
   const uint32_t m = static_cast<uint32_t>(keys.size());
   // The widths for the smallest key first: where no offset wraps modulo 2^N
   // they are the bit lengths of key - lo, which DeltaRanks uses.

@@ -80,6 +80,145 @@ TEST_CASE("DeltaRanks equals selection by sorting, with and without width counts
 
 namespace {
 
+// Sign-extends the low 8 * sizeof(U) bits of d: an N-bit key as the fits hold it.
+template <typename U>
+int64_t AsKey(int64_t d) {
+  using S = std::make_signed_t<U>;
+  return static_cast<int64_t>(static_cast<S>(static_cast<U>(d)));
+}
+
+// The Base candidates and width counts by the three passes (CountDeltaWidths,
+// DeltaRanks, CountDeltaWidthsOfBases), which KeyBasesAndWidthsBucketed must equal.
+template <typename U>
+DeltaBases BasesByPasses(std::vector<int64_t> keys, int64_t lo, uint64_t (*rows_of_width)[65]) {
+  CountDeltaWidths<U>(keys, static_cast<U>(lo), rows_of_width[0]);
+  int64_t at_rank[kNumDeltaRanks] = {};
+  DeltaRanks(keys, lo, rows_of_width[0], kDeltaRankDivisors, at_rank);
+  const DeltaBases bases = DistinctDeltaBases(lo, at_rank, static_cast<uint32_t>(keys.size()));
+  U others[kNumDeltaRanks] = {};
+  for (int j = 1; j < bases.count; ++j) others[j - 1] = static_cast<U>(bases.value[j]);
+  if (bases.count > 1) CountDeltaWidthsOfBases<U>(keys, others, bases.count - 1, rows_of_width + 1);
+  return bases;
+}
+
+template <typename U>
+void CheckBucketedBases(std::mt19937_64& rng, int* taken) {
+  for (int shape = 0; shape <= 6; ++shape) {
+    for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{255}, size_t{1000},
+                     size_t{8191}}) {
+      std::vector<int64_t> keys = MakeDeltas(rng, shape < 6 ? shape : 0, m);
+      if (shape == 6) {
+        // Normal-like keys around a drifting centre, wider than the 2m buckets.
+        for (size_t i = 0; i < m; ++i) keys[i] = static_cast<int64_t>(rng() % 3001 + rng() % 3001);
+      }
+      for (int64_t& k : keys) k = AsKey<U>(k);
+      const int64_t lo = *std::min_element(keys.begin(), keys.end());
+      const int64_t hi = *std::max_element(keys.begin(), keys.end());
+      uint64_t expected[kMaxDeltaBases][65] = {};
+      const DeltaBases want = BasesByPasses<U>(keys, lo, expected);
+      uint64_t got[kMaxDeltaBases][65] = {};
+      DeltaBases have;
+      CAPTURE(sizeof(U));
+      CAPTURE(shape);
+      CAPTURE(m);
+      if (!KeyBasesAndWidthsBucketed<U>(keys, lo, hi, &have, got)) continue;
+      ++*taken;
+      REQUIRE(have.count == want.count);
+      for (int j = 0; j < want.count; ++j) {
+        CHECK(have.value[j] == want.value[j]);
+        for (int b = 0; b <= 64; ++b) CHECK(got[j][b] == expected[j][b]);
+      }
+    }
+  }
+}
+
+// ChooseDeltaWidthFromCounts as one loop over every width (its definition).
+DeltaChoice ChooseWidthByEveryWidth(const uint64_t (&rows_of_width)[65], uint32_t n,
+                                    const SignedHighSpan& span, bool allow_rows_ef) {
+  uint32_t max_width = 64;
+  while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
+  uint32_t best_w = max_width;
+  uint64_t best_bits = uint64_t{n} * max_width;
+  uint64_t wider = 0;
+  for (uint32_t w = max_width; w-- > 0;) {
+    wider += rows_of_width[w + 1];
+    const uint64_t bits = uint64_t{n} * w + CheapestRowListBits(n, wider, allow_rows_ef) +
+                          wider * ExceptionHighWidth(max_width, w, span).width;
+    if ((bits + 63) / 64 < (best_bits + 63) / 64) {
+      best_bits = bits;
+      best_w = w;
+    }
+  }
+  DeltaChoice choice;
+  choice.bits = best_bits;
+  choice.width = best_w;
+  choice.max_width = max_width;
+  for (uint32_t b = best_w + 1; b <= max_width; ++b) {
+    choice.exceptions += static_cast<uint32_t>(rows_of_width[b]);
+  }
+  if (choice.exceptions != 0) {
+    const HighWidthChoice high = ExceptionHighWidth(max_width, best_w, span);
+    choice.high_width = high.width;
+    choice.signed_highs = high.signed_highs;
+    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
+  }
+  return choice;
+}
+
+}  // namespace
+
+TEST_CASE("The bucketed key histogram gives the Base candidates and width counts of the passes") {
+  std::mt19937_64 rng(29);
+  int taken = 0;
+  CheckBucketedBases<uint8_t>(rng, &taken);
+  CheckBucketedBases<uint16_t>(rng, &taken);
+  CheckBucketedBases<uint32_t>(rng, &taken);
+  CheckBucketedBases<uint64_t>(rng, &taken);
+  // Most shapes are narrow enough for the histogram; skewed ones fall back.
+  CHECK(taken > 60);
+}
+
+TEST_CASE("ChooseDeltaWidthFromCounts equals its loop over every width") {
+  std::mt19937_64 rng(31);
+  int cases = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    uint64_t rows_of_width[65] = {};
+    // A few occupied widths, as deltas give: a cluster, a tail, and wrapped
+    // keys at the top width.
+    const uint32_t top = 1 + static_cast<uint32_t>(rng() % 64);
+    uint64_t total = 0;
+    const int occupied = 1 + static_cast<int>(rng() % 6);
+    for (int k = 0; k < occupied; ++k) {
+      const uint32_t b = static_cast<uint32_t>(rng() % (top + 1));
+      const uint64_t c = rng() % 4 == 0 ? 1 + rng() % 3 : rng() % 400;
+      rows_of_width[b] += c;
+      total += c;
+    }
+    if (total == 0) continue;
+    const uint32_t n = static_cast<uint32_t>(total + rng() % 2);
+    SignedHighSpan span;
+    span.usable = rng() % 2 == 0;
+    span.above = rng() >> (rng() % 64);
+    span.below = rng() >> (rng() % 64);
+    for (bool rows_ef : {false, true}) {
+      const DeltaChoice want = ChooseWidthByEveryWidth(rows_of_width, n, span, rows_ef);
+      const DeltaChoice got = ChooseDeltaWidthFromCounts(rows_of_width, n, span, rows_ef);
+      CAPTURE(trial);
+      CHECK(got.bits == want.bits);
+      CHECK(got.width == want.width);
+      CHECK(got.max_width == want.max_width);
+      CHECK(got.exceptions == want.exceptions);
+      CHECK(got.high_width == want.high_width);
+      CHECK(got.signed_highs == want.signed_highs);
+      CHECK(got.rows_ef == want.rows_ef);
+      ++cases;
+    }
+  }
+  CHECK(cases > 30000);
+}
+
+namespace {
+
 bool SameFit(const PartitionFit& a, const PartitionFit& b) {
   return a.num_rows == b.num_rows && a.model_type == b.model_type && a.bit_width == b.bit_width &&
          a.base == b.base && a.num_runs == b.num_runs && a.exceptions == b.exceptions &&

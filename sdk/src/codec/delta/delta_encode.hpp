@@ -111,15 +111,31 @@ L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65]
   while (max_width > 0 && rows_of_width[max_width] == 0) --max_width;
   uint32_t best_w = max_width;
   uint64_t best_bits = uint64_t{n} * max_width;
+  const auto words = [](uint64_t bits) { return (bits + 63) / 64; };
+  // The widths w < max_width from the widest down, the first of the fewest
+  // payload words winning. The rows wider than w stay the same over a
+  // stretch of widths none of whose counts is met before its lowest one;
+  // there each step down saves n field bits and adds at most one high bit
+  // to each of those (at most n) rows, so the bits never rise as w falls and
+  // only the stretch's lowest width needs pricing; when it wins, the widest
+  // width of the stretch with as few words wins instead (the one met first).
   uint64_t wider = 0;  // rows whose u needs more than w bits
+  uint32_t top = max_width;  // the widths of this stretch lie below top
   for (uint32_t w = max_width; w-- > 0;) {
     wider += rows_of_width[w + 1];
-    const uint64_t bits = uint64_t{n} * w + CheapestRowListBits(n, wider, allow_rows_ef) +
-                          wider * ExceptionHighWidth(max_width, w, span).width;
-    if ((bits + 63) / 64 < (best_bits + 63) / 64) {
+    if (w > 0 && rows_of_width[w] == 0) continue;  // not the stretch's lowest
+    const uint64_t rows = CheapestRowListBits(n, wider, allow_rows_ef);
+    const auto bits_at = [&](uint32_t width) {
+      return uint64_t{n} * width + rows + wider * ExceptionHighWidth(max_width, width, span).width;
+    };
+    uint64_t bits = bits_at(w);
+    if (words(bits) < words(best_bits)) {
+      uint32_t chosen = w;
+      while (chosen + 1 < top && words(bits_at(chosen + 1)) == words(bits)) bits = bits_at(++chosen);
       best_bits = bits;
-      best_w = w;
+      best_w = chosen;
     }
+    top = w;
   }
   DeltaChoice choice;
   choice.bits = best_bits;

@@ -103,13 +103,20 @@ DeltaBases BasesByPasses(std::vector<int64_t> keys, int64_t lo, uint64_t (*rows_
 
 template <typename U>
 void CheckBucketedBases(std::mt19937_64& rng, int* taken) {
-  for (int shape = 0; shape <= 6; ++shape) {
+  for (int shape = 0; shape <= 7; ++shape) {
     for (size_t m : {size_t{1}, size_t{3}, size_t{4}, size_t{63}, size_t{255}, size_t{1000},
                      size_t{8191}}) {
       std::vector<int64_t> keys = MakeDeltas(rng, shape < 6 ? shape : 0, m);
       if (shape == 6) {
-        // Normal-like keys around a drifting centre, wider than the 2m buckets.
+        // Normal-like keys, wider than the buckets: buckets of several values.
         for (size_t i = 0; i < m; ++i) keys[i] = static_cast<int64_t>(rng() % 3001 + rng() % 3001);
+      }
+      if (shape == 7) {
+        // Steady keys with a few far above (event times with pauses): the
+        // first bucket is crowded and the buckets are refined below it.
+        for (size_t i = 0; i < m; ++i) {
+          keys[i] = rng() % 50 == 0 ? static_cast<int64_t>(rng() >> 30) : 1000 + rng() % 97;
+        }
       }
       for (int64_t& k : keys) k = AsKey<U>(k);
       const int64_t lo = *std::min_element(keys.begin(), keys.end());

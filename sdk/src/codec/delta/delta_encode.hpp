@@ -515,19 +515,23 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
 /// their three passes and five counts a key. `keys` are m >= 1 N-bit two's
 /// complement numbers (N = 8 * sizeof(U)) as int64 in [lo, hi]; on success
 /// rows_of_width[j][b] += the keys whose (key - bases.value[j]) mod 2^N is
-/// b bits. Gives up (returns false, rows_of_width untouched) where one
-/// bucket would hold too many keys (skewed keys: a few far above the rest),
-/// which the passes handle better.
+/// b bits. Gives up (returns false, rows_of_width untouched) where the keys
+/// crowd a few buckets even after one refinement, which the passes handle
+/// better.
 ///
-/// How: with t = key - lo (< 2^N), buckets of 2^s values of t (s the least
-/// with at most max(2^10, 2m) buckets over [0, hi - lo]) are counted, and
-/// their prefix sums give the keys below any bucket's start; where s > 0 the
-/// keys are also placed bucket by bucket (a counting sort by bucket), so the
-/// keys below any t are the buckets' sum plus a scan of t's own bucket. Then
-/// a rank is found in its bucket, and for a base lo + r the keys of each
-/// width b are the t in [r + 2^(b-1), r + 2^b) for t >= r; for t < r the
-/// offset wraps to 2^N - (r - t), which is N bits where r - t <= 2^(N-1)
-/// (other t one by one: only narrow types get there).
+/// How: with t = key - lo (< 2^N), the t below a limit L (at first all of
+/// them) are counted in buckets of 2^s values (s the least with at most
+/// max(128, m) buckets below L); the buckets' prefix sums give the keys
+/// below any bucket's start, and where s > 0 the keys are also placed bucket
+/// by bucket (a counting sort), so the keys below any t < L are the buckets'
+/// sum plus a scan of t's own bucket. Keys at or above L are listed and
+/// counted one by one. Where a bucket holds too many keys (a few keys far
+/// above the rest stretch the buckets), L becomes the end of the first such
+/// bucket and the count is redone once, provided the ranks stay below L.
+/// Then a rank is found in its bucket, and for a base lo + r the keys of
+/// each width b are the t in [r + 2^(b-1), r + 2^b) for t >= r; for t < r
+/// the offset wraps to 2^N - (r - t), which is N bits where r - t <=
+/// 2^(N-1) (other t one by one: only narrow types get there).
 template <typename U>
 bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int64_t hi,
                                DeltaBases* bases, uint64_t (*rows_of_width)[65]) {
@@ -535,45 +539,74 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   const uint64_t floor = static_cast<uint64_t>(lo);
   const uint64_t range = static_cast<uint64_t>(hi) - floor;
   const uint64_t most_buckets = std::max<uint64_t>(128, m);
-  uint32_t s = 0;
-  while ((range >> s) >= most_buckets) ++s;
-  const uint64_t buckets = (range >> s) + 1;
-  // Bucket counts, then their prefix sums: first[k] = keys in buckets < k.
-  thread_local std::vector<uint32_t> first_of;
-  first_of.assign(buckets + 1, 0);
-  uint32_t* first = first_of.data();
-  const int64_t* all = keys.data();
-  for (uint64_t i = 0; i < m; ++i) ++first[(static_cast<uint64_t>(all[i]) - floor) >> s];
   // A bucket of more than this many keys makes the scans below cost more
   // than the passes they replace.
   const uint64_t most_in_bucket = 32 + m / 8;
-  uint32_t running = 0;
-  bool skewed = false;
-  for (uint64_t k = 0; k < buckets; ++k) {
-    const uint32_t c = first[k];
-    skewed = skewed || (s > 0 && c > most_in_bucket);
-    first[k] = running;
-    running += c;
+  const uint64_t top_rank = m / DeltaRankDivisor(kNumDeltaRanks - 1);
+  const int64_t* all = keys.data();
+  thread_local std::vector<uint32_t> first_of;
+  thread_local std::vector<uint64_t> above_of;  // the t >= limit
+  uint64_t limit = range;  // t <= limit are bucketed (range + 1 may overflow)
+  uint32_t s = 0;
+  uint64_t buckets = 0;
+  uint64_t in_buckets = 0;
+  uint32_t* first = nullptr;
+  for (int attempt = 0;; ++attempt) {
+    s = 0;
+    while ((limit >> s) >= most_buckets) ++s;
+    buckets = (limit >> s) + 1;
+    first_of.assign(buckets + 1, 0);
+    first = first_of.data();
+    uint64_t above = 0;
+    if (limit == range) {
+      for (uint64_t i = 0; i < m; ++i) ++first[(static_cast<uint64_t>(all[i]) - floor) >> s];
+    } else {
+      above_of.resize(m);
+      for (uint64_t i = 0; i < m; ++i) {
+        const uint64_t t = static_cast<uint64_t>(all[i]) - floor;
+        ++first[(t <= limit ? t : limit) >> s];  // t > limit counted in the last bucket, then
+        above_of[above] = t;                     // taken out below
+        above += t > limit;
+      }
+      first[limit >> s] -= static_cast<uint32_t>(above);
+    }
+    in_buckets = m - above;
+    // Prefix sums: first[k] = bucketed keys in buckets < k; and the first
+    // overfull bucket, if any.
+    uint64_t crowded = buckets;
+    uint32_t running = 0;
+    for (uint64_t k = 0; k < buckets; ++k) {
+      const uint32_t c = first[k];
+      if (s > 0 && c > most_in_bucket && crowded == buckets) crowded = k;
+      first[k] = running;
+      running += c;
+    }
+    first[buckets] = running;
+    if (crowded == buckets) break;
+    // Refine once below the end of the first crowded bucket, where the ranks
+    // must lie.
+    const uint64_t new_limit = ((crowded + 1) << s) - 1;
+    if (attempt > 0 || new_limit >= limit || first[crowded + 1] <= top_rank) return false;
+    limit = new_limit;
   }
-  first[buckets] = running;
-  if (skewed) return false;
+  const uint64_t above = m - in_buckets;
   // Where s > 0, the t of bucket k at sorted[first[k] .. first[k + 1]).
   thread_local std::vector<uint64_t> sorted_by_bucket;
   uint64_t* sorted = nullptr;
   if (s > 0) {
-    sorted_by_bucket.resize(m);
+    sorted_by_bucket.resize(in_buckets);
     sorted = sorted_by_bucket.data();
     thread_local std::vector<uint32_t> cursor_of;
     cursor_of.assign(first, first + buckets);
     uint32_t* cursor = cursor_of.data();
     for (uint64_t i = 0; i < m; ++i) {
       const uint64_t t = static_cast<uint64_t>(all[i]) - floor;
-      sorted[cursor[t >> s]++] = t;
+      if (t <= limit) sorted[cursor[t >> s]++] = t;
     }
   }
-  // Keys with t < x.
+  // Bucketed keys with t < x.
   const auto below = [&](uint64_t x) -> uint64_t {
-    if ((x >> s) >= buckets) return m;
+    if (x > limit) return in_buckets;
     const uint64_t k = x >> s;
     uint64_t count = first[k];
     if (s > 0) {
@@ -584,8 +617,8 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   const auto between = [&](uint64_t a, uint64_t b) -> uint64_t {
     return a < b ? below(b) - below(a) : 0;
   };
-  // The ranks: the bucket with first[k] <= rank < first[k + 1], then the
-  // rank within it.
+  // The ranks (all among the bucketed keys): the bucket with first[k] <=
+  // rank < first[k + 1], then the rank within it.
   int64_t at_rank[kNumDeltaRanks] = {};
   for (int r = 0; r < kNumDeltaRanks; ++r) {
     const uint64_t rank = m / DeltaRankDivisor(r);
@@ -613,15 +646,16 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   constexpr uint64_t kHalf = uint64_t{1} << (kBits - 1);
   for (int j = 0; j < bases->count; ++j) {
     uint64_t* counts = rows_of_width[j];
-    const uint64_t r = static_cast<uint64_t>(bases->value[j]) - floor;  // <= range
-    uint64_t below_first = below(r);  // keys below each width's first t
-    const uint64_t at_r = r >= range ? m : below(r + 1);
+    const uint64_t r = static_cast<uint64_t>(bases->value[j]) - floor;  // <= limit
+    // The bucketed keys of each width, walking the widths' first t upward.
+    uint64_t below_first = below(r);
+    const uint64_t at_r = r >= limit ? in_buckets : below(r + 1);
     counts[0] += at_r - below_first;
     below_first = at_r;
-    for (uint32_t b = 1; b <= 64 && below_first < m; ++b) {
+    for (uint32_t b = 1; b <= 64 && below_first < in_buckets; ++b) {
       // t in [r + 2^(b-1), r + 2^b): below(r + 2^(b-1)) is the previous end.
-      const bool past_range = b == 64 || (uint64_t{1} << b) > range - r;
-      const uint64_t end = past_range ? m : below(r + (uint64_t{1} << b));
+      const bool past_limit = b == 64 || (uint64_t{1} << b) > limit - r;
+      const uint64_t end = past_limit ? in_buckets : below(r + (uint64_t{1} << b));
       counts[b] += end - below_first;
       below_first = end;
     }
@@ -634,6 +668,8 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
         if (t < wrap_first) ++counts[BitLength(static_cast<U>(t - r))];
       }
     }
+    // The keys above the limit (above r), one by one.
+    for (uint64_t i = 0; i < above; ++i) ++counts[BitLength(above_of[i] - r)];
   }
   return true;
 }

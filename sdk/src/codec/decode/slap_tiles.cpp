@@ -35,13 +35,7 @@
 
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/decode/slap_unpack.hpp"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
-    !defined(L3_NO_CPU_DISPATCH)
-#define L3_CPU_VARIANTS __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#else
-#define L3_CPU_VARIANTS
-#endif
+#include "common/cpu_variants.hpp"
 
 namespace l3::internal {
 namespace {

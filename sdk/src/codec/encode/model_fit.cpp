@@ -32,6 +32,7 @@
 #include "codec/encode/value_traits.hpp"
 #include "codec/patched/patched_for_encode.hpp"
 #include "codec/predictor.hpp"
+#include "common/cpu_variants.hpp"
 
 namespace l3::internal {
 namespace {
@@ -103,10 +104,12 @@ Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionF
 // fit_arith.hpp, shared with the CUDA writer)
 
 // The least-squares and error passes work on the 32 lanes of the lane order
-// (fit_arith.hpp) two at a time, as GCC vector-extension doubles (one SSE2
-// register on x86-64, one NEON register on AArch64). Each vector lane performs
-// exactly the scalar operations of GramTermsAt / GramErrorsAt.
+// (fit_arith.hpp) four at a time, as GCC vector-extension doubles (two SSE2
+// or NEON registers, one AVX2 register in the AVX2 and AVX-512 variants of
+// L3_CPU_VARIANTS). Each vector lane performs exactly the scalar operations
+// of GramTermsAt / GramErrorsAt, so every variant gives the same sums.
 using Vec2 = double __attribute__((vector_size(16)));
+using Vec4 = double __attribute__((vector_size(32)));
 
 inline Vec2 Min2(Vec2 a, Vec2 b) { return a < b ? a : b; }
 inline Vec2 Max2(Vec2 a, Vec2 b) { return a > b ? a : b; }
@@ -134,25 +137,35 @@ inline Vec2 Load2(const T* v) {
   return Vec2{AsDouble(v[0]), AsDouble(v[1])};
 }
 
+// Vec4 values stay inside the functions that use them (passed by pointer):
+// a Vec4 argument or result would have a different ABI in each variant.
+template <typename T>
+inline void Load4(const T* v, Vec4* out) {
+  *out = __builtin_shufflevector(Load2(v), Load2(v + 2), 0, 1, 2, 3);
+}
+
 // The sums m_k = sum_x y(x) Q_k(s(x)), y = v - v[0], in the lane order, and
 // the coefficients c_k = m_k / <Q_k, Q_k>.
 template <typename T>
-GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
-  constexpr uint32_t kPairs = kLanes / 2;
+L3_CPU_VARIANTS GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
+  constexpr uint32_t kQuads = kLanes / 4;
   GramFit f;
   f.ref = AsDouble(v[0]);
-  Vec2 acc[4][kPairs];
+  Vec4 acc[4][kQuads];
   for (auto& moment : acc) {
-    for (Vec2& pair : moment) pair = Vec2{0, 0};
+    for (Vec4& quad : moment) quad = Vec4{0, 0, 0, 0};
   }
   const uint32_t full = n / kLanes * kLanes;
   for (uint32_t x = 0; x < full; x += kLanes) {
     const double t0 = static_cast<double>(x) - b.h;  // x - h, exact
-    for (uint32_t j = 0; j < kPairs; ++j) {
-      const Vec2 t = Vec2{t0, t0} + Vec2{2.0 * j, 2.0 * j + 1};  // exact
-      const Vec2 y = Load2(v + x + 2 * j) - f.ref;
-      const Vec2 s = t * b.inv_h;
-      const Vec2 s2 = s * s;
+    for (uint32_t j = 0; j < kQuads; ++j) {
+      const double lane = 4.0 * j;
+      const Vec4 t = Vec4{t0, t0, t0, t0} + Vec4{lane, lane + 1, lane + 2, lane + 3};  // exact
+      Vec4 y;
+      Load4(v + x + 4 * j, &y);
+      y -= f.ref;
+      const Vec4 s = t * b.inv_h;
+      const Vec4 s2 = s * s;
       acc[0][j] += y;
       acc[1][j] += y * s;
       acc[2][j] += y * (s2 - b.k2);
@@ -161,9 +174,8 @@ GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
   }
   double lanes[4][kLanes];
   for (int k = 0; k < 4; ++k) {
-    for (uint32_t j = 0; j < kPairs; ++j) {
-      lanes[k][2 * j] = acc[k][j][0];
-      lanes[k][2 * j + 1] = acc[k][j][1];
+    for (uint32_t j = 0; j < kQuads; ++j) {
+      for (uint32_t i = 0; i < 4; ++i) lanes[k][4 * j + i] = acc[k][j][i];
     }
   }
   for (uint32_t x = full; x < n; ++x) {
@@ -182,37 +194,35 @@ GramFit LeastSquares(const T* v, uint32_t n, const GramBasis& b) {
 }
 
 template <typename T>
-void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
-                   ErrorRange out[4]) {
+L3_CPU_VARIANTS void MeasureErrors(const T* v, uint32_t n, const GramBasis& b, const GramFit& f,
+                                   ErrorRange out[4]) {
   const double inf = std::numeric_limits<double>::infinity();
-  Vec2 lo[4], hi[4];
+  Vec4 lo[4], hi[4];
   for (int d = 1; d <= 3; ++d) {
-    lo[d] = Vec2{inf, inf};
-    hi[d] = Vec2{-inf, -inf};
+    lo[d] = Vec4{inf, inf, inf, inf};
+    hi[d] = Vec4{-inf, -inf, -inf, -inf};
   }
-  Vec2 ta = Vec2{0, 1} - b.h;
-  Vec2 tb = Vec2{2, 3} - b.h;
+  Vec4 t = Vec4{0, 1, 2, 3} - b.h;
   const uint32_t full = n & ~3u;
-  for (uint32_t x = 0; x < full; x += 4, ta += 4.0, tb += 4.0) {
-    const Vec2 sa = ta * b.inv_h, sb = tb * b.inv_h;
-    const Vec2 s2a = sa * sa, s2b = sb * sb;
-    const Vec2 e1a = ((Load2(v + x) - f.ref) - f.c[0]) - f.c[1] * sa;
-    const Vec2 e1b = ((Load2(v + x + 2) - f.ref) - f.c[0]) - f.c[1] * sb;
-    const Vec2 e2a = e1a - f.c[2] * (s2a - b.k2);
-    const Vec2 e2b = e1b - f.c[2] * (s2b - b.k2);
-    const Vec2 e3a = e2a - f.c[3] * (sa * (s2a - b.k3));
-    const Vec2 e3b = e2b - f.c[3] * (sb * (s2b - b.k3));
-    lo[1] = Min2(lo[1], Min2(e1a, e1b));
-    hi[1] = Max2(hi[1], Max2(e1a, e1b));
-    lo[2] = Min2(lo[2], Min2(e2a, e2b));
-    hi[2] = Max2(hi[2], Max2(e2a, e2b));
-    lo[3] = Min2(lo[3], Min2(e3a, e3b));
-    hi[3] = Max2(hi[3], Max2(e3a, e3b));
+  for (uint32_t x = 0; x < full; x += 4, t += 4.0) {
+    const Vec4 s = t * b.inv_h;
+    const Vec4 s2 = s * s;
+    Vec4 value;
+    Load4(v + x, &value);
+    const Vec4 e1 = ((value - f.ref) - f.c[0]) - f.c[1] * s;
+    const Vec4 e2 = e1 - f.c[2] * (s2 - b.k2);
+    const Vec4 e3 = e2 - f.c[3] * (s * (s2 - b.k3));
+    lo[1] = lo[1] < e1 ? lo[1] : e1;
+    hi[1] = hi[1] > e1 ? hi[1] : e1;
+    lo[2] = lo[2] < e2 ? lo[2] : e2;
+    hi[2] = hi[2] > e2 ? hi[2] : e2;
+    lo[3] = lo[3] < e3 ? lo[3] : e3;
+    hi[3] = hi[3] > e3 ? hi[3] : e3;
   }
   double low[4], high[4];
   for (int d = 1; d <= 3; ++d) {
-    low[d] = std::min(lo[d][0], lo[d][1]);
-    high[d] = std::max(hi[d][0], hi[d][1]);
+    low[d] = std::min(std::min(lo[d][0], lo[d][1]), std::min(lo[d][2], lo[d][3]));
+    high[d] = std::max(std::max(hi[d][0], hi[d][1]), std::max(hi[d][2], hi[d][3]));
   }
   for (uint32_t x = full; x < n; ++x) {
     const GramErrors g = GramErrorsAt(AsDouble(v[x]), static_cast<double>(x) - b.h, b, f);

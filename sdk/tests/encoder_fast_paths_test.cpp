@@ -14,6 +14,7 @@
 #include "codec/encode/fit_arith.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
+#include "codec/patched/patched_for_encode.hpp"
 #include "common/bits.hpp"
 
 using namespace l3::internal;
@@ -443,6 +444,58 @@ uint64_t LowerBoundOf(const std::vector<T>& v, uint32_t values_per_lane) {
 }
 
 }  // namespace
+
+namespace {
+
+// PATCHED_FOR's bound with 2^kBits buckets, from the values' bucket counts.
+template <uint32_t kBits, typename T>
+uint64_t PatchedForBound(const std::vector<T>& v, T lo, T hi) {
+  const int64_t min_key = PatchedForKey(lo), max_key = PatchedForKey(hi);
+  const uint32_t s = DeltaBoundShift<kBits>(min_key, max_key);
+  std::vector<uint32_t> counts(size_t{1} << kBits, 0);
+  for (T x : v) ++counts[(static_cast<uint64_t>(PatchedForKey(x)) - static_cast<uint64_t>(min_key)) >> s];
+  const auto n = static_cast<uint32_t>(v.size());
+  return OffsetCostLowerBoundOfBuckets<kBits>(counts.data(), n, min_key, max_key, n, 0, true);
+}
+
+template <typename T>
+void CheckPatchedForBound(std::mt19937_64& rng, int* ruled_out) {
+  for (int shape = 0; shape <= 5; ++shape) {
+    for (uint32_t n : {2u, 37u, 256u, 1000u, 4096u}) {
+      const std::vector<T> v = MakeValues<T>(rng, shape, n);
+      const T lo = *std::min_element(v.begin(), v.end());
+      const T hi = *std::max_element(v.begin(), v.end());
+      const PartitionFit fit = PatchedForFit(v.data(), n, lo, hi);
+      const uint64_t coarse = PatchedForBound<6>(v, lo, hi);
+      const uint64_t fine = PatchedForBound<kCpuBoundBucketBits>(v, lo, hi);
+      CAPTURE(sizeof(T));
+      CAPTURE(shape);
+      CAPTURE(n);
+      CHECK(coarse <= fit.cost_bytes);
+      CHECK(fine <= fit.cost_bytes);
+      // Uniform values: no PATCHED_FOR beats FOR_BITPACK, and the finer bound says so.
+      if (shape == 3 && n >= 256) {
+        const uint32_t w = BitLength(static_cast<uint64_t>(PatchedForKey(hi)) -
+                                     static_cast<uint64_t>(PatchedForKey(lo)));
+        const uint64_t for_cost = PartitionCost(static_cast<uint8_t>(Model::kFor), w,
+                                                (uint64_t{n} * w + 63) / 64);
+        *ruled_out += fine >= for_cost;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("PATCHED_FOR's cost bound, with 64 buckets and with the CPU's 256, is at most its fit") {
+  std::mt19937_64 rng(37);
+  int ruled_out = 0;
+  CheckPatchedForBound<int16_t>(rng, &ruled_out);
+  CheckPatchedForBound<uint32_t>(rng, &ruled_out);
+  CheckPatchedForBound<int64_t>(rng, &ruled_out);
+  CheckPatchedForBound<uint64_t>(rng, &ruled_out);
+  CHECK(ruled_out >= 8);  // uniform values of 4 types at 3 sizes: most ruled out
+}
 
 TEST_CASE("DeltaCostLowerBound is below the cost of every Delta_Base and Bit_Width") {
   std::mt19937_64 rng(8);

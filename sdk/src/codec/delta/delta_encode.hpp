@@ -349,13 +349,20 @@ inline void DeltaRanks(std::vector<int64_t>& deltas, int64_t min_delta,
 /// bitlen(L) - 1, and the zigzag code's extra bit makes hw >= bitlen(L) - w.
 /// The bound is the least cost over w of
 /// n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >> w))) bits.
+/// More buckets give a tighter bound for more work: K <= 64 in the CUDA
+/// writer's warp, K <= 256 on the CPU (kCpuBoundBucketBits). The bound only
+/// skips fits that cannot win, so K never changes a chosen fit.
 /// The bucket shift s of DeltaCostLowerBound: buckets of 2^s values from
-/// min_delta, at most 64 of them.
+/// min_delta, at most 2^kBucketBits of them.
+template <uint32_t kBucketBits = 6>
 L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
   const uint32_t range_bits =
       BitLength(static_cast<uint64_t>(max_delta) - static_cast<uint64_t>(min_delta));
-  return range_bits > 6 ? range_bits - 6 : 0;
+  return range_bits > kBucketBits ? range_bits - kBucketBits : 0;
 }
+
+/// The CPU's bound buckets: at most 2^8.
+inline constexpr uint32_t kCpuBoundBucketBits = 8;
 
 /// The last step of OffsetCostLowerBoundOfBuckets: the least cost over the
 /// widths w of n w + max(0, m - W(t)) (bitlen(n - 1) + max(1, bitlen(L >>
@@ -364,16 +371,19 @@ L3_HD uint32_t DeltaBoundShift(int64_t min_delta, int64_t max_delta) {
 /// shift and L = `largest_offset`. Shared by the CPU bound and the CUDA
 /// writer's warp (delta_fit.cuh), which compute W(t) each their own way.
 /// PATCHED_FOR's rows cost RowListBitsLowerBound where `allow_rows_ef`.
-template <typename MostInWindow>
+template <uint32_t kBucketBits = 6, typename MostInWindow>
 L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t largest_offset,
                                          uint32_t n, uint64_t seeds,
                                          MostInWindow&& most_in_window,
                                          bool allow_rows_ef = false) {
   uint64_t lowest = ~uint64_t{0};
   // Widths below s cannot do better than width 0 with windows of 4 buckets;
-  // then every width from s up, until a width fits all deltas.
+  // then every width from s up, until a width fits all deltas (a window of
+  // 2^(kBucketBits + 1) buckets covers them all).
   for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
-    const uint32_t t = w < s ? 4 : (w - s >= 7 ? 128 : (uint32_t{1} << (w - s)) + 4);
+    const uint32_t t = w < s                      ? 4
+                       : w - s >= kBucketBits + 1 ? uint32_t{2} << kBucketBits
+                                                  : (uint32_t{1} << (w - s)) + 4;
     const uint64_t fitting = most_in_window(t);
     const uint64_t exceptions = m > fitting ? m - fitting : 0;
     const uint32_t width = w < s ? 0 : w;
@@ -396,54 +406,99 @@ L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t larges
 /// Seed words, or none for PATCHED_FOR (spec §8.12), whose m = n values are
 /// bounded the same way (its rows in either coding where `allow_rows_ef`).
 /// Shared with the CUDA writer.
+template <uint32_t kBucketBits = 6>
 L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
                                              int64_t max_delta, uint32_t n, uint64_t seeds,
                                              bool allow_rows_ef = false) {
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
-  const uint32_t s = DeltaBoundShift(min_delta, max_delta);
-  const uint32_t num_buckets = static_cast<uint32_t>(range >> s) + 1;  // <= 64
-  uint64_t bucket_rows[128];  // two rounds, for cyclic windows
+  const uint32_t s = DeltaBoundShift<kBucketBits>(min_delta, max_delta);
+  const uint32_t num_buckets = static_cast<uint32_t>(range >> s) + 1;  // <= 2^kBucketBits
+  // Prefix sums over two rounds of the buckets (for cyclic windows):
+  // before[k] = offsets in buckets k' < k, bucket k' >= num_buckets being
+  // bucket k' - num_buckets again (m <= 2^32 - 1 offsets: 32-bit sums).
+  uint32_t before[(uint32_t{2} << kBucketBits) + 1];
   uint64_t empty_run = 0, longest_empty_run = 0;
+  before[0] = 0;
   for (uint32_t k = 0; k < num_buckets; ++k) {
-    bucket_rows[k] = bucket_rows[k + num_buckets] = counts[k];
-    empty_run = bucket_rows[k] == 0 ? empty_run + 1 : 0;
+    before[k + 1] = before[k] + counts[k];
+    empty_run = counts[k] == 0 ? empty_run + 1 : 0;
     longest_empty_run = longest_empty_run > empty_run ? longest_empty_run : empty_run;
+  }
+  for (uint32_t k = 0; k < num_buckets; ++k) {
+    before[num_buckets + k + 1] = before[num_buckets + k] + counts[k];
   }
   const uint64_t widest_gap = (longest_empty_run + 2) << s;  // > every gap inside
   const uint64_t largest_offset = range > widest_gap ? range - widest_gap : 0;
-  // The most deltas in t cyclically consecutive buckets.
+  // The most offsets in t cyclically consecutive buckets: the windows
+  // starting at each bucket, as differences of prefix sums, independent of
+  // each other (four running maxima, so that they do not wait on one).
   const auto most_in_window = [&](uint32_t t) -> uint64_t {
     if (t >= num_buckets) return m;
-    uint64_t sum = 0;
-    for (uint32_t k = 0; k < t; ++k) sum += bucket_rows[k];
-    uint64_t most = sum;
-    for (uint32_t k = 0; k + 1 < num_buckets; ++k) {
-      sum += bucket_rows[k + t];
-      sum -= bucket_rows[k];
-      most = most > sum ? most : sum;
+    uint32_t most[4] = {0, 0, 0, 0};
+    uint32_t k = 0;
+    for (; k + 4 <= num_buckets; k += 4) {
+      for (uint32_t j = 0; j < 4; ++j) {
+        const uint32_t sum = before[k + j + t] - before[k + j];
+        most[j] = most[j] > sum ? most[j] : sum;
+      }
     }
-    return most;
+    for (; k < num_buckets; ++k) {
+      const uint32_t sum = before[k + t] - before[k];
+      most[0] = most[0] > sum ? most[0] : sum;
+    }
+    const uint32_t a = most[0] > most[1] ? most[0] : most[1];
+    const uint32_t b = most[2] > most[3] ? most[2] : most[3];
+    return a > b ? a : b;
   };
-  return LeastOffsetCostOverWidths(m, s, largest_offset, n, seeds, most_in_window,
-                                   allow_rows_ef);
+  return LeastOffsetCostOverWidths<kBucketBits>(m, s, largest_offset, n, seeds, most_in_window,
+                                                allow_rows_ef);
 }
 
 /// DeltaCostLowerBound from the deltas' bucket counts. Shared with the CUDA
 /// writer.
+template <uint32_t kBucketBits = 6>
 L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
                                             int64_t max_delta, uint32_t n,
                                             uint32_t values_per_lane) {
-  return OffsetCostLowerBoundOfBuckets(counts, m, min_delta, max_delta, n,
-                                       DeltaSeedWords(n, values_per_lane));
+  return OffsetCostLowerBoundOfBuckets<kBucketBits>(counts, m, min_delta, max_delta, n,
+                                                    DeltaSeedWords(n, values_per_lane));
+}
+
+/// No cost limit: every fit is computed.
+inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
+
+/// OffsetCostLowerBoundOfBuckets from the CPU's 2^kCpuBoundBucketBits
+/// bucket counts, in two steps: first with the 64 buckets they merge into
+/// (cheap, and enough where the offsets are far too wide), then, where that
+/// is still below `cost_limit`, with all of them (the larger of the two:
+/// both are bounds).
+inline uint64_t CpuOffsetCostLowerBound(const uint32_t* fine_counts, uint64_t m, int64_t lo,
+                                        int64_t hi, uint32_t n, uint64_t seeds, bool allow_rows_ef,
+                                        uint64_t cost_limit) {
+  constexpr uint32_t kCoarseBits = 6;
+  const uint32_t fine_shift = DeltaBoundShift<kCpuBoundBucketBits>(lo, hi);
+  const uint32_t merge = DeltaBoundShift<kCoarseBits>(lo, hi) - fine_shift;  // 0, 1 or 2
+  const uint32_t fine_buckets = static_cast<uint32_t>(
+      (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) >> fine_shift) + 1;
+  uint32_t coarse_counts[uint32_t{1} << kCoarseBits] = {};
+  for (uint32_t k = 0; k < fine_buckets; ++k) coarse_counts[k >> merge] += fine_counts[k];
+  const uint64_t coarse = OffsetCostLowerBoundOfBuckets<kCoarseBits>(coarse_counts, m, lo, hi, n,
+                                                                     seeds, allow_rows_ef);
+  if (coarse >= cost_limit) return coarse;
+  const uint64_t fine = OffsetCostLowerBoundOfBuckets<kCpuBoundBucketBits>(fine_counts, m, lo, hi,
+                                                                           n, seeds, allow_rows_ef);
+  return fine > coarse ? fine : coarse;
 }
 
 inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
-                                    int64_t max_delta, uint32_t n, uint32_t values_per_lane) {
+                                    int64_t max_delta, uint32_t n, uint32_t values_per_lane,
+                                    uint64_t cost_limit = kNoDeltaCostLimit) {
   const uint64_t m = deltas.size();
   const uint64_t floor = static_cast<uint64_t>(min_delta);
-  const uint32_t s = DeltaBoundShift(min_delta, max_delta);
-  uint32_t counts[2][64] = {};
+  constexpr uint32_t kBuckets = uint32_t{1} << kCpuBoundBucketBits;
+  const uint32_t s = DeltaBoundShift<kCpuBoundBucketBits>(min_delta, max_delta);
+  uint32_t counts[2][kBuckets] = {};
   const int64_t* all = deltas.data();
   uint64_t i = 0;
   for (; i + 2 <= m; i += 2) {
@@ -451,8 +506,9 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
     ++counts[1][(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
   }
   for (; i < m; ++i) ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
-  for (int k = 0; k < 64; ++k) counts[0][k] += counts[1][k];
-  return DeltaCostLowerBoundOfBuckets(counts[0], m, min_delta, max_delta, n, values_per_lane);
+  for (uint32_t k = 0; k < kBuckets; ++k) counts[0][k] += counts[1][k];
+  return CpuOffsetCostLowerBound(counts[0], m, min_delta, max_delta, n,
+                                 DeltaSeedWords(n, values_per_lane), false, cost_limit);
 }
 
 /// DeltaFit gives up (cost ~0) without fitting where no DELTA fit can cost
@@ -756,7 +812,6 @@ L3_HD PartitionFit BestDeltaFit(uint32_t n, uint32_t values_per_lane, const Delt
   return MakeDeltaFit<T>(n, best.width, base, ExceptionsOf(best), values_per_lane);
 }
 
-inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
 
 /// DeltaFit's optional look at every value in its pass over the deltas.
 struct NoValueHook {
@@ -791,7 +846,7 @@ PartitionFit DeltaFit(const T* v, uint32_t n, uint32_t values_per_lane,
     // row: when that already costs less than the limit, the bound cannot
     // rule DELTA out and is not worth its pass.
     if (DeltaHopeless(min_delta, max_delta, n, values_per_lane, cost_limit, [&] {
-          return DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane);
+          return DeltaCostLowerBound(deltas, min_delta, max_delta, n, values_per_lane, cost_limit);
         })) {
       PartitionFit hopeless;
       hopeless.cost_bytes = ~uint64_t{0};

@@ -78,17 +78,19 @@ L3_HD PartitionFit BestPatchedForFit(uint32_t n, const DeltaBases& bases,
 }
 
 /// The bucket counts of PatchedForFit's lower bound: the values' keys in at
-/// most 64 buckets of 2^DeltaBoundShift keys from the smallest.
+/// most 2^kCpuBoundBucketBits buckets of 2^DeltaBoundShift keys from the
+/// smallest.
 template <typename T>
 struct PatchedForBuckets {
+  static constexpr uint32_t kBuckets = uint32_t{1} << kCpuBoundBucketBits;
   uint64_t floor = 0;
   uint32_t shift = 0;
   bool filled = false;
-  uint32_t counts[64] = {};
+  uint32_t counts[kBuckets] = {};
 
   void Reset(T min, T max) {
     floor = static_cast<uint64_t>(PatchedForKey(min));
-    shift = DeltaBoundShift(PatchedForKey(min), PatchedForKey(max));
+    shift = DeltaBoundShift<kCpuBoundBucketBits>(PatchedForKey(min), PatchedForKey(max));
     filled = false;
     for (uint32_t& c : counts) c = 0;
   }
@@ -98,14 +100,14 @@ struct PatchedForBuckets {
   void Add(T v) { ++counts[BucketOf(v)]; }
   /// Counts of values[0, n), two interleaved tallies.
   void Fill(const T* v, uint32_t n) {
-    uint32_t odd[64] = {};
+    uint32_t odd[kBuckets] = {};
     uint32_t x = 0;
     for (; x + 2 <= n; x += 2) {
       Add(v[x]);
       ++odd[BucketOf(v[x + 1])];
     }
     if (x < n) Add(v[x]);
-    for (int k = 0; k < 64; ++k) counts[k] += odd[k];
+    for (uint32_t k = 0; k < kBuckets; ++k) counts[k] += odd[k];
     filled = true;
   }
 };
@@ -133,7 +135,8 @@ PartitionFit PatchedForFit(const T* v, uint32_t n, T min, T max,
       local.Fill(v, n);
       buckets = &local;
     }
-    if (OffsetCostLowerBoundOfBuckets(buckets->counts, n, min_key, max_key, n, 0, allow_rows_ef) >=
+    if (CpuOffsetCostLowerBound(buckets->counts, n, min_key, max_key, n, 0, allow_rows_ef,
+                                cost_limit) >=
         cost_limit) {
       PartitionFit hopeless;
       hopeless.cost_bytes = ~uint64_t{0};

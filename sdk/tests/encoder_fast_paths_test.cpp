@@ -157,20 +157,11 @@ DeltaChoice ChooseWidthByEveryWidth(const uint64_t (&rows_of_width)[65], uint32_
       best_w = w;
     }
   }
-  DeltaChoice choice;
-  choice.bits = best_bits;
-  choice.width = best_w;
-  choice.max_width = max_width;
+  uint32_t exceptions = 0;
   for (uint32_t b = best_w + 1; b <= max_width; ++b) {
-    choice.exceptions += static_cast<uint32_t>(rows_of_width[b]);
+    exceptions += static_cast<uint32_t>(rows_of_width[b]);
   }
-  if (choice.exceptions != 0) {
-    const HighWidthChoice high = ExceptionHighWidth(max_width, best_w, span);
-    choice.high_width = high.width;
-    choice.signed_highs = high.signed_highs;
-    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
-  }
-  return choice;
+  return MakeDeltaChoice(best_bits, best_w, max_width, exceptions, n, span, allow_rows_ef);
 }
 
 }  // namespace
@@ -453,7 +444,9 @@ uint64_t PatchedForBound(const std::vector<T>& v, T lo, T hi) {
   const int64_t min_key = PatchedForKey(lo), max_key = PatchedForKey(hi);
   const uint32_t s = DeltaBoundShift<kBits>(min_key, max_key);
   std::vector<uint32_t> counts(size_t{1} << kBits, 0);
-  for (T x : v) ++counts[(static_cast<uint64_t>(PatchedForKey(x)) - static_cast<uint64_t>(min_key)) >> s];
+  for (T x : v) {
+    ++counts[(static_cast<uint64_t>(PatchedForKey(x)) - static_cast<uint64_t>(min_key)) >> s];
+  }
   const auto n = static_cast<uint32_t>(v.size());
   return OffsetCostLowerBoundOfBuckets<kBits>(counts.data(), n, min_key, max_key, n, 0, true);
 }

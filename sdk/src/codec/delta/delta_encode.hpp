@@ -100,6 +100,26 @@ L3_HD HighWidthChoice ExceptionHighWidth(uint32_t max_width, uint32_t w,
   return choice;
 }
 
+/// The choice of Bit_Width `width` (payload `bits`, `exceptions` rows wider
+/// than it, the widest max_width bits): its exceptions' high parts and row
+/// coding. Shared with the CUDA writer's warp (WarpChooseDeltaWidth).
+L3_HD DeltaChoice MakeDeltaChoice(uint64_t bits, uint32_t width, uint32_t max_width,
+                                  uint32_t exceptions, uint32_t n, const SignedHighSpan& span,
+                                  bool allow_rows_ef) {
+  DeltaChoice choice;
+  choice.bits = bits;
+  choice.width = width;
+  choice.max_width = max_width;
+  choice.exceptions = exceptions;
+  if (exceptions != 0) {
+    const HighWidthChoice high = ExceptionHighWidth(max_width, width, span);
+    choice.high_width = high.width;
+    choice.signed_highs = high.signed_highs;
+    CheapestRowListBits(n, exceptions, allow_rows_ef, &choice.rows_ef);
+  }
+  return choice;
+}
+
 /// The cheapest Bit_Width for one Delta_Base candidate, from the rows of
 /// each width of u(x) (rows_of_width[b] = rows x >= 1 whose u(x) is b bits)
 /// and the span of its signed offsets; PATCHED_FOR's exception rows in
@@ -131,26 +151,19 @@ L3_HD DeltaChoice ChooseDeltaWidthFromCounts(const uint64_t (&rows_of_width)[65]
     uint64_t bits = bits_at(w);
     if (words(bits) < words(best_bits)) {
       uint32_t chosen = w;
-      while (chosen + 1 < top && words(bits_at(chosen + 1)) == words(bits)) bits = bits_at(++chosen);
+      while (chosen + 1 < top && words(bits_at(chosen + 1)) == words(bits)) {
+        bits = bits_at(++chosen);
+      }
       best_bits = bits;
       best_w = chosen;
     }
     top = w;
   }
-  DeltaChoice choice;
-  choice.bits = best_bits;
-  choice.width = best_w;
-  choice.max_width = max_width;
+  uint32_t exceptions = 0;
   for (uint32_t b = best_w + 1; b <= max_width; ++b) {
-    choice.exceptions += static_cast<uint32_t>(rows_of_width[b]);
+    exceptions += static_cast<uint32_t>(rows_of_width[b]);
   }
-  if (choice.exceptions != 0) {
-    const HighWidthChoice high = ExceptionHighWidth(max_width, best_w, span);
-    choice.high_width = high.width;
-    choice.signed_highs = high.signed_highs;
-    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
-  }
-  return choice;
+  return MakeDeltaChoice(best_bits, best_w, max_width, exceptions, n, span, allow_rows_ef);
 }
 
 template <typename T>
@@ -742,8 +755,8 @@ void KeyBasesAndWidths(std::vector<int64_t>& keys, int64_t lo, int64_t hi, Delta
   // The widths for the smallest key first: where no offset wraps modulo 2^N
   // they are the bit lengths of key - lo, which DeltaRanks uses.
   CountDeltaWidths<U>(keys, static_cast<U>(lo), rows_of_width[0]);
-  const bool no_wrap =
-      static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <= static_cast<uint64_t>(static_cast<U>(~U{0}));
+  const bool no_wrap = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <=
+                       static_cast<uint64_t>(static_cast<U>(~U{0}));
   int64_t at_rank[kNumDeltaRanks] = {};
   DeltaRanks(keys, lo, no_wrap ? rows_of_width[0] : nullptr, kDeltaRankDivisors, at_rank);
   *bases = DistinctDeltaBases(lo, at_rank, m);

@@ -206,18 +206,9 @@ __device__ inline DeltaChoice WarpChooseDeltaWidth(const uint64_t (&rows_of_widt
   const uint32_t width = 127 - static_cast<uint32_t>(key & 127);
   const uint64_t my_bits = width < 32 ? bits_low : width < 64 ? bits_high : bits_top;
   const uint64_t my_wider = width < 32 ? wider_low : width < 64 ? wider_high : 0;
-  DeltaChoice choice;
-  choice.bits = __shfl_sync(kAllLanes, my_bits, width & 31);
-  choice.width = width;
-  choice.max_width = max_width;
-  choice.exceptions = static_cast<uint32_t>(__shfl_sync(kAllLanes, my_wider, width & 31));
-  if (choice.exceptions != 0) {
-    const HighWidthChoice high = ExceptionHighWidth(max_width, width, span);
-    choice.high_width = high.width;
-    choice.signed_highs = high.signed_highs;
-    CheapestRowListBits(n, choice.exceptions, allow_rows_ef, &choice.rows_ef);
-  }
-  return choice;
+  const uint64_t bits = __shfl_sync(kAllLanes, my_bits, width & 31);
+  const auto exceptions = static_cast<uint32_t>(__shfl_sync(kAllLanes, my_wider, width & 31));
+  return MakeDeltaChoice(bits, width, max_width, exceptions, n, span, allow_rows_ef);
 }
 
 /// BestBaseChoice (delta_encode.hpp) with WarpChooseDeltaWidth: the base

@@ -596,7 +596,8 @@ L3_HD DeltaBases DistinctDeltaBases(int64_t min_delta, const int64_t (&at_rank)[
 /// sum plus a scan of t's own bucket. Keys at or above L are listed and
 /// counted one by one. Where a bucket holds too many keys (a few keys far
 /// above the rest stretch the buckets), L becomes the end of the first such
-/// bucket and the count is redone once, provided the ranks stay below L.
+/// bucket and the count is redone once, provided the ranks stay below L and
+/// at most an eighth of the keys lie above it.
 /// Then a rank is found in its bucket, and for a base lo + r the keys of
 /// each width b are the t in [r + 2^(b-1), r + 2^b) for t >= r; for t < r
 /// the offset wraps to 2^N - (r - t), which is N bits where r - t <=
@@ -653,9 +654,14 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
     first[buckets] = running;
     if (crowded == buckets) break;
     // Refine once below the end of the first crowded bucket, where the ranks
-    // must lie.
+    // must lie, if few keys (an eighth at most) lie above it: many above
+    // (deltas of a long-tailed spread) would each cost five counts.
     const uint64_t new_limit = ((crowded + 1) << s) - 1;
-    if (attempt > 0 || new_limit >= limit || first[crowded + 1] <= top_rank) return false;
+    const uint64_t at_or_below = first[crowded + 1];
+    if (attempt > 0 || new_limit >= limit || at_or_below <= top_rank ||
+        m - at_or_below > m / 8) {
+      return false;
+    }
     limit = new_limit;
   }
   const uint64_t above = m - in_buckets;

@@ -484,8 +484,8 @@ inline constexpr uint64_t kNoDeltaCostLimit = ~uint64_t{0};
 /// OffsetCostLowerBoundOfBuckets from the CPU's 2^kCpuBoundBucketBits
 /// bucket counts, in two steps: first with the 64 buckets they merge into
 /// (cheap, and enough where the offsets are far too wide), then, where that
-/// is still below `cost_limit`, with all of them (the larger of the two:
-/// both are bounds).
+/// is below `cost_limit` but not below half of it (the finer bound seldom
+/// gains more), with all of them (the larger of the two: both are bounds).
 inline uint64_t CpuOffsetCostLowerBound(const uint32_t* fine_counts, uint64_t m, int64_t lo,
                                         int64_t hi, uint32_t n, uint64_t seeds, bool allow_rows_ef,
                                         uint64_t cost_limit) {
@@ -498,7 +498,7 @@ inline uint64_t CpuOffsetCostLowerBound(const uint32_t* fine_counts, uint64_t m,
   for (uint32_t k = 0; k < fine_buckets; ++k) coarse_counts[k >> merge] += fine_counts[k];
   const uint64_t coarse = OffsetCostLowerBoundOfBuckets<kCoarseBits>(coarse_counts, m, lo, hi, n,
                                                                      seeds, allow_rows_ef);
-  if (coarse >= cost_limit) return coarse;
+  if (coarse >= cost_limit || coarse < cost_limit / 2) return coarse;
   const uint64_t fine = OffsetCostLowerBoundOfBuckets<kCpuBoundBucketBits>(fine_counts, m, lo, hi,
                                                                            n, seeds, allow_rows_ef);
   return fine > coarse ? fine : coarse;
@@ -618,6 +618,28 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   thread_local std::vector<uint64_t> above_of;  // the t >= limit
   uint64_t limit = range;  // t <= limit are bucketed (range + 1 may overflow)
   uint32_t s = 0;
+  while ((limit >> s) >= most_buckets) ++s;
+  if (m >= 256) {
+    // A sample of 32 keys predicts where the refinement below would fail
+    // (a crowded bucket with many keys above it: long-tailed or two-sided
+    // deltas), so that those keys go to the passes without a wasted count.
+    // Only the route depends on it, never the result.
+    constexpr uint32_t kSample = 32;
+    uint64_t sample[kSample];
+    for (uint32_t i = 0; i < kSample; ++i) {
+      sample[i] = (static_cast<uint64_t>(all[i * (m / kSample)]) - floor) >> s;
+    }
+    std::sort(sample, sample + kSample);
+    for (uint32_t i = 0; i < kSample;) {
+      uint32_t j = i;
+      while (j < kSample && sample[j] == sample[i]) ++j;
+      if (j - i >= kSample / 8 + 3) {  // the first crowded bucket
+        if (kSample - j > kSample / 8 + 3) return false;
+        break;
+      }
+      i = j;
+    }
+  }
   uint64_t buckets = 0;
   uint64_t in_buckets = 0;
   uint32_t* first = nullptr;

@@ -504,24 +504,43 @@ inline uint64_t CpuOffsetCostLowerBound(const uint32_t* fine_counts, uint64_t m,
   return fine > coarse ? fine : coarse;
 }
 
+/// The deltas' counts in 2^kBits buckets (DeltaBoundShift<kBits>), two
+/// interleaved tallies summed into counts.
+template <uint32_t kBits>
+void CountDeltaBuckets(const std::vector<int64_t>& deltas, int64_t min_delta, int64_t max_delta,
+                       uint32_t (&counts)[uint32_t{1} << kBits]) {
+  constexpr uint32_t kBuckets = uint32_t{1} << kBits;
+  const uint64_t m = deltas.size();
+  const uint64_t floor = static_cast<uint64_t>(min_delta);
+  const uint32_t s = DeltaBoundShift<kBits>(min_delta, max_delta);
+  uint32_t odd[kBuckets] = {};
+  const int64_t* all = deltas.data();
+  uint64_t i = 0;
+  for (; i + 2 <= m; i += 2) {
+    ++counts[(static_cast<uint64_t>(all[i]) - floor) >> s];
+    ++odd[(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
+  }
+  for (; i < m; ++i) ++counts[(static_cast<uint64_t>(all[i]) - floor) >> s];
+  for (uint32_t k = 0; k < kBuckets; ++k) counts[k] += odd[k];
+}
+
+/// Fewer deltas than this take the 64-bucket bound alone: clearing and
+/// folding 256 buckets would cost more than the finer bound saves.
+inline constexpr uint64_t kFineBoundMinDeltas = 512;
+
 inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t min_delta,
                                     int64_t max_delta, uint32_t n, uint32_t values_per_lane,
                                     uint64_t cost_limit = kNoDeltaCostLimit) {
   const uint64_t m = deltas.size();
-  const uint64_t floor = static_cast<uint64_t>(min_delta);
-  constexpr uint32_t kBuckets = uint32_t{1} << kCpuBoundBucketBits;
-  const uint32_t s = DeltaBoundShift<kCpuBoundBucketBits>(min_delta, max_delta);
-  uint32_t counts[2][kBuckets] = {};
-  const int64_t* all = deltas.data();
-  uint64_t i = 0;
-  for (; i + 2 <= m; i += 2) {
-    ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
-    ++counts[1][(static_cast<uint64_t>(all[i + 1]) - floor) >> s];
+  const uint64_t seeds = DeltaSeedWords(n, values_per_lane);
+  if (m < kFineBoundMinDeltas) {
+    uint32_t counts[64] = {};
+    CountDeltaBuckets<6>(deltas, min_delta, max_delta, counts);
+    return OffsetCostLowerBoundOfBuckets<6>(counts, m, min_delta, max_delta, n, seeds);
   }
-  for (; i < m; ++i) ++counts[0][(static_cast<uint64_t>(all[i]) - floor) >> s];
-  for (uint32_t k = 0; k < kBuckets; ++k) counts[0][k] += counts[1][k];
-  return CpuOffsetCostLowerBound(counts[0], m, min_delta, max_delta, n,
-                                 DeltaSeedWords(n, values_per_lane), false, cost_limit);
+  uint32_t counts[uint32_t{1} << kCpuBoundBucketBits] = {};
+  CountDeltaBuckets<kCpuBoundBucketBits>(deltas, min_delta, max_delta, counts);
+  return CpuOffsetCostLowerBound(counts, m, min_delta, max_delta, n, seeds, false, cost_limit);
 }
 
 /// DeltaFit gives up (cost ~0) without fitting where no DELTA fit can cost
@@ -619,25 +638,34 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   uint64_t limit = range;  // t <= limit are bucketed (range + 1 may overflow)
   uint32_t s = 0;
   while ((limit >> s) >= most_buckets) ++s;
-  if (m >= 256) {
-    // A sample of 32 keys predicts where the refinement below would fail
-    // (a crowded bucket with many keys above it: long-tailed or two-sided
-    // deltas), so that those keys go to the passes without a wasted count.
-    // Only the route depends on it, never the result.
+  // Under 64 keys the passes cost little: no histogram.
+  if (m < 64) return false;
+  {
+    // A sample of 32 keys predicts where the buckets would stay crowded, so
+    // that those keys go to the passes without a wasted count: a crowded
+    // bucket with many keys above it (long-tailed or two-sided deltas), or
+    // one key repeated in many rows (runs of equal values: delta 0), which
+    // buckets wider than one value never separate. Only the route depends
+    // on it, never the result.
     constexpr uint32_t kSample = 32;
+    constexpr uint32_t kCrowd = kSample / 8 + 3;
     uint64_t sample[kSample];
     for (uint32_t i = 0; i < kSample; ++i) {
-      sample[i] = (static_cast<uint64_t>(all[i * (m / kSample)]) - floor) >> s;
+      sample[i] = static_cast<uint64_t>(all[i * (m / kSample)]) - floor;
     }
     std::sort(sample, sample + kSample);
-    for (uint32_t i = 0; i < kSample;) {
-      uint32_t j = i;
-      while (j < kSample && sample[j] == sample[i]) ++j;
-      if (j - i >= kSample / 8 + 3) {  // the first crowded bucket
-        if (kSample - j > kSample / 8 + 3) return false;
+    if (s > 0) {
+      for (uint32_t i = 0, j = 0; i < kSample; i = j) {
+        while (j < kSample && sample[j] == sample[i]) ++j;
+        if (j - i >= kCrowd) return false;  // one key in many rows
+      }
+    }
+    for (uint32_t i = 0, j = 0; i < kSample; i = j) {
+      while (j < kSample && (sample[j] >> s) == (sample[i] >> s)) ++j;
+      if (j - i >= kCrowd) {  // the first crowded bucket
+        if (kSample - j > kCrowd) return false;
         break;
       }
-      i = j;
     }
   }
   uint64_t buckets = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <deque>
 #include <future>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "codec/dictionary/dictionary_encode.hpp"
 #include "codec/encode/chunk_statistics.hpp"
 #include "codec/encode/encode_chunk.hpp"
+#include "codec/encode/fit_memo.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/ibp/float_order.hpp"
 #include "codec/ibp/ibp_encode.hpp"
@@ -214,6 +216,9 @@ struct Candidate {
   // The payload is stored only in its field form (no plain frame is tried).
   bool field_form_only = false;
   uint64_t trial_bytes = 0;  // the chunk's segments as trial frames
+  // Hot profile, a chunk that uses PATCHED_FOR: the fits of its encoding
+  // without PATCHED_FOR, recorded while encoding it (fit_memo.hpp).
+  std::unique_ptr<internal::FitMemo> fits_without_patched_for;
 };
 
 Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType type,
@@ -285,12 +290,24 @@ constexpr double kHotPatchedForMinGain = 1.0 / 32;
 Result<Candidate> EncodeCandidate(PhysicalType type, const std::vector<uint8_t>& values,
                                   uint64_t num_rows, const internal::EncoderConfig& config,
                                   const WriteOptions& options) {
+  // The hot profile may encode a chunk that uses PATCHED_FOR again without
+  // it (EncodeAndStore); this encoding records the fits that one needs.
+  internal::EncoderConfig recording = config;
+  std::unique_ptr<internal::FitMemo> memo;
+  if (options.profile == Profile::kHot && config.partitioner.enable_patched_for &&
+      config.planner == nullptr) {
+    memo = std::make_unique<internal::FitMemo>();
+    recording.record_fits = memo.get();
+  }
   L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
-                      internal::EncodeChunk(values.data(), num_rows, config));
+                      internal::EncodeChunk(values.data(), num_rows, recording));
   if (encoded.num_rows != num_rows) {
     return Status(StatusCode::kInternal, "encoder returned a chunk of another length");
   }
-  return MakeCandidate(std::move(encoded), type, options);
+  const bool keep_memo = encoded.uses_patched_for;
+  L3_ASSIGN_OR_RETURN(Candidate c, MakeCandidate(std::move(encoded), type, options));
+  if (keep_memo) c.fits_without_patched_for = std::move(memo);
+  return c;
 }
 
 // Stores a candidate's segments (spec §9 for the archive profile).
@@ -460,6 +477,9 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
                                             double gain) -> Status {
         internal::EncoderConfig without = *candidate_config;
         without.partitioner.*enable = false;
+        if (enable == &PartitionerOptions::enable_patched_for) {
+          without.known_fits = candidate->fits_without_patched_for.get();
+        }
         L3_ASSIGN_OR_RETURN(std::optional<Candidate> plain, encode(without));
         if (!plain) return Status::OK();
         if (static_cast<double>(CandidateBytes(*candidate, options)) >

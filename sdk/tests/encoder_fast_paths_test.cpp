@@ -12,8 +12,10 @@
 
 #include "codec/delta/delta_encode.hpp"
 #include "codec/encode/fit_arith.hpp"
+#include "codec/encode/fit_memo.hpp"
 #include "codec/encode/minimax_line.hpp"
 #include "codec/encode/model_fit.hpp"
+#include "codec/encode/partitioner.hpp"
 #include "codec/patched/patched_for_encode.hpp"
 #include "common/bits.hpp"
 
@@ -395,6 +397,84 @@ void CheckMinimaxLines() {
 }
 
 }  // namespace
+
+namespace {
+
+// Pieces of the MakeValues shapes, each a few hundred to a few thousand rows,
+// with rare wide outliers among steady values, so that PATCHED_FOR wins some
+// partitions and the plans with and without it part ways.
+template <typename T>
+std::vector<T> MakeMixedColumn(std::mt19937_64& rng, size_t n) {
+  std::vector<T> v;
+  v.reserve(n);
+  while (v.size() < n) {
+    const size_t rows = std::min<size_t>(n - v.size(), 200 + rng() % 3000);
+    const int shape = static_cast<int>(rng() % 7);
+    std::vector<T> piece = MakeValues<T>(rng, shape == 6 ? 3 : shape, rows);
+    if (shape == 6) {
+      for (T& value : piece) {
+        if (rng() % 40 == 0) value = static_cast<T>(rng());
+      }
+    }
+    v.insert(v.end(), piece.begin(), piece.end());
+  }
+  return v;
+}
+
+template <typename T>
+void CheckFitMemo() {
+  std::mt19937_64 rng(3100 + sizeof(T));
+  for (bool minimax : {false, true}) {
+    for (uint32_t split_min_rows : {0u, 64u}) {
+      const std::vector<T> v = MakeMixedColumn<T>(rng, 60000);
+      PartitionPlanOptions options;
+      options.minimax_lines = minimax;
+      options.split_min_rows = split_min_rows;
+      options.num_threads = 2;
+      FitMemo memo;
+      options.record_fits = &memo;
+      const std::vector<PlannedPartition> with_patched =
+          PlanPartitions(v.data(), v.size(), options);
+      CAPTURE(minimax);
+      CAPTURE(split_min_rows);
+      REQUIRE(memo.Covers(v.size()));
+      CHECK_FALSE(memo.Covers(v.size() - 1));
+      // The data must make the two plans differ, or the memo is not put to the test.
+      REQUIRE(std::any_of(with_patched.begin(), with_patched.end(), [](const PlannedPartition& p) {
+        return p.fit.model_type == static_cast<uint8_t>(Model::kPatchedFor);
+      }));
+      options.record_fits = nullptr;
+      options.partitioner.enable_patched_for = false;
+      const std::vector<PlannedPartition> plain = PlanPartitions(v.data(), v.size(), options);
+      options.known_fits = &memo;
+      const std::vector<PlannedPartition> from_memo = PlanPartitions(v.data(), v.size(), options);
+      REQUIRE(from_memo.size() == plain.size());
+      size_t found = 0;
+      for (size_t i = 0; i < plain.size(); ++i) {
+        CAPTURE(i);
+        CHECK(from_memo[i].first_row == plain[i].first_row);
+        CHECK(SameFit(from_memo[i].fit, plain[i].fit));
+        // What the memo holds is what fitting without PATCHED_FOR gives.
+        if (const PartitionFit* fit = memo.Find(plain[i].first_row, plain[i].fit.num_rows)) {
+          CHECK(SameFit(*fit, plain[i].fit));
+          ++found;
+        }
+      }
+      CHECK(found > plain.size() / 2);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("A memo of fits without PATCHED_FOR gives the plan fitted without it") {
+  CheckFitMemo<int16_t>();
+  CheckFitMemo<uint16_t>();
+  CheckFitMemo<int32_t>();
+  CheckFitMemo<uint32_t>();
+  CheckFitMemo<int64_t>();
+  CheckFitMemo<uint64_t>();
+}
 
 TEST_CASE("FitMinimaxLine equals the monotone chain over every point, for every type") {
   CheckMinimaxLines<int8_t>();

@@ -219,6 +219,8 @@ PartitionPlanOptions PlanOptionsFor(const EncoderConfig& config) {
   options.split_min_rows = config.partitioner.split_min_rows.value_or(0);
   options.minimax_lines = config.partitioner.minimax_lines;
   options.num_threads = ClampThreads(config.num_threads);
+  options.record_fits = config.record_fits;
+  options.known_fits = config.known_fits;
   return options;
 }
 

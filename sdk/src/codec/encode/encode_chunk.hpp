@@ -22,6 +22,10 @@ struct EncoderConfig {
   /// Plans the partitions instead of PlanPartitions when set (not owned;
   /// same result, see PartitionPlanner).
   const PartitionPlanner* planner = nullptr;
+  /// PartitionPlanOptions::record_fits and known_fits, for the CPU
+  /// partitioner (fit_memo.hpp). Not owned.
+  FitMemo* record_fits = nullptr;
+  const FitMemo* known_fits = nullptr;
 };
 
 /// Chunk statistics as stored in the footer (spec §7.6).

@@ -248,14 +248,18 @@ L3_HD void ChoosePredicted(Passes& passes, const Summary<T>& summary, uint32_t n
 /// summarised by `summary`) and returns the cheapest: ties go to the model
 /// with fewer parameters, then the lower Model_Type; RUNS_EF must beat the
 /// others by runs_ef_min_gain, POLY2/POLY3 every simpler model by
-/// poly_min_gain.
+/// poly_min_gain. With `without_patched_for`, also stores there the fit
+/// ChooseModel returns with options.enable_patched_for false: PATCHED_FOR is
+/// tried last, after every choice that fit depends on (fit_memo.hpp).
 template <typename T, typename Passes>
 L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32_t n,
-                               const FitOptions& options) {
+                               const FitOptions& options,
+                               PartitionFit* without_patched_for = nullptr) {
   PartitionFit best;
   if (summary.min == summary.max) {
     best = ConstantFit(summary);
     SetBounds(summary, n, &best);
+    if (without_patched_for != nullptr) *without_patched_for = best;
     return best;
   }
   // Candidates in order of simplicity; each must be strictly cheaper.
@@ -282,6 +286,10 @@ L3_HD PartitionFit ChooseModel(Passes& passes, const Summary<T>& summary, uint32
   const bool try_poly3 = options.enable_poly3 && n >= kMinPoly3Rows;
   if (predictable && (options.enable_linear || try_poly2 || try_poly3)) {
     ChoosePredicted<T>(passes, summary, n, options, try_poly2, try_poly3, &best);
+  }
+  if (without_patched_for != nullptr) {
+    *without_patched_for = best;
+    SetBounds(summary, n, without_patched_for);
   }
   // PATCHED_FOR last, and not where a line or polynomial won: there the
   // values drift and their offsets from any Base are wide. Without

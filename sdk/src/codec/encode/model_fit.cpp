@@ -435,30 +435,33 @@ struct CpuPasses {
 
 template <typename T>
 PartitionFit FitBestModelWithSummary(const T* v, uint32_t n, const Summary<T>& summary,
-                                     const FitOptions& options, const HullSources& hulls) {
+                                     const FitOptions& options, const HullSources& hulls,
+                                     PartitionFit* without_patched_for) {
   if (hulls.out != nullptr) hulls.out->valid = false;
   // DELTA's pass counts the values for PATCHED_FOR's bound only where
   // PATCHED_FOR may be tried.
   CpuPasses<T> passes{v, n, options.values_per_lane, hulls,
                       options.enable_patched_for ? &summary : nullptr, {}};
-  return ChooseModel(passes, summary, n, options);
+  return ChooseModel(passes, summary, n, options, without_patched_for);
 }
 
 template <typename T>
 PartitionFit FitBestModel(const T* v, uint32_t n, const FitOptions& options,
-                          PartitionHulls* hulls) {
+                          PartitionHulls* hulls, PartitionFit* without_patched_for) {
   HullSources sources;
   sources.out = hulls;
-  return FitBestModelWithSummary(v, n, Summarize(v, n), options, sources);
+  return FitBestModelWithSummary(v, n, Summarize(v, n), options, sources, without_patched_for);
 }
 
 template <typename T>
 PartitionFit FitBestModelOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right,
                                  const FitOptions& options, const PartitionHulls* left_hulls,
-                                 const PartitionHulls* right_hulls, PartitionHulls* hulls) {
+                                 const PartitionHulls* right_hulls, PartitionHulls* hulls,
+                                 PartitionFit* without_patched_for) {
   const HullSources sources{left_hulls, right_hulls, left.num_rows, hulls};
   return FitBestModelWithSummary(v, left.num_rows + right.num_rows,
-                                 SummaryOfUnion(v, left, right), options, sources);
+                                 SummaryOfUnion(v, left, right), options, sources,
+                                 without_patched_for);
 }
 
 template <typename T>
@@ -541,11 +544,11 @@ uint32_t AnalysisWidth(const T* v, uint32_t n, bool use_linear) {
 
 #define L3_INSTANTIATE_FIT(T)                                                                \
   template PartitionFit FitBestModel<T>(const T*, uint32_t, const FitOptions&,              \
-                                        PartitionHulls*);                                   \
+                                        PartitionHulls*, PartitionFit*);                    \
   template PartitionFit FitBestModelOfUnion<T>(const T*, const PartitionFit&,                \
                                                const PartitionFit&, const FitOptions&,      \
                                                const PartitionHulls*, const PartitionHulls*, \
-                                               PartitionHulls*);                            \
+                                               PartitionHulls*, PartitionFit*);             \
   template Status FitGivenModel<T>(const T*, uint32_t, Model, const double*,                 \
                                    const FitOptions&, PartitionFit*);                       \
   template uint32_t AnalysisWidth<T>(const T*, uint32_t, bool);

@@ -97,23 +97,28 @@ struct PartitionHulls {
 /// Fits every enabled model to values[0, n) (n >= 1) and returns the cheapest
 /// (ties go to the model with fewer parameters, then the lower Model_Type;
 /// POLY2/POLY3 must also beat every simpler model by poly_min_gain). With
-/// `hulls`, stores there the hulls the fit computed, if any.
+/// `hulls`, stores there the hulls the fit computed, if any. With
+/// `without_patched_for`, stores there the fit this call returns with
+/// options.enable_patched_for false, at no extra cost (fit_memo.hpp).
 template <typename T>
 PartitionFit FitBestModel(const T* values, uint32_t n, const FitOptions& options,
-                          PartitionHulls* hulls = nullptr);
+                          PartitionHulls* hulls = nullptr,
+                          PartitionFit* without_patched_for = nullptr);
 
 /// FitBestModel(values, left.num_rows + right.num_rows, options), where
 /// `left` and `right` are FitBestModel's (or this function's) fits of the
 /// two halves values[0, left.num_rows) and the rows after it: the minimum,
 /// maximum and run count of the union come from theirs, and its hulls, when
 /// the minimax line needs them, from `left_hulls` and `right_hulls` where
-/// both are valid. With `hulls`, stores there the hulls the fit computed.
+/// both are valid. With `hulls`, stores there the hulls the fit computed;
+/// `without_patched_for` as for FitBestModel.
 template <typename T>
 PartitionFit FitBestModelOfUnion(const T* values, const PartitionFit& left,
                                  const PartitionFit& right, const FitOptions& options,
                                  const PartitionHulls* left_hulls = nullptr,
                                  const PartitionHulls* right_hulls = nullptr,
-                                 PartitionHulls* hulls = nullptr);
+                                 PartitionHulls* hulls = nullptr,
+                                 PartitionFit* without_patched_for = nullptr);
 
 /// Fits one given model. CONSTANT becomes runs when the values are not all
 /// equal. With `theta` (LINEAR/POLY2/POLY3 only) the parameters are used as

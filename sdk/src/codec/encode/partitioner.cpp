@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "codec/encode/fit_choice.hpp"
+#include "codec/encode/fit_memo.hpp"
 #include "codec/encode/parallel.hpp"
 
 namespace l3::internal {
@@ -43,27 +44,51 @@ struct Node {
 
 using Verdict = MergeVerdict;
 
+// Fits one partition with FitBestModel, or takes its fit from the memo of an
+// earlier run (fit_memo.hpp), and with `recorded` appends there its fit
+// without PATCHED_FOR for the memo of this run.
+template <typename T>
+struct PartitionFitter {
+  const T* v;
+  const FitOptions& options;
+  const FitMemo* known;  // null, or a memo of this run's values and options
+
+  PartitionFit Fit(uint64_t first_row, uint32_t rows, PartitionHulls* hulls,
+                   std::vector<PlannedPartition>* recorded) const {
+    if (known != nullptr) {
+      if (const PartitionFit* fit = known->Find(first_row, rows)) return *fit;
+    }
+    if (recorded == nullptr) return FitBestModel(v + first_row, rows, options, hulls);
+    PlannedPartition without{first_row, {}};
+    const PartitionFit fit = FitBestModel(v + first_row, rows, options, hulls, &without.fit);
+    recorded->push_back(without);
+    return fit;
+  }
+};
+
 // Appends `whole`, or the halves it splits into, to *out. A partition is
 // halved at a multiple of 32 rows when both halves have at least `min_rows`
 // rows and cost less than the whole; halves are split again the same way.
 template <typename T>
-void SplitWhileCheaper(const T* v, const PlannedPartition& whole, uint32_t min_rows,
-                       const FitOptions& fit_options, std::vector<PlannedPartition>* out) {
+void SplitWhileCheaper(const PartitionFitter<T>& fitter, const PlannedPartition& whole,
+                       uint32_t min_rows, std::vector<PlannedPartition>* out,
+                       std::vector<PlannedPartition>* recorded) {
   const uint32_t rows = whole.fit.num_rows;
   const uint32_t half = (rows / 2 + 31) / 32 * 32;
   if (min_rows == 0 || half >= rows || half < min_rows || rows - half < min_rows) {
     out->push_back(whole);
     return;
   }
-  const PlannedPartition left{whole.first_row, FitBestModel(v + whole.first_row, half, fit_options)};
+  const PlannedPartition left{whole.first_row,
+                              fitter.Fit(whole.first_row, half, nullptr, recorded)};
   const PlannedPartition right{whole.first_row + half,
-                               FitBestModel(v + whole.first_row + half, rows - half, fit_options)};
+                               fitter.Fit(whole.first_row + half, rows - half, nullptr, recorded)};
   if (left.fit.cost_bytes + right.fit.cost_bytes >= whole.fit.cost_bytes) {
     out->push_back(whole);
     return;
   }
-  SplitWhileCheaper(v, left, min_rows, fit_options, out);
-  SplitWhileCheaper(v, right, min_rows, fit_options, out);
+  SplitWhileCheaper(fitter, left, min_rows, out, recorded);
+  SplitWhileCheaper(fitter, right, min_rows, out, recorded);
 }
 
 }  // namespace
@@ -132,6 +157,16 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   const FitOptions fit_options =
       MakeFitOptions(p, options.values_per_lane, options.minimax_lines);
   const int threads = options.num_threads;
+  // A memo of fits without PATCHED_FOR to use, or one to record
+  // (fit_memo.hpp).
+  const FitMemo* known =
+      !fit_options.enable_patched_for && options.known_fits != nullptr &&
+              options.known_fits->Covers(n)
+          ? options.known_fits
+          : nullptr;
+  FitMemo* const record = fit_options.enable_patched_for ? options.record_fits : nullptr;
+  if (record != nullptr) record->Reset(n);
+  const PartitionFitter<T> fitter{v, fit_options, known};
 
   // 1. Delta-bits analysis.
   const uint64_t block_rows = p.analysis_block_rows;
@@ -151,13 +186,18 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   // cannot isolate a jump or a bend inside an initial partition).
   std::vector<std::vector<PlannedPartition>> pieces(starts.size());
   std::vector<PartitionHulls> whole_hulls(starts.size());
+  std::vector<std::vector<PlannedPartition>> recorded(record != nullptr ? starts.size() : 0);
   ParallelFor(starts.size(), threads, 16, [&](uint64_t i) {
     const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : n;
     const auto rows = static_cast<uint32_t>(end - starts[i]);
-    PlannedPartition whole{starts[i],
-                           FitBestModel(v + starts[i], rows, fit_options, &whole_hulls[i])};
-    SplitWhileCheaper(v, whole, options.split_min_rows, fit_options, &pieces[i]);
+    std::vector<PlannedPartition>* const rec = record != nullptr ? &recorded[i] : nullptr;
+    const PlannedPartition whole{starts[i], fitter.Fit(starts[i], rows, &whole_hulls[i], rec)};
+    SplitWhileCheaper(fitter, whole, options.split_min_rows, &pieces[i], rec);
   });
+  for (const auto& list : recorded) {
+    for (const PlannedPartition& r : list) record->Add(r.first_row, r.fit);
+  }
+  recorded.clear();
   size_t count = 0;
   for (const auto& list : pieces) count += list.size();
   std::vector<Node> nodes;
@@ -176,6 +216,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
   // 5. Odd-even merge rounds.
   const double keep = 1.0 - p.min_merge_benefit;
   std::vector<PartitionFit> merged;
+  std::vector<PartitionFit> merged_without;  // for the memo; num_rows 0 where not fitted
   std::vector<PartitionHulls> merged_hulls;
   std::vector<Verdict> verdicts;
   for (uint32_t round = 0; round < p.max_merge_rounds; ++round) {
@@ -185,6 +226,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
       if (count < parity + 2) continue;
       const size_t pairs = (count - parity) / 2;
       merged.assign(pairs, PartitionFit{});
+      if (record != nullptr) merged_without.assign(pairs, PartitionFit{});
       if (merged_hulls.size() < pairs) merged_hulls.resize(pairs);
       verdicts.assign(pairs, Verdict::kSkipped);
       ParallelFor(pairs, threads, 4, [&](uint64_t j) {
@@ -201,8 +243,15 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
           return;
         }
         if (rows > p.max_partition_rows) return;
-        PartitionFit fit = FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options,
-                                               &a.hulls, &b.hulls, &merged_hulls[j]);
+        const PartitionFit* known_fit =
+            known != nullptr ? known->Find(a.first_row, static_cast<uint32_t>(rows)) : nullptr;
+        if (known_fit != nullptr) merged_hulls[j].valid = false;
+        const PartitionFit fit =
+            known_fit != nullptr
+                ? *known_fit
+                : FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options, &a.hulls,
+                                      &b.hulls, &merged_hulls[j],
+                                      record != nullptr ? &merged_without[j] : nullptr);
         if (UnionSaves(fit, a.fit, b.fit, keep)) {
           merged[j] = fit;
           verdicts[j] = Verdict::kMerged;
@@ -210,6 +259,13 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
           verdicts[j] = Verdict::kRejected;
         }
       });
+      if (record != nullptr) {
+        for (size_t j = 0; j < pairs; ++j) {
+          if (merged_without[j].num_rows != 0) {
+            record->Add(nodes[parity + 2 * j].first_row, merged_without[j]);
+          }
+        }
+      }
       std::vector<Node> next;
       next.reserve(count);
       size_t i = 0;
@@ -231,6 +287,7 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
     if (!any_merged) break;
   }
 
+  if (record != nullptr) record->Seal();
   std::vector<PlannedPartition> plan(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) plan[i] = PlannedPartition{nodes[i].first_row, nodes[i].fit};
   return plan;

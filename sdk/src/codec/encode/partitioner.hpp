@@ -11,6 +11,8 @@
 
 namespace l3::internal {
 
+class FitMemo;  // fit_memo.hpp
+
 /// A partition of the chunk and its model.
 struct PlannedPartition {
   uint64_t first_row = 0;  ///< spec First_Row
@@ -36,6 +38,12 @@ struct PartitionPlanOptions {
   uint32_t split_min_rows = 64;
   bool minimax_lines = false;
   int num_threads = 1;
+  /// With PATCHED_FOR enabled: PlanPartitions records here the fits without
+  /// it (fit_memo.hpp). Not owned.
+  FitMemo* record_fits = nullptr;
+  /// With PATCHED_FOR disabled: fits PlanPartitions takes from here instead
+  /// of fitting, where the memo covers these values. Not owned.
+  const FitMemo* known_fits = nullptr;
 };
 
 struct EncoderConfig;  // encode_chunk.hpp

@@ -659,6 +659,7 @@ struct Writer::Impl {
   std::unique_ptr<internal::FileAssembler> assembler;
   std::vector<std::vector<uint8_t>> buffers;  // at most one chunk per column
   std::vector<uint64_t> rows;                 // values appended per column
+  std::vector<uint64_t> announced;            // per column: Reserve()'s values still to come
   std::vector<uint64_t> chunk_values;         // values per full chunk, per column
   std::vector<ColumnInfo> written;            // chunks placed so far
   // Chunks being encoded, written strictly in submission order so that the
@@ -705,6 +706,7 @@ Result<std::unique_ptr<Writer::Impl>> Writer::Impl::Make(
   const size_t n = impl->specs.size();
   impl->buffers.resize(n);
   impl->rows.assign(n, 0);
+  impl->announced.assign(n, 0);
   impl->chunk_values.assign(n, 0);
   impl->written.resize(n);
   for (size_t c = 0; c < n; ++c) {
@@ -850,11 +852,16 @@ Status Writer::Impl::AppendImpl(int column, const void* values, uint64_t num_val
     const uint64_t take = std::min(num_values, chunk_size - buffered);
     const size_t bytes = static_cast<size_t>(take) * value_bytes;
     if (buffer.capacity() < buffer.size() + bytes) {
-      // Grow geometrically, but never past one chunk.
+      // Grow geometrically, but never past one chunk; at once to the values
+      // announced by Reserve().
       const size_t chunk_bytes = static_cast<size_t>(chunk_size) * value_bytes;
-      buffer.reserve(std::min(chunk_bytes, std::max(2 * buffer.capacity(), buffer.size() + bytes)));
+      const size_t announced_bytes =
+          static_cast<size_t>(std::min(announced[column], chunk_size - buffered)) * value_bytes;
+      buffer.reserve(std::min(chunk_bytes, std::max({2 * buffer.capacity(), buffer.size() + bytes,
+                                                     buffer.size() + announced_bytes})));
     }
     buffer.insert(buffer.end(), src, src + bytes);
+    announced[column] -= std::min(announced[column], take);
     src += bytes;
     num_values -= take;
     rows[column] += take;
@@ -972,6 +979,26 @@ Status Writer::Append(int column, const void* values, uint64_t num_values) {
   // the write is abandoned.
   if (!st.ok()) impl_->AbortImpl();
   return st;
+}
+
+Status Writer::Reserve(int column, uint64_t num_values) {
+  if (!impl_) return Invalid("moved-from Writer");
+  Impl& w = *impl_;
+  if (w.state != Impl::State::kOpen) return Invalid("Reserve after Close or Abort");
+  if (column < 0 || column >= static_cast<int>(w.specs.size())) {
+    return Invalid("column " + std::to_string(column) + " does not exist");
+  }
+  w.announced[column] = num_values;
+  const size_t value_bytes = static_cast<size_t>(PhysicalTypeBytes(w.specs[column].type));
+  std::vector<uint8_t>& buffer = w.buffers[column];
+  const uint64_t room = w.chunk_values[column] - buffer.size() / value_bytes;
+  try {
+    buffer.reserve(buffer.size() + static_cast<size_t>(std::min(num_values, room)) * value_bytes);
+  } catch (const std::bad_alloc&) {
+    w.announced[column] = 0;
+    return Status(StatusCode::kOutOfMemory, "out of memory while reserving a column's buffer");
+  }
+  return Status::OK();
 }
 
 Status Writer::Close() {

@@ -379,6 +379,43 @@ TEST_CASE("Writer: the same calls give the same bytes, whatever the threads") {
   }
 }
 
+TEST_CASE("Writer: Reserve is a hint that never changes the bytes, and rejects mistakes") {
+  const auto ids = LinearValues<uint64_t>(20000, 5, 7.0, 3);
+  const auto temps = RunValues<int16_t>(20000, 6, 90);
+  std::vector<uint8_t> reference;
+  // No hint, the exact count, too few, too many (more than a chunk), and a
+  // hint given again halfway.
+  for (uint64_t hint : {uint64_t{0}, uint64_t{20000}, uint64_t{700}, UINT64_MAX, uint64_t{1}}) {
+    CAPTURE(hint);
+    auto writer = Writer::CreateInMemory(TwoColumns(), SmallChunks(3000));
+    REQUIRE(writer.ok());
+    if (hint > 0) REQUIRE(writer->Reserve(0, hint).ok());
+    if (hint > 0) REQUIRE(writer->Reserve(1, hint).ok());
+    REQUIRE(writer->AppendTyped(0, ids.data(), 10000).ok());
+    if (hint == 1) REQUIRE(writer->Reserve(0, 10000).ok());
+    REQUIRE(writer->AppendTyped(0, ids.data() + 10000, 10000).ok());
+    REQUIRE(writer->AppendTyped(1, temps.data(), temps.size()).ok());
+    REQUIRE(writer->Close().ok());
+    const auto bytes = writer->TakeBuffer();
+    if (reference.empty()) reference = bytes;
+    CHECK(bytes == reference);
+  }
+  auto r = Reader::OpenBuffer(reference.data(), reference.size());
+  REQUIRE(r.ok());
+  std::vector<uint64_t> out(ids.size());
+  REQUIRE(r->ReadRows(0, 0, ids.size(), out.data(), out.size() * sizeof(uint64_t)).ok());
+  CHECK(out == ids);
+
+  auto writer = Writer::CreateInMemory(TwoColumns(), SmallChunks(3000));
+  REQUIRE(writer.ok());
+  CHECK(writer->Reserve(2, 10).code() == StatusCode::kInvalidArgument);
+  CHECK(writer->Reserve(-1, 10).code() == StatusCode::kInvalidArgument);
+  REQUIRE(writer->AppendTyped(0, ids.data(), 5).ok());
+  REQUIRE(writer->AppendTyped(1, temps.data(), 5).ok());
+  REQUIRE(writer->Close().ok());
+  CHECK(writer->Reserve(0, 10).code() == StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("Writer: archive profile compresses every segment with zstd (spec §9)") {
   const auto ids = LinearValues<uint64_t>(12000, 7, 2.0, 1000);
   const auto temps = RunValues<int16_t>(12000, 8, 50);

@@ -314,6 +314,9 @@ void AppendFileValues(Writer& writer, int column, Source& src, Progress& progres
   const int width = PhysicalTypeBytes(src.type);
   std::vector<uint8_t> buffer(kBatchBytes);
   uint64_t values_left = src.num_values >= 0 ? static_cast<uint64_t>(src.num_values) : UINT64_MAX;
+  // One allocation per chunk instead of a buffer that doubles (and is copied)
+  // as the values arrive.
+  if (values_left != UINT64_MAX) Check(writer.Reserve(column, values_left), src.file->path());
   uint64_t appended = 0;
   size_t carry = 0;  // bytes of an incomplete value kept from the last read
   while (values_left > 0) {

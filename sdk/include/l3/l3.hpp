@@ -354,6 +354,14 @@ class Writer {
   template <typename T>
   Status AppendTyped(int column, const T* values, uint64_t num_values);
 
+  /// Announces that about `num_values` more values will be appended to
+  /// `column` (a hint, replacing the last one). The writer then buffers each
+  /// chunk of them in one allocation instead of growing its buffer step by
+  /// step, which saves a copy of the values and much of the memory's first
+  /// touch. Never changes the bytes written. Errors: kInvalidArgument (no
+  /// such column, writer closed), kOutOfMemory (the writer stays usable).
+  Status Reserve(int column, uint64_t num_values);
+
   /// Encodes buffered values, writes the footer and postscript, syncs and
   /// renames the file into place. All columns must have the same row count
   /// (kInvalidArgument otherwise). After a failure the target path is

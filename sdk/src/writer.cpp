@@ -306,7 +306,10 @@ Result<Candidate> EncodeCandidate(PhysicalType type, const std::vector<uint8_t>&
   }
   const bool keep_memo = encoded.uses_patched_for;
   L3_ASSIGN_OR_RETURN(Candidate c, MakeCandidate(std::move(encoded), type, options));
-  if (keep_memo) c.fits_without_patched_for = std::move(memo);
+  if (keep_memo && memo != nullptr) {
+    memo->Seal();
+    c.fits_without_patched_for = std::move(memo);
+  }
   return c;
 }
 

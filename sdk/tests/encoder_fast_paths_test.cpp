@@ -437,6 +437,8 @@ void CheckFitMemo() {
           PlanPartitions(v.data(), v.size(), options);
       CAPTURE(minimax);
       CAPTURE(split_min_rows);
+      CHECK_FALSE(memo.Covers(v.size()));  // not yet sealed
+      memo.Seal();
       REQUIRE(memo.Covers(v.size()));
       CHECK_FALSE(memo.Covers(v.size() - 1));
       // The data must make the two plans differ, or the memo is not put to the test.

@@ -30,7 +30,8 @@ class FitMemo {
   /// fit.num_rows). Not thread-safe: the partitioner records after each of
   /// its parallel steps. A partition recorded twice has the same fit.
   void Add(uint64_t first_row, const PartitionFit& fit);
-  /// Makes the memo searchable; Add may not follow.
+  /// Makes the memo searchable; Add may not follow. Left to the memo's
+  /// owner, who seals only a memo it will use.
   void Seal();
   /// Whether this memo, sealed, was recorded over `num_rows` values.
   bool Covers(uint64_t num_rows) const { return sealed_ && num_rows == num_rows_; }

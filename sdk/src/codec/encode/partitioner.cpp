@@ -266,28 +266,36 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
           }
         }
       }
-      std::vector<Node> next;
-      next.reserve(count);
-      size_t i = 0;
-      if (parity == 1) next.push_back(std::move(nodes[i++]));
+      // The new list, compacted in place: nodes before the first merge stay
+      // where they are, and a step that merges nothing moves nothing.
+      size_t i = parity, kept = parity;
       for (size_t j = 0; j < pairs; ++j, i += 2) {
         if (verdicts[j] == Verdict::kMerged) {
-          next.push_back(Node{nodes[i].first_row, merged[j], next_id++, kNoId, PartitionHulls{}});
-          std::swap(next.back().hulls, merged_hulls[j]);
+          Node& node = nodes[kept++];  // kept <= i: the pair's left node or one before it
+          node.first_row = nodes[i].first_row;
+          node.fit = merged[j];
+          node.id = next_id++;
+          node.rejected_right = kNoId;
+          // The old hulls go back to the scratch of the next step.
+          std::swap(node.hulls, merged_hulls[j]);
           any_merged = true;
           continue;
         }
         if (verdicts[j] == Verdict::kRejected) nodes[i].rejected_right = nodes[i + 1].id;
-        next.push_back(std::move(nodes[i]));
-        next.push_back(std::move(nodes[i + 1]));
+        if (kept != i) {
+          nodes[kept] = std::move(nodes[i]);
+          nodes[kept + 1] = std::move(nodes[i + 1]);
+        }
+        kept += 2;
       }
-      for (; i < count; ++i) next.push_back(std::move(nodes[i]));
-      nodes.swap(next);
+      for (; i < count; ++i, ++kept) {
+        if (kept != i) nodes[kept] = std::move(nodes[i]);
+      }
+      nodes.erase(nodes.begin() + static_cast<std::ptrdiff_t>(kept), nodes.end());
     }
     if (!any_merged) break;
   }
 
-  if (record != nullptr) record->Seal();
   std::vector<PlannedPartition> plan(nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) plan[i] = PlannedPartition{nodes[i].first_row, nodes[i].fit};
   return plan;

@@ -39,7 +39,7 @@ struct PartitionPlanOptions {
   bool minimax_lines = false;
   int num_threads = 1;
   /// With PATCHED_FOR enabled: PlanPartitions records here the fits without
-  /// it (fit_memo.hpp). Not owned.
+  /// it (fit_memo.hpp), for the caller to Seal(). Not owned.
   FitMemo* record_fits = nullptr;
   /// With PATCHED_FOR disabled: fits PlanPartitions takes from here instead
   /// of fitting, where the memo covers these values. Not owned.

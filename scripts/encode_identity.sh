@@ -7,24 +7,28 @@
 # (determinism is a format property).
 #
 #   scripts/encode_identity.sh BIN_DIR [--rows N] [--threads T] [--data DIR] [--work DIR]
+#                              [--inputs-only]
 #
 # BIN_DIR holds l3 and l3_gen. The generated and unpacked inputs are cached in
 # --work (default /tmp/l3-identity) and reused when present, so that both
-# builds compress the same input bytes.
+# builds compress the same input bytes. --inputs-only prepares them and stops
+# (for scripts/encode_speed_report.py).
 set -euo pipefail
 
-bin=${1:?usage: encode_identity.sh BIN_DIR [--rows N] [--threads T] [--data DIR] [--work DIR]}
+bin=${1:?usage: encode_identity.sh BIN_DIR [--rows N] [--threads T] [--data DIR] [--work DIR] [--inputs-only]}
 shift
 rows=2000000
 threads=1
 data=$(cd "$(dirname "$0")/.." && pwd)/../shared/data/real
 work=/tmp/l3-identity
+inputs_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rows) rows=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
     --data) data=$2; shift 2 ;;
     --work) work=$2; shift 2 ;;
+    --inputs-only) inputs_only=1; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +54,8 @@ for gz in "$data"/*_{u16,i16,u32,i32,u64,i64,f32}.bin.gz; do
   [ -s "$f" ] || gunzip -c "$gz" > "$f"
   list+=("$base ${base##*_} $f")
 done
+
+[ "$inputs_only" = 1 ] && exit 0
 
 for entry in "${list[@]}"; do
   read -r name type path <<< "$entry"

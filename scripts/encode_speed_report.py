@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Encode speed of `l3 compress` before and after a change, on the inputs of
-scripts/encode_identity.sh (run it first: it generates and unpacks them).
+scripts/encode_identity.sh (run it first, or with --inputs-only: it generates
+and unpacks them; pass the same --rows to both).
 
   scripts/encode_speed_report.py BEFORE_BIN AFTER_BIN [--work DIR] [--rows N]
                                  [--reps R] [--threads 1,2] [--profile hot]
@@ -9,9 +10,11 @@ For each input and thread count, runs both builds' `l3 compress` R times,
 alternating before and after (the machine is shared, so the two see the same
 noise), and prints a Markdown table of the best wall-clock times as million
 values per second. The time is the whole command: reading the input file,
-encoding, writing the .l3 file.
+encoding, writing the .l3 file. The last column says whether both builds
+wrote the same bytes (they must, unless the change is meant to alter files).
 """
 import argparse
+import filecmp
 import os
 import subprocess
 import sys
@@ -63,15 +66,19 @@ def main():
     args = parser.parse_args()
     thread_counts = [int(t) for t in args.threads.split(",")]
     only = set(filter(None, args.only.split(",")))
-    out = os.path.join(tempfile.mkdtemp(prefix="l3-speed-"), "out.l3")
+    folder = tempfile.mkdtemp(prefix="l3-speed-")
+    outs = {which: os.path.join(folder, f"{which}.l3") for which in ("before", "after")}
 
     header = "| input | type | values |"
     rule = "|---|---|---|"
     for t in thread_counts:
         header += f" before {t} thr M val/s | after {t} thr M val/s | speed-up |"
         rule += "---|---|---|"
+    header += " same bytes |"
+    rule += "---|"
     print(f"`l3 compress --profile {args.profile}`, best of {args.reps} runs each, "
-          "before and after alternating.\n")
+          "before and after alternating; 'same bytes': both builds wrote identical files "
+          "at every thread count.\n")
     print(header)
     print(rule)
     for name, value_type, path in inputs(args.before, args.work, args.rows):
@@ -79,16 +86,24 @@ def main():
             continue
         values = os.path.getsize(path) // TYPE_BYTES[value_type]
         row = f"| {name} | {value_type} | {values} |"
+        same = True
         for t in thread_counts:
             best = {"before": float("inf"), "after": float("inf")}
             for _ in range(args.reps):
                 for which in ("before", "after"):
-                    s = seconds(getattr(args, which), path, value_type, t, args.profile, out)
+                    s = seconds(getattr(args, which), path, value_type, t, args.profile,
+                                outs[which])
                     best[which] = min(best[which], s)
+            same = same and filecmp.cmp(outs["before"], outs["after"], shallow=False)
             rate_before = values / best["before"] / 1e6
             rate_after = values / best["after"] / 1e6
             row += f" {rate_before:.1f} | {rate_after:.1f} | {best['before'] / best['after']:.2f}x |"
+        row += " yes |" if same else " **no** |"
         print(row, flush=True)
+    for path in outs.values():
+        if os.path.exists(path):
+            os.remove(path)
+    os.rmdir(folder)
 
 
 if __name__ == "__main__":

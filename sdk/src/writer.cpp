@@ -462,6 +462,9 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
     L3_ASSIGN_OR_RETURN(PgmIndexInfo pgm,
                         internal::BuildChunkPgm(type, values.data(), num_rows, options));
     L3_ASSIGN_OR_RETURN(Candidate chosen, EncodeCandidate(type, values, num_rows, config, options));
+    // Every later encoding of these values has the same statistics.
+    const internal::ChunkStatisticsData statistics = chosen.encoded.statistics;
+    if (config.compute_statistics) config.known_statistics = &statistics;
     // In the hot profile, a model that the GPU decodes more slowly than the
     // others stays only where it makes the chunk `gain` smaller than without
     // it: RUNS_EF (a kernel that carries its decoder is a little slower for

@@ -155,10 +155,13 @@ Result<std::optional<EncodedChunk>> EncodeDictionaryChunk(const void* values, ui
     }
     EncoderConfig element_config = config;
     element_config.compute_statistics = false;  // they describe the rows, below
+    element_config.known_statistics = nullptr;
     L3_ASSIGN_OR_RETURN(EncodedChunk chunk, EncodeChunk(elements.data(), d + num_rows, element_config));
     chunk.num_rows = num_rows;
     chunk.dictionary_entries = d;
-    if (config.compute_statistics) {
+    if (config.compute_statistics && config.known_statistics != nullptr) {
+      chunk.statistics = *config.known_statistics;
+    } else if (config.compute_statistics) {
       DispatchIntegerType(config.type, [&](auto tag) {
         using T = decltype(tag);
         chunk.statistics = ComputeChunkStatistics(static_cast<const T*>(values), num_rows,

@@ -136,7 +136,10 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
                   kBytes);
     }
   }
-  if (config.compute_statistics) chunk.statistics = ComputeChunkStatistics(v, n, threads);
+  if (config.compute_statistics) {
+    chunk.statistics = config.known_statistics != nullptr ? *config.known_statistics
+                                                          : ComputeChunkStatistics(v, n, threads);
+  }
   return chunk;
 }
 

@@ -12,6 +12,8 @@
 
 namespace l3::internal {
 
+struct ChunkStatisticsData;
+
 struct EncoderConfig {
   PhysicalType type = PhysicalType::kInt64;
   uint32_t values_per_lane = 64;
@@ -26,6 +28,9 @@ struct EncoderConfig {
   /// partitioner (fit_memo.hpp). Not owned.
   FitMemo* record_fits = nullptr;
   const FitMemo* known_fits = nullptr;
+  /// The statistics of these values where an earlier encoding of them
+  /// computed them (they do not depend on the encoding). Not owned.
+  const ChunkStatisticsData* known_statistics = nullptr;
 };
 
 /// Chunk statistics as stored in the footer (spec §7.6).

@@ -44,24 +44,39 @@ struct Node {
 
 using Verdict = MergeVerdict;
 
-// Fits one partition with FitBestModel, or takes its fit from the memo of an
-// earlier run (fit_memo.hpp), and with `recorded` appends there its fit
-// without PATCHED_FOR for the memo of this run.
+// Fits partitions with FitBestModel(OfUnion), or takes their fits from the
+// memo of an earlier run (fit_memo.hpp); a fit from the memo leaves `hulls`
+// invalid.
 template <typename T>
 struct PartitionFitter {
   const T* v;
   const FitOptions& options;
   const FitMemo* known;  // null, or a memo of this run's values and options
 
+  /// With `recorded`, appends there the partition's fit without PATCHED_FOR
+  /// for the memo of this run.
   PartitionFit Fit(uint64_t first_row, uint32_t rows, PartitionHulls* hulls,
                    std::vector<PlannedPartition>* recorded) const {
-    if (known != nullptr) {
-      if (const PartitionFit* fit = known->Find(first_row, rows)) return *fit;
-    }
+    if (const PartitionFit* fit = Known(first_row, rows, hulls)) return *fit;
     if (recorded == nullptr) return FitBestModel(v + first_row, rows, options, hulls);
     PlannedPartition without{first_row, {}};
     const PartitionFit fit = FitBestModel(v + first_row, rows, options, hulls, &without.fit);
     recorded->push_back(without);
+    return fit;
+  }
+  /// The union of neighbours a and b; with `without`, stores there its fit
+  /// without PATCHED_FOR.
+  PartitionFit FitUnion(uint64_t first_row, const PartitionFit& a, const PartitionHulls& a_hulls,
+                        const PartitionFit& b, const PartitionHulls& b_hulls,
+                        PartitionHulls* hulls, PartitionFit* without) const {
+    if (const PartitionFit* fit = Known(first_row, a.num_rows + b.num_rows, hulls)) return *fit;
+    return FitBestModelOfUnion(v + first_row, a, b, options, &a_hulls, &b_hulls, hulls, without);
+  }
+
+ private:
+  const PartitionFit* Known(uint64_t first_row, uint32_t rows, PartitionHulls* hulls) const {
+    const PartitionFit* fit = known != nullptr ? known->Find(first_row, rows) : nullptr;
+    if (fit != nullptr && hulls != nullptr) hulls->valid = false;
     return fit;
   }
 };
@@ -243,15 +258,9 @@ std::vector<PlannedPartition> PlanPartitions(const T* v, uint64_t n,
           return;
         }
         if (rows > p.max_partition_rows) return;
-        const PartitionFit* known_fit =
-            known != nullptr ? known->Find(a.first_row, static_cast<uint32_t>(rows)) : nullptr;
-        if (known_fit != nullptr) merged_hulls[j].valid = false;
         const PartitionFit fit =
-            known_fit != nullptr
-                ? *known_fit
-                : FitBestModelOfUnion(v + a.first_row, a.fit, b.fit, fit_options, &a.hulls,
-                                      &b.hulls, &merged_hulls[j],
-                                      record != nullptr ? &merged_without[j] : nullptr);
+            fitter.FitUnion(a.first_row, a.fit, a.hulls, b.fit, b.hulls, &merged_hulls[j],
+                            record != nullptr ? &merged_without[j] : nullptr);
         if (UnionSaves(fit, a.fit, b.fit, keep)) {
           merged[j] = fit;
           verdicts[j] = Verdict::kMerged;

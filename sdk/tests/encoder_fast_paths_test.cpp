@@ -522,7 +522,7 @@ namespace {
 
 // PATCHED_FOR's bound with 2^kBits buckets, from the values' bucket counts.
 template <uint32_t kBits, typename T>
-uint64_t PatchedForBound(const std::vector<T>& v, T lo, T hi) {
+uint64_t PatchedForBound(const std::vector<T>& v, T lo, T hi, uint64_t enough = ~uint64_t{0}) {
   const int64_t min_key = PatchedForKey(lo), max_key = PatchedForKey(hi);
   const uint32_t s = DeltaBoundShift<kBits>(min_key, max_key);
   std::vector<uint32_t> counts(size_t{1} << kBits, 0);
@@ -530,7 +530,8 @@ uint64_t PatchedForBound(const std::vector<T>& v, T lo, T hi) {
     ++counts[(static_cast<uint64_t>(PatchedForKey(x)) - static_cast<uint64_t>(min_key)) >> s];
   }
   const auto n = static_cast<uint32_t>(v.size());
-  return OffsetCostLowerBoundOfBuckets<kBits>(counts.data(), n, min_key, max_key, n, 0, true);
+  return OffsetCostLowerBoundOfBuckets<kBits>(counts.data(), n, min_key, max_key, n, 0, true,
+                                              enough);
 }
 
 template <typename T>
@@ -548,6 +549,20 @@ void CheckPatchedForBound(std::mt19937_64& rng, int* ruled_out) {
       CAPTURE(n);
       CHECK(coarse <= fit.cost_bytes);
       CHECK(fine <= fit.cost_bytes);
+      // Stopping at a limit (`enough`) keeps a bound, equal to the whole one
+      // below the limit, so every comparison with the limit ends alike.
+      for (const uint64_t exact : {coarse, fine}) {
+        for (uint64_t limit : {exact / 2, exact, exact + 1, exact + exact / 3, fit.cost_bytes}) {
+          const uint64_t stopped = exact == coarse ? PatchedForBound<6>(v, lo, hi, limit)
+                                                   : PatchedForBound<kCpuBoundBucketBits>(
+                                                         v, lo, hi, limit);
+          CAPTURE(limit);
+          CHECK(stopped <= fit.cost_bytes);
+          CHECK(stopped <= exact);
+          CHECK((stopped >= limit) == (exact >= limit));
+          if (stopped < limit) CHECK(stopped == exact);
+        }
+      }
       // Uniform values: no PATCHED_FOR beats FOR_BITPACK, and the finer bound says so.
       if (shape == 3 && n >= 256) {
         const uint32_t w = BitLength(static_cast<uint64_t>(PatchedForKey(hi)) -

@@ -384,22 +384,34 @@ inline constexpr uint32_t kCpuBoundBucketBits = 8;
 /// shift and L = `largest_offset`. Shared by the CPU bound and the CUDA
 /// writer's warp (delta_fit.cuh), which compute W(t) each their own way.
 /// PATCHED_FOR's rows cost RowListBitsLowerBound where `allow_rows_ef`.
+/// Widths whose n w field bits alone cost `enough` are not counted one by
+/// one: the cost of those bits at the first of them bounds them all, so the
+/// result stays a lower bound, exact wherever it is below `enough` (callers
+/// that compare it with a limit pass the limit).
 template <uint32_t kBucketBits = 6, typename MostInWindow>
 L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t largest_offset,
                                          uint32_t n, uint64_t seeds,
                                          MostInWindow&& most_in_window,
-                                         bool allow_rows_ef = false) {
+                                         bool allow_rows_ef = false,
+                                         uint64_t enough = ~uint64_t{0}) {
   uint64_t lowest = ~uint64_t{0};
   // Widths below s cannot do better than width 0 with windows of 4 buckets;
   // then every width from s up, until a width fits all deltas (a window of
   // 2^(kBucketBits + 1) buckets covers them all).
   for (uint32_t w = 0; w <= 64; w = w < s ? s : w + 1) {
+    const uint32_t width = w < s ? 0 : w;
+    const uint64_t field_cost = PartitionCost(static_cast<uint8_t>(Model::kDelta), 1,
+                                              seeds + (uint64_t{n} * width + 63) / 64);
+    if (field_cost >= enough) {
+      // Every width from here on costs at least field_cost.
+      lowest = field_cost < lowest ? field_cost : lowest;
+      break;
+    }
     const uint32_t t = w < s                      ? 4
                        : w - s >= kBucketBits + 1 ? uint32_t{2} << kBucketBits
                                                   : (uint32_t{1} << (w - s)) + 4;
     const uint64_t fitting = most_in_window(t);
     const uint64_t exceptions = m > fitting ? m - fitting : 0;
-    const uint32_t width = w < s ? 0 : w;
     const uint32_t high = width >= 64 ? 0 : BitLength(largest_offset >> width);
     const uint32_t high_bits = high > 1 ? high : 1;
     const uint64_t bits = uint64_t{n} * width +
@@ -422,7 +434,8 @@ L3_HD uint64_t LeastOffsetCostOverWidths(uint64_t m, uint32_t s, uint64_t larges
 template <uint32_t kBucketBits = 6>
 L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, int64_t min_delta,
                                              int64_t max_delta, uint32_t n, uint64_t seeds,
-                                             bool allow_rows_ef = false) {
+                                             bool allow_rows_ef = false,
+                                             uint64_t enough = ~uint64_t{0}) {
   const uint64_t floor = static_cast<uint64_t>(min_delta);
   const uint64_t range = static_cast<uint64_t>(max_delta) - floor;
   const uint32_t s = DeltaBoundShift<kBucketBits>(min_delta, max_delta);
@@ -465,7 +478,7 @@ L3_HD uint64_t OffsetCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m,
     return a > b ? a : b;
   };
   return LeastOffsetCostOverWidths<kBucketBits>(m, s, largest_offset, n, seeds, most_in_window,
-                                                allow_rows_ef);
+                                                allow_rows_ef, enough);
 }
 
 /// DeltaCostLowerBound from the deltas' bucket counts. Shared with the CUDA
@@ -496,11 +509,12 @@ inline uint64_t CpuOffsetCostLowerBound(const uint32_t* fine_counts, uint64_t m,
       (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)) >> fine_shift) + 1;
   uint32_t coarse_counts[uint32_t{1} << kCoarseBits] = {};
   for (uint32_t k = 0; k < fine_buckets; ++k) coarse_counts[k >> merge] += fine_counts[k];
-  const uint64_t coarse = OffsetCostLowerBoundOfBuckets<kCoarseBits>(coarse_counts, m, lo, hi, n,
-                                                                     seeds, allow_rows_ef);
+  // Each exact below cost_limit (LeastOffsetCostOverWidths: `enough`).
+  const uint64_t coarse = OffsetCostLowerBoundOfBuckets<kCoarseBits>(
+      coarse_counts, m, lo, hi, n, seeds, allow_rows_ef, cost_limit);
   if (coarse >= cost_limit || coarse < cost_limit / 2) return coarse;
-  const uint64_t fine = OffsetCostLowerBoundOfBuckets<kCpuBoundBucketBits>(fine_counts, m, lo, hi,
-                                                                           n, seeds, allow_rows_ef);
+  const uint64_t fine = OffsetCostLowerBoundOfBuckets<kCpuBoundBucketBits>(
+      fine_counts, m, lo, hi, n, seeds, allow_rows_ef, cost_limit);
   return fine > coarse ? fine : coarse;
 }
 
@@ -536,7 +550,8 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
   if (m < kFineBoundMinDeltas) {
     uint32_t counts[64] = {};
     CountDeltaBuckets<6>(deltas, min_delta, max_delta, counts);
-    return OffsetCostLowerBoundOfBuckets<6>(counts, m, min_delta, max_delta, n, seeds);
+    return OffsetCostLowerBoundOfBuckets<6>(counts, m, min_delta, max_delta, n, seeds, false,
+                                            cost_limit);
   }
   uint32_t counts[uint32_t{1} << kCpuBoundBucketBits] = {};
   CountDeltaBuckets<kCpuBoundBucketBits>(deltas, min_delta, max_delta, counts);

@@ -640,6 +640,8 @@ template <typename U>
 bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int64_t hi,
                                DeltaBases* bases, uint64_t (*rows_of_width)[65]) {
   const uint64_t m = keys.size();
+  // Under 64 keys the passes cost little: no histogram.
+  if (m < 64) return false;
   const uint64_t floor = static_cast<uint64_t>(lo);
   const uint64_t range = static_cast<uint64_t>(hi) - floor;
   const uint64_t most_buckets = std::max<uint64_t>(128, m);
@@ -651,10 +653,8 @@ bool KeyBasesAndWidthsBucketed(const std::vector<int64_t>& keys, int64_t lo, int
   thread_local std::vector<uint32_t> first_of;
   thread_local std::vector<uint64_t> above_of;  // the t >= limit
   uint64_t limit = range;  // t <= limit are bucketed (range + 1 may overflow)
-  uint32_t s = 0;
+  uint32_t s = 0;  // the first attempt's bucket shift, for the sample
   while ((limit >> s) >= most_buckets) ++s;
-  // Under 64 keys the passes cost little: no histogram.
-  if (m < 64) return false;
   {
     // A sample of 32 keys predicts where the buckets would stay crowded, so
     // that those keys go to the passes without a wasted count: a crowded

@@ -187,6 +187,15 @@ Status Fill(Writer* writer, const std::vector<uint64_t>& ids, const std::vector<
   return Status::OK();
 }
 
+// Closes `writer` and checks that its file equals *reference, which the
+// first call sets.
+void CheckSameFile(Writer* writer, std::vector<uint8_t>* reference) {
+  REQUIRE(writer->Close().ok());
+  const auto bytes = writer->TakeBuffer();
+  if (reference->empty()) *reference = bytes;
+  CHECK(bytes == *reference);
+}
+
 }  // namespace
 
 TEST_CASE("Writer rejects bad schemas and options up front") {
@@ -362,10 +371,7 @@ TEST_CASE("Writer: the same calls give the same bytes, whatever the threads") {
       auto writer = Writer::CreateInMemory(TwoColumns(), options);
       REQUIRE(writer.ok());
       REQUIRE(Fill(&*writer, ids, temps, batch).ok());
-      REQUIRE(writer->Close().ok());
-      const auto bytes = writer->TakeBuffer();
-      if (reference.empty()) reference = bytes;
-      CHECK(bytes == reference);
+      CheckSameFile(&*writer, &reference);
     }
     auto r = Reader::OpenBuffer(reference.data(), reference.size());
     REQUIRE(r.ok());
@@ -395,10 +401,7 @@ TEST_CASE("Writer: Reserve is a hint that never changes the bytes, and rejects m
     if (hint == 1) REQUIRE(writer->Reserve(0, 10000).ok());
     REQUIRE(writer->AppendTyped(0, ids.data() + 10000, 10000).ok());
     REQUIRE(writer->AppendTyped(1, temps.data(), temps.size()).ok());
-    REQUIRE(writer->Close().ok());
-    const auto bytes = writer->TakeBuffer();
-    if (reference.empty()) reference = bytes;
-    CHECK(bytes == reference);
+    CheckSameFile(&*writer, &reference);
   }
   auto r = Reader::OpenBuffer(reference.data(), reference.size());
   REQUIRE(r.ok());

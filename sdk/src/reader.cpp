@@ -226,7 +226,8 @@ struct Reader::Impl {
   // checked against the limits before anything is decompressed.
   Result<const uint8_t*> MaterializeFieldForm(const SegmentInfo& seg, const ChunkView& meta,
                                               const std::string& where,
-                                              std::vector<uint8_t>* storage) const {
+                                              std::vector<uint8_t>* storage,
+                                              int threads) const {
     const internal::FieldForm form = seg.compression == Compression::kZstdFieldPlanes
                                          ? internal::FieldForm::kPlanes
                                          : internal::FieldForm::kFieldBytes;
@@ -255,7 +256,7 @@ struct Reader::Impl {
                                                    static_cast<size_t>(seg.stored_bytes),
                                                    planes.data(), planes.size()));
     storage->resize(static_cast<size_t>(payload_bytes));
-    if (!internal::PayloadFromFieldForm(meta, form, planes.data(), storage->data())) {
+    if (!internal::PayloadFromFieldForm(meta, form, planes.data(), storage->data(), threads)) {
       return Status(StatusCode::kCorruptPayload,
                     where + " payload: a field's top byte in the " + form_name +
                         " form has bits above its width");
@@ -266,8 +267,10 @@ struct Reader::Impl {
   /// Materializes and checks chunk `chunk` of `column` into `loaded` (spec
   /// §10.2). Without the payload (`with_payload` false) only the partition
   /// table, parameters and bounds are decompressed and checked: enough for
-  /// metadata (Partitions), and no payload bytes are held.
-  Status LoadChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload = true) const;
+  /// metadata (Partitions), and no payload bytes are held. `threads` (at
+  /// least 1) may share the work of a load; the chunk does not depend on it.
+  Status LoadChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload = true,
+                   int threads = 1) const;
   /// LoadChunk of an IbpFloat chunk (spec §11.2.4).
   Status LoadIbpChunk(int column, int chunk, LoadedChunk* loaded, bool with_payload) const;
 
@@ -291,8 +294,8 @@ struct Reader::Impl {
 
   /// The validated chunk, loaded on first use (spec §10.2) and kept in the
   /// cache while the budget allows. The reference keeps its segments alive
-  /// however long the caller holds it.
-  Result<ChunkRef> Prepare(int column, int chunk) const {
+  /// however long the caller holds it. A load may use `threads` threads.
+  Result<ChunkRef> Prepare(int column, int chunk, int threads = 1) const {
     ChunkSlot* slot = Slot(column, chunk);
     if (slot->failed.load(std::memory_order_acquire)) return slot->status;
     const size_t key = CacheKey(column, chunk);
@@ -301,7 +304,7 @@ struct Reader::Impl {
     if (slot->failed.load(std::memory_order_relaxed)) return slot->status;
     if (ChunkRef hit = cache.Get(key)) return hit;  // loaded meanwhile by another thread
     auto loaded = std::make_shared<LoadedChunk>();
-    Status st = LoadChunk(column, chunk, loaded.get());
+    Status st = LoadChunk(column, chunk, loaded.get(), true, threads);
     if (!st.ok()) {
       // Out of memory may pass; every other outcome is a property of the file.
       if (st.code() != StatusCode::kOutOfMemory) {
@@ -321,13 +324,14 @@ struct Reader::Impl {
   /// every slice that touches it.
   using CallPins = std::vector<std::pair<int, ChunkRef>>;
 
-  Result<ChunkRef> PreparePinned(int column, int chunk, const CallPins* pins) const {
+  Result<ChunkRef> PreparePinned(int column, int chunk, const CallPins* pins,
+                                 int threads = 1) const {
     if (pins != nullptr) {
       for (const auto& pin : *pins) {
         if (pin.first == chunk) return pin.second;
       }
     }
-    return Prepare(column, chunk);
+    return Prepare(column, chunk, threads);
   }
 
   /// Decodes chunk rows [begin, end) of any chunk: an integer chunk, a float
@@ -364,10 +368,11 @@ struct Reader::Impl {
 
   /// The row nearest below `row` where a slice of a parallel read may start:
   /// a partition start, or a whole number of SLAP tiles after one (spec
-  /// §8.5), so that both slices decode whole tiles.
-  Result<uint64_t> SliceStart(int column, uint64_t row, CallPins* pins) const {
+  /// §8.5), so that both slices decode whole tiles. A chunk loaded here may
+  /// use the call's `threads`: the slices wait for it.
+  Result<uint64_t> SliceStart(int column, uint64_t row, CallPins* pins, int threads) const {
     const int chunk = FindChunk(column, row);
-    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins));
+    L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins, threads));
     if (pins->empty() || pins->back().first != chunk) pins->emplace_back(chunk, loaded);
     const ChunkView* view = &loaded->view;
     // Partitions cover elements: for a dictionary chunk (spec §8.10), row
@@ -410,14 +415,15 @@ struct Reader::Impl {
         // its row index, an integer-form row as a range of elements), so
         // any row may start a slice; the chunk is pinned for the call.
         const int chunk = FindChunk(column, target);
-        const Result<ChunkRef> loaded = PreparePinned(column, chunk, &pins);
+        const Result<ChunkRef> loaded =
+            PreparePinned(column, chunk, &pins, static_cast<int>(threads));
         if (!loaded.ok()) {
           cut = loaded.status();
         } else if (pins.empty() || pins.back().first != chunk) {
           pins.emplace_back(chunk, *loaded);
         }
       } else {
-        cut = SliceStart(column, target, &pins);
+        cut = SliceStart(column, target, &pins, static_cast<int>(threads));
       }
       if (cut.ok() && *cut > cuts.back()) cuts.push_back(*cut);
     }
@@ -463,8 +469,8 @@ struct Reader::Impl {
   Status ValidatePadding() const;
 };
 
-Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
-                              bool with_payload) const {
+Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot, bool with_payload,
+                              int threads) const {
   const ColumnInfo& col = columns[column];
   const ChunkInfo& ci = col.chunks[chunk];
   const std::string where = ChunkName(column, chunk);
@@ -537,7 +543,8 @@ Status Reader::Impl::LoadChunk(int column, int chunk, LoadedChunk* slot,
     payload = kEmptySegment;
   } else if (ci.payload.compression == Compression::kZstdFieldPlanes ||
              ci.payload.compression == Compression::kZstdFieldBytes) {
-    L3_ASSIGN_OR_RETURN(payload, MaterializeFieldForm(ci.payload, view, where, &slot->payload));
+    L3_ASSIGN_OR_RETURN(payload,
+                        MaterializeFieldForm(ci.payload, view, where, &slot->payload, threads));
   } else {
     L3_ASSIGN_OR_RETURN(payload, Materialize(ci.payload, payload_bytes,
                                              where + " payload (8 * Payload_Offset[P] + 32)",

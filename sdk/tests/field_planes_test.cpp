@@ -180,6 +180,55 @@ TEST_CASE("field planes: every model, width and type round-trips") {
   }
 }
 
+TEST_CASE("field planes: whole lane blocks of every width, and groups of partitions on threads") {
+  // FOR and LINEAR partitions of 64..1-bit fields, each with full tiles
+  // (one lane block a lane for V = 64, two for V = 128, none for V = 32)
+  // and a partial tile.
+  std::mt19937_64 rng(11);
+  for (uint32_t V : {32u, 64u, 128u}) {
+    CAPTURE(V);
+    std::vector<uint64_t> values;
+    std::vector<PartitionChoice> choices;
+    for (uint32_t w = 64; w >= 1; --w) {
+      const uint32_t n = 8192 + 1 + static_cast<uint32_t>(rng() % 200);
+      for (uint32_t i = 0; i < n; ++i) values.push_back(rng() & LowMask(w));
+      // LINEAR (zigzag mapped residuals) where the values allow a line
+      // (spec §8.8 rule 3: below 2^53).
+      const Model model = w % 2 == 0 || w > 52 ? Model::kFor : Model::kLinear;
+      choices.push_back(PartitionChoice{n, model, std::nullopt});
+    }
+    std::vector<uint8_t> packed(values.size() * 8);
+    std::memcpy(packed.data(), values.data(), packed.size());
+    EncoderConfig config;
+    config.type = PhysicalType::kUInt64;
+    config.values_per_lane = V;
+    Result<EncodedChunk> chunk =
+        EncodeChunkWithPartitions(packed.data(), values.size(), config, choices);
+    REQUIRE(chunk.ok());
+    CheckRoundTrip(*chunk, PhysicalType::kUInt64);
+    const ChunkView view = ChunkViewOf(*chunk, PhysicalType::kUInt64);
+    REQUIRE(view.payload_bytes > (uint64_t{2} << 20));  // groups of at least 1 MiB
+    for (const FieldForm form : {FieldForm::kPlanes, FieldForm::kFieldBytes}) {
+      CAPTURE(static_cast<int>(form));
+      std::vector<uint8_t> data = FieldFormFromPayload(view, form);
+      for (int threads : {2, 3, 8}) {
+        CAPTURE(threads);
+        std::vector<uint8_t> rebuilt(chunk->payload.size(), 0x5A);
+        CHECK(PayloadFromFieldForm(view, form, data.data(), rebuilt.data(), threads));
+        CHECK(rebuilt == chunk->payload);
+      }
+      // The last field has 1 bit and one byte: the last byte of plane 0 (one
+      // byte a field) or of the field bytes. A bit above its width there is
+      // found by the group that holds it (spec §9.2: CORRUPT_PAYLOAD).
+      data[form == FieldForm::kPlanes ? values.size() - 1 : data.size() - 1] |= 0x80;
+      for (int threads : {1, 4}) {
+        std::vector<uint8_t> rebuilt(chunk->payload.size());
+        CHECK_FALSE(PayloadFromFieldForm(view, form, data.data(), rebuilt.data(), threads));
+      }
+    }
+  }
+}
+
 TEST_CASE("field planes: the archive profile stores payloads as ZstdFieldPlanes where smaller") {
   // A random walk: bit-packed deltas that zstd cannot see, and that field
   // planes expose (spec §9.2).

@@ -1,14 +1,19 @@
 // Field planes (spec §9.2). See field_planes.hpp.
 #include "codec/planes/field_planes.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "codec/decode/partition_decoder.hpp"
+#include "codec/decode/slap_unpack.hpp"
 #include "codec/delta/delta_layout.hpp"
 #include "codec/patched/patched_for_layout.hpp"
 #include "codec/runs/runs_ef_layout.hpp"
 #include "common/bits.hpp"
+#include "common/parallel.hpp"
 #include "format/layout.hpp"
 
 namespace l3::internal {
@@ -44,11 +49,13 @@ struct RunShape {
 // Calls group(count, width, zigzag, shape) for every run of same-width
 // fields of the payload, in the canonical field order of spec §9.2: the run's
 // field i lies at payload bit shape.BitOf(i, width). Runs of width 0 are
-// skipped: their fields have no bytes. O(number of partitions).
+// skipped: their fields have no bytes. O(number of partitions), or of the
+// partitions [first_partition, end_partition) alone.
 template <typename Group>
-void ForEachFieldRun(const ChunkView& view, Group&& group) {
+void ForEachFieldRun(const ChunkView& view, uint32_t first_partition, uint32_t end_partition,
+                     Group&& group) {
   const uint32_t v = view.values_per_lane;
-  for (uint32_t p = 0; p < view.num_partitions; ++p) {
+  for (uint32_t p = first_partition; p < end_partition; ++p) {
     const Partition part = LoadPartition(view, p);
     const uint64_t n = part.num_rows;
     const uint32_t w = part.bit_width;
@@ -110,6 +117,11 @@ void ForEachFieldRun(const ChunkView& view, Group&& group) {
       run(n, w, IsPredictedModel(model), slap(start));
     }
   }
+}
+
+template <typename Group>
+void ForEachFieldRun(const ChunkView& view, Group&& group) {
+  ForEachFieldRun(view, 0, static_cast<uint32_t>(view.num_partitions), group);
 }
 
 // Calls fn(bit, width, zigzag) for every field, in canonical field order.
@@ -199,6 +211,45 @@ class BitAppender {
 
 namespace {
 
+// Packs the 64 fields f[0], f[kLanes], ..., f[63 * kLanes] (each below 2^W)
+// of one SLAP lane block (spec §8.5: 64 fields of W bits, LSB first, exactly
+// W 64-bit words) into `words`, storing every word: the inverse of
+// UnpackLaneBlock (codec/decode/slap_unpack.hpp). After unrolling every
+// shift is a constant.
+template <uint32_t W>
+void PackLaneBlock(const uint64_t* f, uint8_t* words) {
+  if constexpr (W != 0) {
+    uint64_t acc = 0;
+#pragma GCC unroll 64
+    for (uint32_t k = 0; k < kSlapBlockFields; ++k) {
+      const uint32_t bit = k * W;
+      const uint32_t shift = bit % 64;
+      const uint64_t value = f[kLanes * k];
+      acc |= value << shift;
+      if (shift + W >= 64) {
+        StoreLE64(words + 8 * (bit / 64), acc);
+        acc = shift + W == 64 ? 0 : value >> (64 - shift);
+      }
+    }
+  }
+}
+
+using PackLaneBlockFn = void (*)(const uint64_t* f, uint8_t* words);
+
+template <uint32_t... Ws>
+constexpr std::array<PackLaneBlockFn, sizeof...(Ws)> MakePackTable(
+    std::integer_sequence<uint32_t, Ws...>) {
+  return {&PackLaneBlock<Ws>...};
+}
+
+PackLaneBlockFn PackKernelFor(uint32_t w) {
+  static constexpr auto kTable = MakePackTable(std::make_integer_sequence<uint32_t, 65>{});
+  return kTable[w];
+}
+
+// Rows a SLAP stream is rebuilt by at a time: one lane block of every lane.
+constexpr uint32_t kBlockRows = kLanes * kSlapBlockFields;
+
 // One run of fields of kBytes bytes each (see PayloadFromFieldForm): byte k
 // of the run's field i is plane[k][i * kStride] (kStride 1 in the planes,
 // kBytes in the field bytes). ORs into `stray` the bits above the width
@@ -215,21 +266,43 @@ void RebuildRun(const uint8_t* const* plane, uint64_t count, uint32_t w, const R
     value &= mask;
     return kZigzag ? ZigzagDecode(value, w) : value;
   };
-  BitAppender out(payload, shape.base);
   if (!shape.slap) {
+    BitAppender out(payload, shape.base);
     for (uint64_t i = 0; i < count; ++i) out.Put(field(i), w);
-  } else {
-    // spec §8.5 stream order: tile by tile, lane by lane, row by row within
-    // the lane (rows lane, lane + 32, ... of the tile).
-    const uint64_t tile_rows = uint64_t{kLanes} * shape.v;
-    for (uint64_t first = 0; first < count; first += tile_rows) {
-      const uint64_t rows = count - first < tile_rows ? count - first : tile_rows;
-      for (uint32_t lane = 0; lane < kLanes && lane < rows; ++lane) {
-        for (uint64_t x = first + lane; x < first + rows; x += kLanes) out.Put(field(x), w);
-      }
-    }
+    out.Flush();
+    *stray |= high;
+    return;
   }
-  out.Flush();
+  // spec §8.5 stream order: tile by tile, lane by lane, row by row within
+  // the lane (rows lane, lane + 32, ... of the tile). In whole lane blocks
+  // the fields are read in row order, kBlockRows at a time, into `rows`, and
+  // packed lane by lane from there.
+  const uint64_t tile_rows = uint64_t{kLanes} * shape.v;
+  const uint64_t full_tiles = count / tile_rows;
+  // In a full tile, lane L's fields are V / 64 lane blocks of exactly w
+  // words from bit base + (tile * 32 * V + L * V) * w on: whole words where
+  // the stream starts on one.
+  const bool whole_blocks = shape.v % kSlapBlockFields == 0 && shape.base % 64 == 0;
+  const PackLaneBlockFn pack = PackKernelFor(w);
+  uint64_t rows[kBlockRows];
+  for (uint64_t tile = 0, first = 0; first < count; ++tile, first += tile_rows) {
+    const uint64_t n = count - first < tile_rows ? count - first : tile_rows;
+    if (tile < full_tiles && whole_blocks) {
+      uint8_t* tile_words = payload + (shape.base + first * w) / 8;
+      for (uint64_t b = 0; b < n / kBlockRows; ++b) {
+        for (uint32_t i = 0; i < kBlockRows; ++i) rows[i] = field(first + b * kBlockRows + i);
+        for (uint32_t lane = 0; lane < kLanes; ++lane) {
+          pack(rows + lane, tile_words + w * (uint64_t{lane} * shape.v + b * 64) / 8);
+        }
+      }
+      continue;
+    }
+    BitAppender out(payload, shape.base + first * w);
+    for (uint32_t lane = 0; lane < kLanes && lane < n; ++lane) {
+      for (uint64_t x = first + lane; x < first + n; x += kLanes) out.Put(field(x), w);
+    }
+    out.Flush();
+  }
   *stray |= high;
 }
 
@@ -249,24 +322,36 @@ void RebuildRun(const uint8_t* const* plane, FieldForm form, uint64_t count, uin
   }
 }
 
-}  // namespace
+// Where the rebuild of partitions [first_partition, ...) starts reading:
+// the plane cursors (kPlanes) or the field byte (kFieldBytes).
+struct FormCursor {
+  std::array<uint64_t, kPlanes> plane{};
+  uint64_t at = 0;
+};
 
-bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* data,
-                          uint8_t* payload) {
+// Zeroes the payload words of partitions [first, end) (and, for the last
+// partition, everything after them: the padding) and writes their fields
+// from the form, starting at `cursor`. Returns the stray bits found.
+uint64_t RebuildPartitions(const ChunkView& view, FieldForm form, const uint8_t* data,
+                           uint32_t first, uint32_t end, FormCursor cursor, uint8_t* payload) {
+  const auto byte_of = [&](uint32_t p) {
+    return 8 * uint64_t{LoadPartitionRecord(view.partition_table, p).payload_offset};
+  };
+  const uint64_t from = first == 0 ? 0 : byte_of(first);
+  const uint64_t to = end == view.num_partitions ? view.payload_bytes : byte_of(end);
+  std::memset(payload + from, 0, static_cast<size_t>(to - from));
   uint64_t stray = 0;  // bits above a field's width in its top byte (spec §9.2)
-  std::memset(payload, 0, static_cast<size_t>(view.payload_bytes));
-  std::array<uint64_t, kPlanes> cursor = LayoutPlanes(view).start;
-  uint64_t at = 0;  // kFieldBytes: the run's first byte
-  ForEachFieldRun(view, [&](uint64_t count, uint32_t w, bool zigzag, const RunShape& shape) {
+  ForEachFieldRun(view, first, end,
+                  [&](uint64_t count, uint32_t w, bool zigzag, const RunShape& shape) {
     // In the planes, the run's fields are consecutive in every plane it
-    // has: field i's byte k is data[cursor[k] + i]. In the field bytes they
-    // are consecutive fields: byte k of field i is data[at + i * bytes + k].
-    // The payload is written in stream order; the stray bits are dropped
-    // either way, so no byte of the form sets padding.
+    // has: field i's byte k is data[cursor.plane[k] + i]. In the field bytes
+    // they are consecutive fields: byte k of field i is data[at + i * bytes
+    // + k]. The payload is written in stream order; the stray bits are
+    // dropped either way, so no byte of the form sets padding.
     const uint32_t bytes = FieldBytes(w);
     const uint8_t* plane[kPlanes];
     for (uint32_t k = 0; k < bytes; ++k) {
-      plane[k] = form == FieldForm::kPlanes ? data + cursor[k] : data + at + k;
+      plane[k] = form == FieldForm::kPlanes ? data + cursor.plane[k] : data + cursor.at + k;
     }
     switch (bytes) {
       case 1: RebuildRun<1>(plane, form, count, w, zigzag, shape, payload, &stray); break;
@@ -278,10 +363,54 @@ bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* 
       case 7: RebuildRun<7>(plane, form, count, w, zigzag, shape, payload, &stray); break;
       default: RebuildRun<8>(plane, form, count, w, zigzag, shape, payload, &stray); break;
     }
-    for (uint32_t k = 0; k < bytes; ++k) cursor[k] += count;
-    at += count * bytes;
+    for (uint32_t k = 0; k < bytes; ++k) cursor.plane[k] += count;
+    cursor.at += count * bytes;
   });
-  return stray == 0;
+  return stray;
+}
+
+}  // namespace
+
+bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* data,
+                          uint8_t* payload, int threads) {
+  const auto partitions = static_cast<uint32_t>(view.num_partitions);
+  if (partitions == 0) {
+    std::memset(payload, 0, static_cast<size_t>(view.payload_bytes));
+    return true;
+  }
+  // Groups of consecutive partitions with about the same payload words,
+  // each rebuilt by one thread from the cursors where its first partition
+  // starts (one pass over the field runs finds them).
+  constexpr uint64_t kMinGroupBytes = uint64_t{1} << 20;
+  uint64_t groups = threads > 1 ? static_cast<uint64_t>(threads) : 1;
+  groups = std::min<uint64_t>({groups, partitions, view.payload_bytes / kMinGroupBytes + 1});
+  std::vector<uint32_t> first{0};
+  std::vector<FormCursor> cursors{FormCursor{LayoutPlanes(view).start, 0}};
+  if (groups > 1) {
+    FormCursor cursor = cursors[0];
+    const uint64_t total_words = view.payload_bytes / 8;
+    for (uint32_t p = 0; p < partitions; ++p) {
+      const uint64_t word = LoadPartitionRecord(view.partition_table, p).payload_offset;
+      if (p > first.back() && word >= total_words / groups * first.size()) {
+        first.push_back(p);
+        cursors.push_back(cursor);
+        if (first.size() == groups) break;
+      }
+      ForEachFieldRun(view, p, p + 1, [&](uint64_t count, uint32_t w, bool, const RunShape&) {
+        for (uint32_t k = 0; k < FieldBytes(w); ++k) cursor.plane[k] += count;
+        cursor.at += count * FieldBytes(w);
+      });
+    }
+  }
+  first.push_back(partitions);
+  std::vector<uint64_t> stray(first.size() - 1, 0);
+  RunSlices(stray.size(), [&](size_t g) {
+    stray[g] = RebuildPartitions(view, form, data, first[g], first[g + 1], cursors[g], payload);
+  });
+  for (uint64_t bits : stray) {
+    if (bits != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace l3::internal

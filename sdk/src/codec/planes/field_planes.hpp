@@ -48,8 +48,10 @@ std::vector<uint8_t> FieldFormFromPayload(const ChunkView& view, FieldForm form)
 /// not read). Every byte of `payload` is written; fields land only inside
 /// their partition's payload words. Returns false if a field's top byte has
 /// bits set above the field's width (spec §9.2, §9.3: CORRUPT_PAYLOAD); the
-/// payload is still fully written, with those bits dropped.
+/// payload is still fully written, with those bits dropped. With `threads`
+/// above 1, groups of partitions of at least 1 MiB of payload are rebuilt on
+/// threads of their own; the bytes written do not depend on it.
 bool PayloadFromFieldForm(const ChunkView& view, FieldForm form, const uint8_t* data,
-                          uint8_t* payload);
+                          uint8_t* payload, int threads = 1);
 
 }  // namespace l3::internal

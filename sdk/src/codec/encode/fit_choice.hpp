@@ -51,6 +51,20 @@ struct Summary {
   uint64_t runs;  // 1 + number of rows x >= 1 with v[x] != v[x - 1]
 };
 
+// The summary of the union of two neighbouring partitions, v[0, n) with
+// n = left.num_rows + right.num_rows, from their fits (whose bounds are
+// canonical extensions, so the low bits are the values): what Summarize
+// would give, from two rows instead of n (CPU and CUDA partitioners).
+template <typename T>
+L3_HD Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right) {
+  const T left_min = static_cast<T>(left.min_value), right_min = static_cast<T>(right.min_value);
+  const T left_max = static_cast<T>(left.max_value), right_max = static_cast<T>(right.max_value);
+  const uint32_t boundary = left.num_rows;
+  const uint64_t joined = v[boundary] == v[boundary - 1] ? 1 : 0;  // one run across the boundary
+  return {left_min < right_min ? left_min : right_min, left_max > right_max ? left_max : right_max,
+          left.value_runs + right.value_runs - joined};
+}
+
 template <typename T>
 L3_HD void SetBounds(const Summary<T>& s, uint32_t n, PartitionFit* fit) {
   fit->num_rows = n;

@@ -86,19 +86,6 @@ Summary<T> Summarize(const T* v, uint32_t n) {
           std::max(std::max(hi[0], hi[1]), std::max(hi[2], hi[3])), changes + 1};
 }
 
-// The summary of the union of two neighbouring partitions, values[0, n)
-// with n = left.num_rows + right.num_rows, from their fits (whose bounds are
-// canonical extensions, so the low bits are the values).
-template <typename T>
-Summary<T> SummaryOfUnion(const T* v, const PartitionFit& left, const PartitionFit& right) {
-  const T left_min = static_cast<T>(left.min_value), right_min = static_cast<T>(right.min_value);
-  const T left_max = static_cast<T>(left.max_value), right_max = static_cast<T>(right.max_value);
-  const uint32_t boundary = left.num_rows;
-  const uint64_t joined = v[boundary] == v[boundary - 1] ? 1 : 0;  // one run across the boundary
-  return {std::min(left_min, right_min), std::max(left_max, right_max),
-          left.value_runs + right.value_runs - joined};
-}
-
 // ---------------------------------------------------------------------------
 // Least squares (the basis, the per-row terms and the coefficients are in
 // fit_arith.hpp, shared with the CUDA writer)

@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(kFitThreads, kFitMinBlocks)
                              lane,
                              WarpScratch(),
                              PartitionHulls(hull_scratch, a.first_row)};
-        fit = ChooseModel(passes, WarpSummarize(v, n, lane), n, options);
+        fit = ChooseModel(passes, SummaryOfUnion(v, a.fit, b.fit), n, options);
         verdict =
             UnionSaves(fit, a.fit, b.fit, keep) ? MergeVerdict::kMerged : MergeVerdict::kRejected;
       }

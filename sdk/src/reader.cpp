@@ -25,6 +25,7 @@
 #include "codec/ibp/ibp_format.hpp"
 #include "codec/planes/field_planes.hpp"
 #include "common/bits.hpp"
+#include "common/byte_buffer.hpp"
 #include "common/crc32c.hpp"
 #include "common/file_source.hpp"
 #include "common/parallel.hpp"
@@ -61,11 +62,12 @@ std::string ChunkName(int column, int chunk) {
 // frees segments a decode is reading.
 struct LoadedChunk {
   ChunkView view;
-  std::vector<uint8_t> partition_table, parameters, payload, bounds;
+  // Segments as decompressed or rebuilt: written whole when sized.
+  internal::ByteBuffer partition_table, parameters, payload, bounds;
   // spec §8.10: a dictionary chunk's entries, decoded and checked once.
   std::vector<uint8_t> dictionary;
   // spec §11.2.3: an IbpFloat chunk's masks, row index and mask ids.
-  std::vector<uint8_t> ibp_masks, ibp_row_offsets, ibp_mask_ids;
+  internal::ByteBuffer ibp_masks, ibp_row_offsets, ibp_mask_ids;
   // spec §8.9: a DELTA partition, whose single values cost up to a tile's
   // scan, is in the chunk (Take decodes its rows in wider windows).
   bool has_delta_partitions = false;
@@ -202,7 +204,7 @@ struct Reader::Impl {
   // against the length the chunk requires.
   Result<const uint8_t*> Materialize(const SegmentInfo& seg, uint64_t expected,
                                      const std::string& where,
-                                     std::vector<uint8_t>* storage) const {
+                                     internal::ByteBuffer* storage) const {
     if (seg.decoded_bytes != expected) {
       return Status(StatusCode::kCorruptMetadata,
                     where + ": decoded_length " + std::to_string(seg.decoded_bytes) +
@@ -226,7 +228,7 @@ struct Reader::Impl {
   // checked against the limits before anything is decompressed.
   Result<const uint8_t*> MaterializeFieldForm(const SegmentInfo& seg, const ChunkView& meta,
                                               const std::string& where,
-                                              std::vector<uint8_t>* storage,
+                                              internal::ByteBuffer* storage,
                                               int threads) const {
     const internal::FieldForm form = seg.compression == Compression::kZstdFieldPlanes
                                          ? internal::FieldForm::kPlanes
@@ -251,7 +253,7 @@ struct Reader::Impl {
                         " bytes exceeds max_segment_bytes or max_zstd_expansion times "
                         "stored_length " + std::to_string(seg.stored_bytes));
     }
-    std::vector<uint8_t> planes(static_cast<size_t>(plane_bytes));
+    internal::ByteBuffer planes(static_cast<size_t>(plane_bytes));  // all written by zstd
     L3_RETURN_NOT_OK(internal::ZstdDecompressExact(source->data() + seg.offset,
                                                    static_cast<size_t>(seg.stored_bytes),
                                                    planes.data(), planes.size()));

@@ -401,7 +401,9 @@ struct ReadOptions {
   bool allow_unknown = false;
   /// Threads that decode one ReadRows call: the row range is cut at partition
   /// boundaries into up to this many slices decoded in parallel, straight into
-  /// the caller's buffer. Also the threads of one LowerBoundBatch call, each
+  /// the caller's buffer; a chunk the call loads at a cut also rebuilds its
+  /// field-plane payload (spec §9.2) on them, though its zstd frame is
+  /// decompressed on one thread. Also the threads of one LowerBoundBatch call, each
   /// answering a slice of the keys in key order. 1 works on the calling
   /// thread; 0 = one per hardware thread. The values read and the rows found
   /// never depend on this.

@@ -326,13 +326,22 @@ struct Reader::Impl {
   /// every slice that touches it.
   using CallPins = std::vector<std::pair<int, ChunkRef>>;
 
-  Result<ChunkRef> PreparePinned(int column, int chunk, const CallPins* pins,
-                                 int threads = 1) const {
+  static ChunkRef Pinned(const CallPins* pins, int chunk) {
     if (pins != nullptr) {
       for (const auto& pin : *pins) {
         if (pin.first == chunk) return pin.second;
       }
     }
+    return nullptr;
+  }
+
+  static void Pin(CallPins* pins, int chunk, const ChunkRef& ref) {
+    if (!Pinned(pins, chunk)) pins->emplace_back(chunk, ref);
+  }
+
+  Result<ChunkRef> PreparePinned(int column, int chunk, const CallPins* pins,
+                                 int threads = 1) const {
+    if (ChunkRef pinned = Pinned(pins, chunk)) return pinned;
     return Prepare(column, chunk, threads);
   }
 
@@ -375,7 +384,7 @@ struct Reader::Impl {
   Result<uint64_t> SliceStart(int column, uint64_t row, CallPins* pins, int threads) const {
     const int chunk = FindChunk(column, row);
     L3_ASSIGN_OR_RETURN(const ChunkRef loaded, PreparePinned(column, chunk, pins, threads));
-    if (pins->empty() || pins->back().first != chunk) pins->emplace_back(chunk, loaded);
+    Pin(pins, chunk, loaded);
     const ChunkView* view = &loaded->view;
     // Partitions cover elements: for a dictionary chunk (spec §8.10), row
     // `local` is element D + local.
@@ -386,6 +395,35 @@ struct Reader::Impl {
     const uint64_t tile_rows = uint64_t{internal::kLanes} * view->values_per_lane;
     const uint64_t start = part.first_row + (element - part.first_row) / tile_rows * tile_rows;
     return view->first_row + (start > d ? start - d : 0);
+  }
+
+  /// The chunks the cut targets of a parallel read over `threads` slices
+  /// fall in, loaded at once when there are several (each with an equal
+  /// share of the threads) and pinned in chunk order. Loading them one after
+  /// another at the cuts would decompress their zstd frames (the archive
+  /// profile) one at a time. A chunk that fails to load is not pinned: the
+  /// cut that needs it loads it again and meets the same error.
+  void PinChunksOfCuts(int column, uint64_t row_begin, uint64_t row_end, uint64_t threads,
+                       CallPins* pins) const {
+    std::vector<int> chunks;
+    for (uint64_t i = 1; i < threads; ++i) {
+      const int chunk = FindChunk(column, row_begin + (row_end - row_begin) / threads * i);
+      if (chunks.empty() || chunks.back() != chunk) chunks.push_back(chunk);
+    }
+    if (chunks.size() < 2) return;
+    const int share = static_cast<int>(std::max<uint64_t>(1, threads / chunks.size()));
+    std::vector<ChunkRef> loaded(chunks.size());
+    internal::RunSlices(chunks.size(), [&](size_t i) {
+      try {
+        Result<ChunkRef> ref = Prepare(column, chunks[i], share);
+        if (ref.ok()) loaded[i] = std::move(*ref);
+      } catch (const std::bad_alloc&) {
+        // Left to the cut, which reports it.
+      }
+    });
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (loaded[i]) Pin(pins, chunks[i], loaded[i]);
+    }
   }
 
   /// ReadRows with options.num_threads: the range is cut into slices at
@@ -407,6 +445,7 @@ struct Reader::Impl {
     if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
     std::vector<uint64_t> cuts{row_begin};
     CallPins pins;
+    PinChunksOfCuts(column, row_begin, row_end, threads, &pins);
     for (uint64_t i = 1; i < threads; ++i) {
       const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
       // A chunk that fails to load is not cut; its slice reports the error
@@ -421,8 +460,8 @@ struct Reader::Impl {
             PreparePinned(column, chunk, &pins, static_cast<int>(threads));
         if (!loaded.ok()) {
           cut = loaded.status();
-        } else if (pins.empty() || pins.back().first != chunk) {
-          pins.emplace_back(chunk, *loaded);
+        } else {
+          Pin(&pins, chunk, *loaded);
         }
       } else {
         cut = SliceStart(column, target, &pins, static_cast<int>(threads));

@@ -160,27 +160,60 @@ TEST_CASE("multi-threaded ReadRows equals single-threaded ReadRows and the value
     if (phase == 3) v += static_cast<int64_t>(rng() % 2000) - 999;  // DELTA-like
     values[i] = v;
   }
-  WriteOptions wo;
-  wo.chunk_rows = 250000;
-  auto writer = Writer::CreateInMemory({ColumnSpec{"v", PhysicalType::kInt64, {}}}, wo);
-  REQUIRE(writer.ok());
-  REQUIRE(writer->AppendTyped<int64_t>(0, values.data(), n).ok());
-  REQUIRE(writer->Close().ok());
-  const std::vector<uint8_t> file = writer->TakeBuffer();
+  // Both profiles: the archive one stores zstd frames over field planes,
+  // which a parallel read loads (the chunks its cuts fall in at once) and
+  // rebuilds on its threads.
+  for (const Profile profile : {Profile::kHot, Profile::kArchive}) {
+    CAPTURE(static_cast<int>(profile));
+    WriteOptions wo;
+    wo.chunk_rows = 250000;
+    wo.profile = profile;
+    wo.zstd_level = 3;
+    auto writer = Writer::CreateInMemory({ColumnSpec{"v", PhysicalType::kInt64, {}}}, wo);
+    REQUIRE(writer.ok());
+    REQUIRE(writer->AppendTyped<int64_t>(0, values.data(), n).ok());
+    REQUIRE(writer->Close().ok());
+    const std::vector<uint8_t> file = writer->TakeBuffer();
 
-  const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
-      {0, n}, {1, n - 1}, {123457, 654321}, {249999, 250001}, {10, 200000}};
-  for (int threads : {1, 2, 3, 8, 0}) {
-    CAPTURE(threads);
-    ReadOptions ro;
-    ro.num_threads = threads;
-    auto reader = Reader::OpenBuffer(file.data(), file.size(), ro);
-    REQUIRE(reader.ok());
-    for (const auto& [begin, end] : ranges) {
-      CAPTURE(begin);
-      std::vector<int64_t> out(end - begin, -1);
-      REQUIRE(reader->ReadRows(0, begin, end, out.data(), out.size() * 8).ok());
-      REQUIRE(std::equal(out.begin(), out.end(), values.begin() + static_cast<ptrdiff_t>(begin)));
+    const std::vector<std::pair<uint64_t, uint64_t>> ranges = {
+        {0, n}, {1, n - 1}, {123457, 654321}, {249999, 250001}, {10, 200000}};
+    for (int threads : {1, 2, 3, 8, 0}) {
+      CAPTURE(threads);
+      ReadOptions ro;
+      ro.num_threads = threads;
+      ro.max_cached_bytes = 0;  // every call loads its chunks
+      auto reader = Reader::OpenBuffer(file.data(), file.size(), ro);
+      REQUIRE(reader.ok());
+      for (const auto& [begin, end] : ranges) {
+        CAPTURE(begin);
+        std::vector<int64_t> out(end - begin, -1);
+        REQUIRE(reader->ReadRows(0, begin, end, out.data(), out.size() * 8).ok());
+        REQUIRE(
+            std::equal(out.begin(), out.end(), values.begin() + static_cast<ptrdiff_t>(begin)));
+      }
+    }
+
+    // A chunk whose payload fails its checksum fails the read with the
+    // status a single thread reports, whichever thread loads it.
+    std::vector<uint8_t> bad = file;
+    {
+      auto reader = Reader::OpenBuffer(file.data(), file.size());
+      REQUIRE(reader.ok());
+      const SegmentInfo& payload = reader->column(0).chunks[1].payload;
+      bad[payload.offset + payload.stored_bytes / 2] ^= 0x10;
+    }
+    Status expected;
+    for (int threads : {1, 2, 8}) {
+      CAPTURE(threads);
+      ReadOptions ro;
+      ro.num_threads = threads;
+      auto reader = Reader::OpenBuffer(bad.data(), bad.size(), ro);
+      REQUIRE(reader.ok());
+      std::vector<int64_t> out(n);
+      const Status st = reader->ReadRows(0, 0, n, out.data(), out.size() * 8);
+      CHECK(st.code() == StatusCode::kChecksumMismatch);
+      if (threads == 1) expected = st;
+      CHECK(st.message() == expected.message());
     }
   }
 }

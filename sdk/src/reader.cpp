@@ -397,17 +397,17 @@ struct Reader::Impl {
     return view->first_row + (start > d ? start - d : 0);
   }
 
-  /// The chunks the cut targets of a parallel read over `threads` slices
-  /// fall in, loaded at once when there are several (each with an equal
-  /// share of the threads) and pinned in chunk order. Loading them one after
+  /// The chunks the cut targets (in row order) of a parallel read over
+  /// `threads` threads fall in, loaded at once when there are several (each
+  /// with an equal share of the threads) and pinned. Loading them one after
   /// another at the cuts would decompress their zstd frames (the archive
   /// profile) one at a time. A chunk that fails to load is not pinned: the
   /// cut that needs it loads it again and meets the same error.
-  void PinChunksOfCuts(int column, uint64_t row_begin, uint64_t row_end, uint64_t threads,
+  void PinChunksOfCuts(int column, const std::vector<uint64_t>& targets, uint64_t threads,
                        CallPins* pins) const {
     std::vector<int> chunks;
-    for (uint64_t i = 1; i < threads; ++i) {
-      const int chunk = FindChunk(column, row_begin + (row_end - row_begin) / threads * i);
+    for (const uint64_t target : targets) {
+      const int chunk = FindChunk(column, target);
       if (chunks.empty() || chunks.back() != chunk) chunks.push_back(chunk);
     }
     if (chunks.size() < 2) return;
@@ -443,11 +443,14 @@ struct Reader::Impl {
                                                 : static_cast<uint64_t>(options.num_threads);
     threads = std::min(threads, (row_end - row_begin) / min_rows);
     if (threads <= 1) return DecodeRows(column, row_begin, row_end, dst, value_bytes);
+    std::vector<uint64_t> targets;
+    for (uint64_t i = 1; i < threads; ++i) {
+      targets.push_back(row_begin + (row_end - row_begin) / threads * i);
+    }
     std::vector<uint64_t> cuts{row_begin};
     CallPins pins;
-    PinChunksOfCuts(column, row_begin, row_end, threads, &pins);
-    for (uint64_t i = 1; i < threads; ++i) {
-      const uint64_t target = row_begin + (row_end - row_begin) / threads * i;
+    PinChunksOfCuts(column, targets, threads, &pins);
+    for (const uint64_t target : targets) {
       // A chunk that fails to load is not cut; its slice reports the error
       // in row order, as a single-threaded read would.
       Result<uint64_t> cut = target;

@@ -313,6 +313,17 @@ Result<Candidate> EncodeCandidate(PhysicalType type, const std::vector<uint8_t>&
   return c;
 }
 
+// The archive profile leaves out the bounds segment (spec §7.5, optional) of
+// a chunk of one partition whose statistics carry min and max (§7.6): its
+// bounds would be those two values again, and its segment, padding and
+// reference cost about 90 bytes, a tenth of the file of a constant column.
+// The hot profile keeps it, for readers that prune by bounds alone.
+bool BoundsRepeatStatistics(const ReadyChunk& ready, const WriteOptions& options) {
+  return options.profile == Profile::kArchive && ready.num_partitions == 1 &&
+         ready.dictionary_entries == 0 && ready.statistics.present &&
+         ready.statistics.has_min_max;
+}
+
 // Stores a candidate's segments (spec §9 for the archive profile).
 Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   internal::EncodedChunk& encoded = c.encoded;
@@ -337,7 +348,7 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
   L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
   L3_ASSIGN_OR_RETURN(ready.segments[2], StorePayloadSegment(c, options));
-  if (options.write_partition_bounds) {
+  if (options.write_partition_bounds && !BoundsRepeatStatistics(ready, options)) {
     L3_ASSIGN_OR_RETURN(ready.segments[3], StoreSegment(std::move(encoded.bounds), options));
   }
   return ready;

@@ -446,6 +446,11 @@ TEST_CASE("Writer: archive profile compresses every segment with zstd (spec §9)
   for (int c = 0; c < 2; ++c) {
     for (const ChunkInfo& ci : r->column(c).chunks) {
       for (const SegmentInfo* s : {&ci.partition_table, &ci.parameters, &ci.payload, &ci.bounds}) {
+        // Bounds of a one-partition chunk would repeat its statistics.
+        if (s == &ci.bounds && ci.num_partitions == 1) {
+          CHECK(!s->present);
+          continue;
+        }
         REQUIRE(s->present);
         // A segment stays uncompressed where zstd would not make it smaller.
         if (s->compression != Compression::kZstd) {
@@ -471,6 +476,53 @@ TEST_CASE("Writer: archive profile compresses every segment with zstd (spec §9)
   CHECK(ids_out == ids);
   CHECK(temps_out == temps);
   CHECK(r->Validate(ValidationLevel::kDeep).ok());
+}
+
+TEST_CASE("Writer: the archive profile leaves out bounds that repeat the statistics") {
+  // A constant column is one partition per chunk; `spread` is many.
+  const std::vector<uint64_t> same(5000, 77);
+  // Blocks of 512 rows of 3-bit and 40-bit values: many partitions.
+  const std::vector<uint64_t> spread = [] {
+    std::vector<uint64_t> v = RandomValues<uint64_t>(5000, 11);
+    for (size_t i = 0; i < v.size(); ++i) v[i] &= (i / 512) % 2 == 0 ? 7 : (uint64_t{1} << 40) - 1;
+    return v;
+  }();
+  for (const bool archive : {false, true}) {
+    for (const bool statistics : {false, true}) {
+      WriteOptions o;
+      o.chunk_rows = 4096;  // two chunks: 4096 rows and 904
+      o.profile = archive ? Profile::kArchive : Profile::kHot;
+      o.write_statistics = statistics;
+      o.archive_large_partitions = false;  // long partitions would make one of `spread`
+      for (const std::vector<uint64_t>* values : {&same, &spread}) {
+        auto writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt64, {}}}, o);
+        REQUIRE(writer.ok());
+        REQUIRE(writer->AppendTyped<uint64_t>(0, values->data(), values->size()).ok());
+        REQUIRE(writer->Close().ok());
+        const auto file = writer->TakeBuffer();
+        auto r = Reader::OpenBuffer(file.data(), file.size());
+        REQUIRE(r.ok());
+        bool any_bounds = false;
+        for (const ChunkInfo& ci : r->column(0).chunks) {
+          // (A dictionary chunk's partitions cover its entries and codes,
+          // spec §8.10, so its bounds say something else.)
+          const bool repeat =
+              archive && statistics && ci.num_partitions == 1 && ci.dictionary_entries == 0;
+          CHECK(ci.bounds.present == !repeat);
+          CHECK((ci.num_partitions == 1) == (values == &same));
+          any_bounds = any_bounds || ci.bounds.present;
+          auto parts = r->Partitions(0, static_cast<int>(&ci - r->column(0).chunks.data()));
+          REQUIRE(parts.ok());
+          for (const PartitionInfo& p : *parts) CHECK(p.has_bounds == ci.bounds.present);
+        }
+        CHECK(((r->info().optional_features & kOptionalPartitionBounds) != 0) == any_bounds);
+        std::vector<uint64_t> back(values->size());
+        REQUIRE(r->ReadRows(0, 0, back.size(), back.data(), back.size() * 8).ok());
+        CHECK(back == *values);
+        CHECK(r->Validate(ValidationLevel::kDeep).ok());
+      }
+    }
+  }
 }
 
 TEST_CASE("Writer: optional parts and feature bits follow the options") {

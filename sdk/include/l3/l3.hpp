@@ -271,6 +271,10 @@ struct WriteOptions {
   /// every decoded value in the dictionary (a column that gains 0.1% would
   /// decode 30% slower). The archive profile keeps any saving. In [0, 1).
   double dictionary_min_saving = 1.0 / 32;
+  /// Per-partition min and max (spec §7.5). Profile::kArchive leaves them
+  /// out of a chunk of one partition (not a dictionary chunk) when
+  /// write_statistics gives the chunk's min and max, which are the same two
+  /// values; that saves about 90 bytes a chunk.
   bool write_partition_bounds = true;
   bool write_statistics = true;
   /// write_statistics with format_minor >= 1: which integer chunks carry a

@@ -15,7 +15,7 @@
 //           [--wide-staging auto|off|on] [--dictionary-staging auto|off|on] [--sweep]
 //           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
 //           [--outliers N] [--patched-for on|off] [--rows-ef on|off]
-//           [--json FILE] [--md FILE] [--commit REV]
+//           [--profile hot|archive] [--json FILE] [--md FILE] [--commit REV]
 //
 // --outliers N adds a u32 column of N values in [17, 80] with 1% outliers
 // up to 2^20 (PATCHED_FOR's case, spec §8.12), written with and without
@@ -23,6 +23,9 @@
 // every column without PATCHED_FOR partitions (enable_patched_for = false),
 // to compare the two in one run; --rows-ef off keeps PATCHED_FOR's exception
 // rows fixed-width (patched_rows_ef = false, spec §8.12 Rows_EF).
+// --profile archive writes every column in the archive profile (its chunks
+// may use DELTA of order 2 and 3, spec §8.9); the device then holds the
+// decompressed segments, which the roofline counts.
 // --real-rows N tiles each real array (repeats it end to end) to N values, so
 // that small real arrays are measured at a size where the GPU is saturated.
 // --dump-dir DIR writes every measured column's raw little-endian values to
@@ -115,6 +118,7 @@ struct Options {
   int64_t split_min_rows = -1;  // -1: the writer's default
   bool patched_for = true;      // PartitionerOptions::enable_patched_for
   bool rows_ef = true;          // PartitionerOptions::patched_rows_ef
+  bool archive = false;         // WriteOptions::profile = kArchive
   uint64_t outliers = 0;        // rows of the "outliers" column, 0: none
   uint64_t real_rows = 0;       // 0: the real arrays as they are
   std::string dump_dir;
@@ -191,7 +195,11 @@ json ModelMix(const l3::Reader& reader) {
     auto parts = reader.Partitions(0, c);
     Ok(parts.status(), "Partitions");
     for (const l3::PartitionInfo& p : *parts) {
-      auto& entry = by_model[l3::ModelTypeName(p.model)];
+      std::string name = l3::ModelTypeName(p.model);
+      if (p.model == l3::ModelType::kDelta && p.num_params > 1 && (p.params[1] >> 42) != 0) {
+        name += " order " + std::to_string(1 + ((p.params[1] >> 42) & 3));  // spec §8.9
+      }
+      auto& entry = by_model[name];
       entry.first += 1;
       entry.second += p.num_rows;
       ++partitions;
@@ -224,7 +232,8 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   std::fflush(stdout);
 
   // Encode (default WriteOptions: hot profile, V = 64, 2^26-row chunks),
-  // except where --split-min-rows overrides the partitioner.
+  // except where --split-min-rows, --patched-for, --rows-ef or --profile
+  // override them.
   auto t0 = Clock::now();
   l3::WriteOptions write_options;
   if (opt.split_min_rows >= 0) {
@@ -232,6 +241,7 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   }
   write_options.partitioner.enable_patched_for = opt.patched_for && col.patched_for;
   write_options.partitioner.patched_rows_ef = opt.rows_ef;
+  if (opt.archive) write_options.profile = l3::Profile::kArchive;
   auto writer =
       l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}}, write_options);
   Ok(writer.status(), "CreateInMemory");
@@ -514,6 +524,10 @@ Options Parse(int argc, char** argv) {
       const std::string v = value(i);
       if (v != "on" && v != "off") Die("--rows-ef takes on or off");
       o.rows_ef = v == "on";
+    } else if (a == "--profile") {
+      const std::string v = value(i);
+      if (v != "hot" && v != "archive") Die("--profile takes hot or archive");
+      o.archive = v == "archive";
     } else if (a == "--real-rows") {
       o.real_rows = std::stoull(value(i));
     } else if (a == "--dump-dir") {

@@ -391,6 +391,44 @@ void AddDeepCases(std::vector<Case>* cases) {
         "only deep validation sees it.",
         "CORRUPT_PAYLOAD", {Column("v", Ty::kU16, v, {p})}, padding);
   }
+  {
+    // spec §8.9 orders, §10.3: 100 u32 rows of one quadratic curve, V = 1
+    // (tiles of 32 rows: four Seed pairs), one DELTA partition of order 2.
+    std::vector<uint64_t> v;
+    for (uint64_t x = 0; x < 100; ++x) v.push_back(7 + 5 * x + x * x);
+    PartSpec p = Part(100, kDelta);
+    p.delta_order = 2;
+    // Seed[1][1] (payload word 3) one more: a_1 of tile 1 runs one higher,
+    // so row 32 + j decodes j + 1 higher.
+    BuildOptions seed;
+    seed.edit_chunk = [](int, int, EncodedChunk& c) {
+      SetLE(&c.payload[24], GetLE(&c.payload[24], 8) + 1, 8);
+    };
+    std::vector<uint64_t> expect = v;
+    for (uint64_t j = 0; j < 32; ++j) expect[32 + j] += j + 1;
+    Case c;
+    c.name = "delta_order_seed_not_difference";
+    c.kind = "deep";
+    c.sections = {"8.9", "10.3"};
+    c.description =
+        "A u32 DELTA partition of order 2 (100 rows, V = 1) whose Seed[1][1] is one more than "
+        "the first difference at row 31: tile 1 decodes (row 32 + j is j + 1 higher) but the "
+        "seed breaks the writer rules.";
+    c.file = BuildTable({Column("v", Ty::kU32, v, {p}, 1)}, seed).file;
+    c.columns = ExpectedOf({Column("v", Ty::kU32, expect, {Part(100, kFor)}, 1)});
+    c.error_class = "CORRUPT_METADATA";
+    add.cases->push_back(std::move(c));
+    // DELTA_ORDERS set, but the one DELTA partition has order 1.
+    PartSpec first = Part(100, kDelta);
+    BuildOptions claim;
+    claim.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features |= uint64_t{1} << 9;
+    };
+    add("delta_orders_bit_without_order", {"4.4", "8.9", "10.3"},
+        "Required_Features sets DELTA_ORDERS (bit 9), but the file's only DELTA partition has "
+        "order 1. Every row decodes; only deep validation sees it.",
+        "CORRUPT_METADATA", {Column("v", Ty::kU32, v, {first}, 1)}, claim);
+  }
   AddFloatDeepCases(cases);
 }
 

@@ -54,7 +54,7 @@ void AddFutureCases(std::vector<Case>* cases) {
         Fmt("Format_Major %u in header and postscript (the rest is a valid 1.0 file).", major),
         "UNSUPPORTED_VERSION", "open", File(opt));
   }
-  for (int bit : {9, 63}) {
+  for (int bit : {10, 63}) {
     BuildOptions opt;
     opt.finish.edit_postscript = [bit](PostscriptFields& ps) { ps.required_features |= uint64_t{1} << bit; };
     add(Fmt("required_feature_bit_%d", bit), {"2", "4.2", "4.4"},
@@ -94,17 +94,20 @@ void AddFutureCases(std::vector<Case>* cases) {
     BuildOptions type;
     type.edit_footer = [](FooterModel& f) { (*f.columns)[0].physical_type = 13; };
     type.finish.edit_postscript = [](PostscriptFields& ps) {
-      ps.required_features |= uint64_t{1} << 10;
+      ps.required_features |= uint64_t{1} << 11;
     };
     add("physical_type_13_with_required_bit", {"4.4", "6.2", "COMPATIBILITY.md"},
-        "A column of physical_type 13 announced by Required_Features bit 10, as a later minor "
+        "A column of physical_type 13 announced by Required_Features bit 11, as a later minor "
         "version would add a type.",
         "UNSUPPORTED_FEATURE", "open", File(type));
     BuildOptions model;
     model.edit_chunk = [](int, int, EncodedChunk& c) { c.partition_table[16 * 1 + 12] = 8; };
-    model.finish.edit_postscript = [](PostscriptFields& ps) { ps.required_features |= uint64_t{1} << 9; };
+    model.finish.edit_postscript = [](PostscriptFields& ps) {
+      ps.required_features |= uint64_t{1} << 10;
+    };
     add("model_type_8_with_required_bit", {"4.4", "8.1", "COMPATIBILITY.md"},
-        "Partition 1 has Model_Type 8, announced by Required_Features bit 9.", "UNSUPPORTED_FEATURE",
+        "Partition 1 has Model_Type 8, announced by Required_Features bit 10.",
+        "UNSUPPORTED_FEATURE",
         "open", File(model));
   }
   {

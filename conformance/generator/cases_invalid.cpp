@@ -1461,6 +1461,53 @@ void DictionaryCases(const Inv& add) {
   }
 }
 
+void DeltaOrderCases(const Inv& add) {
+  // spec §8.9 orders: 200 u32 rows of one quadratic curve, V = 8, one DELTA
+  // partition of order 2 (Delta_Base 2, Bit_Width 0, no exceptions).
+  std::vector<uint64_t> v;
+  for (uint64_t x = 0; x < 200; ++x) v.push_back(7 + 5 * x + x * x);
+  PartSpec p = Part(200, kDelta);
+  p.delta_order = 2;
+  const ColumnSpec col = Column("v", Ty::kU32, v, {p}, 8);
+  auto with_word = [&](uint64_t word) {
+    BuildOptions opt;
+    opt.edit_chunk = [word](int, int, EncodedChunk& c) { SetLE(&c.parameters[8], word, 8); };
+    return File({col}, opt);
+  };
+  BuildOptions no_bit;
+  no_bit.finish.edit_postscript = [](PostscriptFields& ps) {
+    ps.required_features &= ~(uint64_t{1} << 9);
+  };
+  add("delta_order_without_feature_bit", {"4.4", "8.9"},
+      "A DELTA partition of order 2 in a file without the DELTA_ORDERS feature bit.",
+      "CORRUPT_METADATA", "read", File({col}, no_bit));
+  add("delta_order_4", {"8.9"},
+      "A DELTA partition whose Exceptions word sets Extra_Orders 3 (order 4; at most 3).",
+      "CORRUPT_METADATA", "read", with_word(uint64_t{3} << 42));
+  add("delta_exceptions_bit_44", {"8.9"},
+      "A DELTA partition of order 2 whose Exceptions word also sets bit 44, reserved.",
+      "CORRUPT_METADATA", "read", with_word((uint64_t{1} << 42) | (uint64_t{1} << 44)));
+  add("delta_order_payload_of_order_1", {"8.9", "10.2"},
+      "The order-2 partition's Exceptions word says order 1: its payload holds one Seed word "
+      "more than payload_words(p) (Payload_Offset[1] disagrees).",
+      "CORRUPT_METADATA", "read", with_word(0));
+  // An order-3 partition of 3 rows (K must stay below n).
+  const std::vector<uint64_t> three = {1, 2, 4};
+  PartSpec small = Part(3, kDelta);
+  BuildOptions short_opt;
+  short_opt.edit_chunk = [](int, int, EncodedChunk& c) {
+    SetLE(&c.parameters[8], uint64_t{2} << 42, 8);
+  };
+  short_opt.finish.edit_postscript = [](PostscriptFields& ps) {
+    ps.required_features |= uint64_t{1} << 9;
+  };
+  add("delta_order_not_below_n", {"8.9"},
+      "A DELTA partition of 3 rows whose Exceptions word says order 3 (K must be below n_p); "
+      "the file sets DELTA_ORDERS.",
+      "CORRUPT_METADATA", "read",
+      File({Column("v", Ty::kU32, three, {small}, 8)}, short_opt));
+}
+
 void AddInvalidCases(std::vector<Case>* cases) {
   Inv add{cases};
   FramingCases(add);
@@ -1472,6 +1519,7 @@ void AddInvalidCases(std::vector<Case>* cases) {
   ChecksumCases(add);
   ZstdCases(add);
   FieldPlaneCases(add);
+  DeltaOrderCases(add);
   DictionaryCases(add);
   DistinctSketchCases(add);
   AddFloatInvalidCases(cases);

@@ -1253,6 +1253,82 @@ void DeltaCases(const Adder& add) {
   }
 }
 
+// Pieces of cubic curves (small third differences) of `t`, each starting
+// anywhere: the curves of DELTA of order 2 and 3 (spec §8.9).
+std::vector<uint64_t> CurvePieces(Ty t, uint32_t n, Rng& rng) {
+  std::vector<uint64_t> v;
+  while (v.size() < n) {
+    const uint64_t start = rng.Next();
+    const uint64_t a = rng.Below(4), b = rng.Below(50), c = rng.Below(1000);
+    const uint64_t length = 50 + rng.Below(400);
+    for (uint64_t i = 0; i < length && v.size() < n; ++i) {
+      v.push_back(Canon(t, start + a * i * i * i + b * i * i + c * i + rng.Below(3)));
+    }
+  }
+  return v;
+}
+
+void DeltaOrderCases(const Adder& add) {
+  {
+    // The order-2 example of spec §8.9, byte for byte.
+    const std::vector<uint64_t> v = {10, 13, 18, 25, 34, 45};
+    PartSpec p = Part(6, kDelta);
+    p.delta_order = 2;
+    add("delta_order2_spec_example_u32", {"8.9"},
+        "The order-2 example of spec §8.9: u32, V = 1, values 10 13 18 25 34 45 (second "
+        "differences 2), Extra_Orders 1, Delta_Base 2, Bit_Width 0, Seed[0][0] = 9, "
+        "Seed[0][1] = 0xFFFFFFFF.",
+        {Column("v", Ty::kU32, v, {p}, 1)});
+  }
+  {
+    // Every type: pieces of cubic curves, V = 8 (full and partial tiles of
+    // 256 rows), an order-3 partition of 700 rows whose Bit_Width 3 leaves
+    // the rows where a piece starts as exceptions, and an order-2
+    // partition of 100 rows without exceptions.
+    const Ty types[] = {Ty::kI8, Ty::kI16, Ty::kI32, Ty::kI64,
+                        Ty::kU8, Ty::kU16, Ty::kU32, Ty::kU64};
+    for (Ty t : types) {
+      Rng rng(950 + static_cast<int>(t));
+      const std::vector<uint64_t> v = CurvePieces(t, 800, rng);
+      // Third differences of a curve lie in [-8, 26] (6a plus the noise's),
+      // those where a piece starts far off.
+      PartSpec first = Part(700, kDelta);
+      first.delta_order = 3;
+      first.base = Canon(t, static_cast<uint64_t>(-8));
+      first.width = 4;
+      PartSpec second = Part(100, kDelta);
+      second.delta_order = 2;
+      add(std::string("delta_order3_") + TypeName(t), {"8.5", "8.9"},
+          std::string("A ") + TypeName(t) +
+              " column of cubic curve pieces, V = 8: a DELTA partition of order 3 (700 rows, "
+              "Delta_Base -8, Bit_Width 4, the rows where a piece starts and the widest third "
+              "differences exceptions) and one of order 2 (100 rows, no exceptions).",
+          {Column("v", t, v, {first, second}, 8)});
+    }
+  }
+  {
+    // spec §9.2, §9.3: K Seed words a tile, then the fields.
+    Rng rng(960);
+    const std::vector<uint64_t> v = CurvePieces(Ty::kU64, 3000, rng);
+    PartSpec p = Part(3000, kDelta);
+    p.delta_order = 3;
+    p.base = static_cast<uint64_t>(-8);
+    p.width = 5;
+    const ColumnSpec col = Column("v", Ty::kU64, v, {p});
+    BuildOptions planes;
+    planes.field_planes = true;
+    add("delta_order3_field_planes_u64", {"8.9", "9.2"},
+        "u64 cubic curve pieces in one DELTA partition of order 3 (3000 rows, V = 64, "
+        "Delta_Base -8, Bit_Width 5), the payload stored as ZstdFieldPlanes (3 Seed words per "
+        "tile first).",
+        {col}, planes);
+    BuildOptions bytes;
+    bytes.field_bytes = true;
+    add("delta_order3_field_bytes_u64", {"8.9", "9.3"},
+        "The same column, the payload stored as ZstdFieldBytes.", {col}, bytes);
+  }
+}
+
 // Short runs of values of `w` bits (lengths 1..max_run, adjacent runs differ).
 std::vector<uint64_t> ShortRuns(Ty t, uint32_t n, uint32_t max_run, uint32_t w, Rng& rng) {
   std::vector<uint64_t> v;
@@ -1782,6 +1858,7 @@ void AddValidCases(std::vector<Case>* cases) {
   SlapCases(add);
   ContainerCases(add);
   DeltaCases(add);
+  DeltaOrderCases(add);
   RunsEfCases(add);
   PatchedForCases(add);
   FieldPlaneCases(add);

@@ -321,6 +321,9 @@ Built BuildTable(const std::vector<ColumnSpec>& columns, const BuildOptions& opt
         if (p.model == kPatchedFor && p.rows_ef) {  // spec §8.12: PATCHED_ROWS_EF
           finish.extra_required |= uint64_t{1} << 8;
         }
+        if (p.model == kDelta && p.delta_order > 1) {  // spec §8.9: DELTA_ORDERS
+          finish.extra_required |= uint64_t{1} << 9;
+        }
       }
     }
   }

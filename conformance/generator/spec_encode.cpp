@@ -381,29 +381,57 @@ EncodedChunk EncodeChunk(Ty type, uint32_t V, const std::vector<uint64_t>& value
       // Delta_Base) mod 2^N with u(0) = 0, the low w bits in the SLAP
       // positions, and every row whose u needs more than w bits as an
       // exception (row, high part). Default w: the widest u (no exceptions).
+      //
+      // Order K > 1: d_K(x), the K-th difference of v at x (d_0 = v, d_k(x)
+      // = d_{k-1}(x) - d_{k-1}(x-1)), u(x) = (d_K(x) - Delta_Base) mod 2^N
+      // for x >= K and 0 for x < K; tile t >= 1 has the K Seed words
+      // d_0 .. d_{K-1} at row t*S - 1, tile 0 those that decoding rows
+      // 0 .. K-1 with u = 0 maps to v(0) .. v(K-1).
+      const uint32_t K = ps.delta_order;
+      if (K < 1 || K > 3 || (K > 1 && n <= K)) Fail("EncodeChunk: DELTA order K is 1..3, K < n");
+      const auto diff = [&](uint64_t x, uint32_t k) {  // d_k(x), x >= k
+        uint64_t d[4];
+        for (uint32_t j = 0; j <= k; ++j) d[j] = v[x - j];
+        for (uint32_t round = 0; round < k; ++round) {
+          for (uint32_t j = 0; j + round < k; ++j) d[j] = (d[j] - d[j + 1]) & Mask(N);
+        }
+        return d[0] & Mask(N);
+      };
       uint64_t base = 0;
-      if (n > 1) {
-        int64_t lowest = AsSigned(N, v[1] - v[0]);
-        for (uint64_t x = 2; x < n; ++x) lowest = std::min(lowest, AsSigned(N, v[x] - v[x - 1]));
+      if (n > K) {
+        int64_t lowest = AsSigned(N, diff(K, K));
+        for (uint64_t x = K + 1; x < n; ++x) lowest = std::min(lowest, AsSigned(N, diff(x, K)));
         base = static_cast<uint64_t>(lowest) & Mask(N);
       }
       base = ps.base.value_or(base) & Mask(N);
       std::vector<uint64_t> u(n, 0);
       uint64_t widest = 0;
-      for (uint64_t x = 1; x < n; ++x) {
-        u[x] = (v[x] - v[x - 1] - base) & Mask(N);
+      for (uint64_t x = K; x < n; ++x) {
+        u[x] = (diff(x, K) - base) & Mask(N);
         widest = std::max(widest, u[x]);
       }
       w = ps.width.value_or(BitLen(widest));
       params.push_back(Canon(type, base));
       const uint64_t S = 32ull * V;
-      const uint64_t seeds = CeilDiv(n, S);
-      for (uint64_t t = 0; t < seeds; ++t) {
-        const uint64_t seed = t == 0 ? Canon(type, (v[0] - base) & Mask(N)) : v[t * S - 1];
-        PutLE(&stream, seed, 8);
+      const uint64_t tiles = CeilDiv(n, S);
+      for (uint64_t t = 0; t < tiles; ++t) {
+        uint64_t seed[3] = {};
+        if (t == 0) {
+          // The state at row K - 1, stepped back K rows: a_i(x - 1) =
+          // a_i(x) - a_{i+1}(x), a_K(x) = Delta_Base.
+          for (uint32_t k = 0; k < K; ++k) seed[k] = diff(K - 1, k);
+          for (uint32_t step = 0; step < K; ++step) {
+            for (uint32_t k = 0; k + 1 < K; ++k) seed[k] = (seed[k] - seed[k + 1]) & Mask(N);
+            seed[K - 1] = (seed[K - 1] - base) & Mask(N);
+          }
+        } else {
+          for (uint32_t k = 0; k < K; ++k) seed[k] = diff(t * S - 1, k);
+        }
+        for (uint32_t k = 0; k < K; ++k) PutLE(&stream, Canon(type, seed[k]), 8);
       }
       if (ps.rows_ef) Fail("EncodeChunk: Rows_EF is PATCHED_FOR's only (spec §8.12)");
       const Bytes bits = FieldsWithExceptions(u, w, V, N, ps.signed_highs, false, &params);
+      params.back() |= uint64_t{K - 1} << 42;  // spec §8.9 Extra_Orders
       stream.insert(stream.end(), bits.begin(), bits.end());
     } else if (ps.model == kPatchedFor) {
       // spec §8.12, read literally: u(x) = (v(x) - Base) mod 2^N, the low w
@@ -541,7 +569,8 @@ std::vector<ListedField> ListFields(const EncodedChunk& c) {
       const uint64_t E = word & 0xFFFFFFFFu;
       const uint32_t hw = static_cast<uint32_t>((word >> 32) & 0xFF);
       const bool rows_ef = model == kPatchedFor && ((word >> 41) & 1) != 0;  // §8.12 Rows_EF
-      const uint64_t seeds = model == kDelta ? (n + S - 1) / S : 0;
+      const uint64_t order = model == kDelta ? 1 + ((word >> 42) & 3) : 0;  // §8.9 K
+      const uint64_t seeds = order * ((n + S - 1) / S);
       for (uint64_t t = 0; t < seeds; ++t) add(start + 64 * t, 64, false);
       const uint64_t stream = start + 64 * seeds;
       for (uint64_t x = 0; x < n; ++x) add(stream + SlapBit(n, w, V, x), w, false);

@@ -65,6 +65,7 @@ struct PartSpec {
   bool force_runs = false;          ///< CONSTANT: runs even if all values are equal
   bool signed_highs = false;        ///< DELTA, PATCHED_FOR: zigzag-coded high parts (spec §8.9)
   bool rows_ef = false;             ///< PATCHED_FOR: exception rows in the Elias-Fano code (§8.12)
+  uint32_t delta_order = 1;         ///< DELTA: the order K, 1 to 3 (Extra_Orders = K - 1, §8.9)
   std::vector<uint32_t> extra_run_starts;  ///< CONSTANT, RUNS_EF: also start runs here
 };
 

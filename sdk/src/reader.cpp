@@ -1262,7 +1262,7 @@ Status Reader::Validate(ValidationLevel level) const {
     L3_RETURN_NOT_OK(impl_->ValidatePadding());
     // spec §4.4: DELTA_MODEL, RUNS_EF_MODEL and PATCHED_FOR_MODEL are set iff
     // some partition has that model, PATCHED_ROWS_EF iff some PATCHED_FOR
-    // partition has Rows_EF.
+    // partition has Rows_EF, DELTA_ORDERS iff some DELTA partition has K > 1.
     uint64_t used_model_bits = 0;
     for (int c = 0; c < num_columns(); ++c) {
       for (int k = 0; k < static_cast<int>(impl_->columns[c].chunks.size()); ++k) {
@@ -1284,6 +1284,12 @@ Status Reader::Validate(ValidationLevel level) const {
                   .rows_ef) {
             used_model_bits |= kRequiredPatchedRowsEf;
           }
+          if (model == static_cast<uint8_t>(internal::Model::kDelta) &&
+              internal::UnpackDeltaExceptions(
+                  internal::LoadLE64(internal::LoadPartition(*view, p).params + 8))
+                      .order > 1) {
+            used_model_bits |= kRequiredDeltaOrders;
+          }
         }
       }
     }
@@ -1303,6 +1309,11 @@ Status Reader::Validate(ValidationLevel level) const {
       return Status(StatusCode::kCorruptMetadata,
                     "Required_Features sets PATCHED_ROWS_EF but no PATCHED_FOR partition has "
                     "Rows_EF");
+    }
+    if ((used_model_bits & kRequiredDeltaOrders) == 0 &&
+        (impl_->ps.required_features & kRequiredDeltaOrders) != 0) {
+      return Status(StatusCode::kCorruptMetadata,
+                    "Required_Features sets DELTA_ORDERS but no DELTA partition has order K > 1");
     }
     return Status::OK();
   } catch (const std::bad_alloc&) {

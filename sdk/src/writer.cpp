@@ -145,6 +145,7 @@ struct ReadyChunk {
   bool uses_runs_ef = false;
   bool uses_patched_for = false;
   bool uses_patched_rows_ef = false;
+  bool uses_delta_orders = false;
   uint64_t dictionary_entries = 0;  // spec §8.10
   // In file order (spec §4.3 keeps write order): partition_table,
   // parameters, payload, bounds.
@@ -335,6 +336,7 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
   ready.uses_runs_ef = encoded.uses_runs_ef;
   ready.uses_patched_for = encoded.uses_patched_for;
   ready.uses_patched_rows_ef = encoded.uses_patched_rows_ef;
+  ready.uses_delta_orders = encoded.uses_delta_orders;
   ready.dictionary_entries = encoded.dictionary_entries;
   if (options.write_statistics) {
     ready.statistics.present = true;
@@ -379,6 +381,48 @@ internal::EncoderConfig LargePartitionConfig(internal::EncoderConfig config) {
 // 65536 on the real arrays, and still bound the reach of one wide delta.
 constexpr uint32_t kWholeDeltaRows = 1u << 22;
 constexpr double kWholeDeltaTrialSlack = 1.15;
+
+// The archive profile's higher-order candidates (WriteOptions::
+// archive_delta_orders, spec §8.9): DELTA partitions of kDeltaOrderRows rows
+// (or PartitionerOptions::max_partition_rows, if fewer) of order K. A last
+// piece of K rows or fewer joins the partition before it (a partition of
+// order K holds more than K rows). Long partitions keep the K Seed words a
+// tile, the parameters and the partition records few; a row whose K-th
+// difference is far off (where one curve ends and the next begins) is an
+// exception.
+constexpr uint32_t kDeltaOrderRows = 4096;
+
+bool DeltaOrdersAllowed(const WriteOptions& options, const internal::EncoderConfig& config) {
+  return options.profile == Profile::kArchive && options.format_minor >= 1 &&
+         options.archive_delta_orders && config.partitioner.enable_delta;
+}
+
+Result<std::optional<Candidate>> DeltaOrderCandidate(PhysicalType type,
+                                                     const std::vector<uint8_t>& values,
+                                                     uint64_t num_rows,
+                                                     const internal::EncoderConfig& config,
+                                                     const WriteOptions& options, uint32_t order) {
+  const uint32_t partition_rows =
+      std::min(kDeltaOrderRows, config.partitioner.max_partition_rows);
+  if (num_rows <= order || partition_rows <= order) return std::optional<Candidate>();
+  std::vector<internal::PartitionChoice> choices;
+  for (uint64_t row = 0; row < num_rows; row += partition_rows) {
+    const auto rows = static_cast<uint32_t>(std::min<uint64_t>(partition_rows, num_rows - row));
+    if (rows <= order) {
+      choices.back().num_rows += rows;  // row > 0: num_rows > order rows precede it
+      break;
+    }
+    internal::PartitionChoice choice;
+    choice.num_rows = rows;
+    choice.model = internal::Model::kDelta;
+    choice.delta_order = order;
+    choices.push_back(choice);
+  }
+  L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
+                      internal::EncodeChunkWithPartitions(values.data(), num_rows, config, choices));
+  L3_ASSIGN_OR_RETURN(Candidate c, MakeCandidate(std::move(encoded), type, options));
+  return std::optional<Candidate>(std::move(c));
+}
 
 bool WholeDeltaAllowed(const WriteOptions& options, const internal::EncoderConfig& config) {
   return FieldPlanesAllowed(options) && options.archive_large_partitions &&
@@ -538,6 +582,15 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       L3_ASSIGN_OR_RETURN(Candidate large, EncodeCandidate(type, values, num_rows,
                                                            LargePartitionConfig(config), options));
       if (large.trial_bytes < chosen.trial_bytes) chosen = std::move(large);
+    }
+    if (DeltaOrdersAllowed(options, config)) {
+      // Orders 2 and 3, each kept where its trial frames are fewer (ties
+      // keep the first).
+      for (const uint32_t order : {2u, 3u}) {
+        L3_ASSIGN_OR_RETURN(std::optional<Candidate> higher,
+                            DeltaOrderCandidate(type, values, num_rows, config, options, order));
+        if (higher && higher->trial_bytes < chosen.trial_bytes) chosen = std::move(*higher);
+      }
     }
     if (DictionaryAllowed(options, pgm)) {
       // spec §8.10: the same partitioners over the dictionary's elements;
@@ -771,6 +824,7 @@ Status Writer::Impl::Place(int column, ReadyChunk ready) {
   chunk.uses_runs_ef = ready.uses_runs_ef;
   chunk.uses_patched_for = ready.uses_patched_for;
   chunk.uses_patched_rows_ef = ready.uses_patched_rows_ef;
+  chunk.uses_delta_orders = ready.uses_delta_orders;
   chunk.dictionary_entries = ready.dictionary_entries;
   SegmentInfo* refs[4] = {&chunk.partition_table, &chunk.parameters, &chunk.payload,
                           &chunk.bounds};

@@ -1507,7 +1507,7 @@ TEST_CASE("DELTA: every type, widths 0..N, exceptions, tile boundaries, V in {1,
       for (uint32_t p = 0; p < view.num_partitions; ++p) {
         const Partition part = LoadPartition(view, p);
         uint8_t* words = scrambled.data() + (part.payload - view.payload);
-        const uint64_t bits = DeltaSeedWords(part.num_rows, V) * 64 + part.num_rows * part.bit_width;
+        const uint64_t bits = DeltaSeedWords(part.num_rows, V, 1) * 64 + part.num_rows * part.bit_width;
         for (uint64_t b = 0; b < bits; ++b) {
           if (rng() % 2) words[b / 8] ^= static_cast<uint8_t>(1u << (b % 8));
         }

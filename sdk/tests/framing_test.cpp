@@ -131,7 +131,7 @@ TEST_CASE("steps 3-9 each report their class") {
       const auto f = edited([&](uint8_t* p) { StoreLE64(p + 16, uint64_t{1} << 2); });
       CHECK(OpenCode(f) == StatusCode::kCorruptMetadata);
     }
-    for (int bit : {1, 9, 40, 63}) {
+    for (int bit : {1, 10, 40, 63}) {
       CAPTURE(bit);
       const auto f = edited([&](uint8_t* p) { StoreLE64(p + 16, uint64_t{1} << bit); });
       CHECK(OpenCode(f) == StatusCode::kUnsupportedFeature);
@@ -204,7 +204,7 @@ TEST_CASE("checks run in the normative order of spec §4.2") {
 
   f = good;
   EditPostscript(&f, [](uint8_t* p) {
-    StoreLE64(p + 16, uint64_t{1} << 9);  // step 6
+    StoreLE64(p + 16, uint64_t{1} << 10);  // step 6
     p[44] = 1;                            // step 7
     StoreLE64(p + 0, 65);                 // step 8
   });

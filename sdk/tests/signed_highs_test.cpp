@@ -111,7 +111,7 @@ void CheckType(uint64_t seed) {
     std::vector<int64_t> deltas;
     for (uint32_t x = 1; x < n; ++x) deltas.push_back(SignedDelta(v[x], v[x - 1]));
     const PartitionFit delta = DeltaFit(v.data(), n, 64);
-    CHECK(delta.payload_words == BruteForceWords(deltas, n, bits, DeltaSeedWords(n, 64)));
+    CHECK(delta.payload_words == BruteForceWords(deltas, n, bits, DeltaSeedWords(n, 64, 1)));
     CHECK(DeltaExceptionsValid(delta.exceptions, n, delta.bit_width, bits));
     signed_fits += UnpackDeltaExceptions(delta.exceptions).signed_highs;
     // Without Signed_Highs the fit is never smaller.

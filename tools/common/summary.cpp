@@ -118,7 +118,8 @@ constexpr NamedBit kRequired[] = {{kRequiredZstdSegments, "ZSTD_SEGMENTS"},
                                   {kRequiredDictionary, "DICTIONARY"},
                                   {kRequiredRunsEfModel, "RUNS_EF_MODEL"},
                                   {kRequiredPatchedForModel, "PATCHED_FOR_MODEL"},
-                                  {kRequiredPatchedRowsEf, "PATCHED_ROWS_EF"}};
+                                  {kRequiredPatchedRowsEf, "PATCHED_ROWS_EF"},
+                                  {kRequiredDeltaOrders, "DELTA_ORDERS"}};
 constexpr NamedBit kOptional[] = {{kOptionalPartitionBounds, "PARTITION_BOUNDS"},
                                   {kOptionalPgmIndex, "PGM_INDEX"},
                                   {kOptionalDistinctSketch, "DISTINCT_SKETCH"}};

@@ -121,7 +121,9 @@ ArgParser MakeParser() {
       .Option("disable", "LIST", "models not to use: rle, runs-ef, delta, patched-for, linear, poly2, poly3 "
               "(comma-separated); signed-highs keeps DELTA and PATCHED_FOR\n"
               "                            exceptions' high parts unsigned (spec §8.9),\n"
-              "                            rows-ef PATCHED_FOR's exception rows fixed-width (§8.12)")
+              "                            rows-ef PATCHED_FOR's exception rows fixed-width (§8.12),\n"
+              "                            delta-orders the archive profile's DELTA of order 2\n"
+              "                            and 3 (§8.9)")
       .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
                                 "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
@@ -217,10 +219,12 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
         part.signed_exception_highs = false;
       } else if (m == "rows-ef") {
         part.patched_rows_ef = false;
+      } else if (m == "delta-orders") {
+        o.archive_delta_orders = false;
       } else {
         ThrowUsage("--disable: unknown model '" + m +
                    "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3, signed-highs, "
-                   "rows-ef)");
+                   "rows-ef, delta-orders)");
       }
     }
   }

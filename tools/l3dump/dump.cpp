@@ -104,11 +104,13 @@ Json PartitionJson(const PartitionInfo& p, size_t index, const ColumnInfo& colum
   j["params"] = params;
   if (p.model == ModelType::kDelta || p.model == ModelType::kPatchedFor) {
     // spec §8.9, §8.12 Exceptions word: Num_Exceptions, Exception_Width,
-    // Signed_Highs, and PATCHED_FOR's Rows_EF.
+    // Signed_Highs, PATCHED_FOR's Rows_EF and DELTA's order K = 1 +
+    // Extra_Orders.
     j["exceptions"] = p.params[1] & 0xFFFFFFFFull;
     j["exception_width"] = (p.params[1] >> 32) & 0xFF;
     j["signed_highs"] = ((p.params[1] >> 40) & 1) != 0;
     if (p.model == ModelType::kPatchedFor) j["rows_ef"] = ((p.params[1] >> 41) & 1) != 0;
+    if (p.model == ModelType::kDelta) j["order"] = 1 + ((p.params[1] >> 42) & 3);
   }
   j["payload_offset"] = p.payload_offset_bytes;
   j["payload_bytes"] = p.payload_bytes;

@@ -43,6 +43,7 @@ std::string ParamsText(const Json& p) {
   }
   if (model == "DELTA" || model == "PATCHED_FOR") {
     if (!params.empty()) out = (model == "DELTA" ? "delta_base=" : "base=") + Num(params[0]);
+    if (p.value("order", 1) > 1) out += " order=" + Num(p["order"]);
     if (p.contains("exceptions")) {
       out += " exceptions=" + Num(p["exceptions"]) + " exception_width=" + Num(p["exception_width"]);
       if (p.value("signed_highs", false)) out += " signed_highs";

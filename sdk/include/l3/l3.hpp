@@ -106,6 +106,9 @@ inline constexpr uint64_t kRequiredPatchedForModel = 1ull << 7;  ///< format 1.1
 /// format 1.1, spec §8.12: a PATCHED_FOR partition's exception rows in the
 /// Elias-Fano code (Rows_EF).
 inline constexpr uint64_t kRequiredPatchedRowsEf = 1ull << 8;
+/// format 1.1, spec §8.9: a DELTA partition of order K > 1 (sums of
+/// second or third differences).
+inline constexpr uint64_t kRequiredDeltaOrders = 1ull << 9;
 inline constexpr uint64_t kOptionalPartitionBounds = 1ull << 0;
 inline constexpr uint64_t kOptionalPgmIndex = 1ull << 1;
 inline constexpr uint64_t kOptionalDistinctSketch = 1ull << 2;  ///< format 1.1, spec §7.6.1
@@ -261,6 +264,15 @@ struct WriteOptions {
   /// §9.3), kept where its full-level frames are smaller (columns whose runs
   /// of deltas recur, such as the node references of ways).
   bool archive_large_partitions = true;
+  /// kArchive with format_minor >= 1 and PartitionerOptions::enable_delta:
+  /// each chunk is also encoded as DELTA partitions of 4096 rows (or
+  /// PartitionerOptions::max_partition_rows, if fewer) and order 2, and of
+  /// order 3 (spec §8.9: sums of second or third differences),
+  /// kept where its trial frames are smaller, which sets DELTA_ORDERS.
+  /// Smooth curves sampled finely (exponential or polynomial growth) have
+  /// small third differences where a polynomial over the row index needs
+  /// short partitions and four parameters each.
+  bool archive_delta_orders = true;
   /// format_minor >= 1: a chunk of few distinct values may be stored as a
   /// dictionary chunk (spec §8.10: the sorted distinct values, then one code
   /// per row, all coded by the partition models) where that is smaller, which
@@ -515,6 +527,8 @@ struct ChunkInfo {
   bool uses_patched_for = false;
   /// Some PATCHED_FOR partition has Rows_EF (spec §8.12), likewise.
   bool uses_patched_rows_ef = false;
+  /// Some DELTA partition has order K > 1 (spec §8.9), likewise.
+  bool uses_delta_orders = false;
   /// spec §8.10 (format 1.1): dictionary entries D; 0 = not a dictionary chunk.
   uint64_t dictionary_entries = 0;
   /// Sum of the stored bytes of all of this chunk's segments.
@@ -601,10 +615,12 @@ struct ChunkView {
   const uint8_t* dictionary = nullptr;
   /// The file's Required_Features (spec §4.4): a DELTA, RUNS_EF or
   /// PATCHED_FOR partition in a file without DELTA_MODEL, RUNS_EF_MODEL or
-  /// PATCHED_FOR_MODEL, or a PATCHED_FOR partition with Rows_EF without
-  /// PATCHED_ROWS_EF, is CORRUPT_METADATA.
+  /// PATCHED_FOR_MODEL, a PATCHED_FOR partition with Rows_EF without
+  /// PATCHED_ROWS_EF, or a DELTA partition of order K > 1 without
+  /// DELTA_ORDERS, is CORRUPT_METADATA.
   uint64_t required_features = kRequiredDeltaModel | kRequiredRunsEfModel |
-                               kRequiredPatchedForModel | kRequiredPatchedRowsEf;
+                               kRequiredPatchedForModel | kRequiredPatchedRowsEf |
+                               kRequiredDeltaOrders;
   /// Keeps decompressed segments alive; null when every pointer is into the
   /// file itself.
   std::shared_ptr<const void> owner;

@@ -62,6 +62,7 @@ Status FileAssembler::Finish(const FileInfo& info, const std::vector<ColumnInfo>
       if (chunk.uses_runs_ef) ps.required_features |= kRequiredRunsEfModel;
       if (chunk.uses_patched_for) ps.required_features |= kRequiredPatchedForModel;
       if (chunk.uses_patched_rows_ef) ps.required_features |= kRequiredPatchedRowsEf;
+      if (chunk.uses_delta_orders) ps.required_features |= kRequiredDeltaOrders;
       if (chunk.dictionary_entries > 0) ps.required_features |= kRequiredDictionary;
     }
   }

@@ -41,19 +41,22 @@ inline constexpr uint64_t kRequiredRunsEfModelBit = 1ull << 6;  // RUNS_EF_MODEL
 inline constexpr uint64_t kRequiredIbpFloatBit = 1ull << 2;     // IBP_FLOAT (float columns, 1.1)
 inline constexpr uint64_t kRequiredPatchedForModelBit = 1ull << 7;  // PATCHED_FOR_MODEL (1.1)
 inline constexpr uint64_t kRequiredPatchedRowsEfBit = 1ull << 8;    // PATCHED_ROWS_EF (1.1)
+inline constexpr uint64_t kRequiredDeltaOrdersBit = 1ull << 9;      // DELTA_ORDERS (1.1)
 inline constexpr uint64_t kKnownRequiredFeatures = (1ull << 0) | kRequiredIbpFloatBit |
                                                    kRequiredDeltaModelBit |
                                                    kRequiredFieldPlanesBit | kRequiredDictionaryBit |
                                                    kRequiredRunsEfModelBit |
                                                    kRequiredPatchedForModelBit |
-                                                   kRequiredPatchedRowsEfBit;
+                                                   kRequiredPatchedRowsEfBit |
+                                                   kRequiredDeltaOrdersBit;
 inline constexpr uint64_t kDefinedRequiredFeatures = (1ull << 0) | (1ull << 1) | (1ull << 2) |
                                                      kRequiredDeltaModelBit |
                                                      kRequiredFieldPlanesBit |
                                                      kRequiredDictionaryBit |
                                                      kRequiredRunsEfModelBit |
                                                      kRequiredPatchedForModelBit |
-                                                     kRequiredPatchedRowsEfBit;
+                                                     kRequiredPatchedRowsEfBit |
+                                                     kRequiredDeltaOrdersBit;
 
 inline constexpr uint64_t AlignUp64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
 

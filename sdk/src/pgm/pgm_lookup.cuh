@@ -224,10 +224,11 @@ class ChunkKeys {
 };
 
 /// Values of consecutive rows of a checked DELTA partition (spec §8.9),
-/// walking forward from a known row: v(j) = v(j - 1) + Delta_Base + u(j),
-/// restarting from Seed[t] at the first row of tile t, which is the spec's
-/// sum term for term. A random access costs a scan of its tile; a window of
-/// rows then costs one field per row.
+/// walking forward from a known row: each of the K running sums adds the one
+/// above it (a_{K-1} adds Delta_Base + u(j)), v(j) = a_0(j), restarting
+/// from the tile's Seed words at the first row of tile t, which is the
+/// spec's sum term for term. A random access costs a scan of its tile; a
+/// window of rows then costs one field per row.
 template <typename U>
 class DeltaCursor {
  public:
@@ -238,10 +239,21 @@ class DeltaCursor {
         w_(d.width),
         v_(c.values_per_lane),
         base_(static_cast<U>(__ldg(c.params + d.param_offset))),
-        exceptions_(words_ + internal::DeltaSeedWords(d.rows, c.values_per_lane), d.rows, d.width,
-                    __ldg(c.params + d.param_offset + 1)) {
+        order_(internal::UnpackDeltaExceptions(__ldg(c.params + d.param_offset + 1)).order),
+        exceptions_(words_ + internal::DeltaSeedWords(d.rows, c.values_per_lane, order_), d.rows,
+                    d.width, __ldg(c.params + d.param_offset + 1)) {
     next_ = x;
-    value_ = x == 0 ? U{0} : DecodeDeltaOne<U>(c, d, x - 1);
+    uint64_t sums[internal::kMaxDeltaOrder] = {0, 0, 0};
+    if (x > 0 && order_ > 1) {
+      DeltaSumsAt(c, d, order_, x - 1, sums);
+    } else if (x > 0) {
+      sums[0] = DecodeDeltaOne<U>(c, d, x - 1);
+    }
+#pragma unroll
+    for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
+      sums_[level] = static_cast<U>(sums[level]);
+    }
+    value_ = sums_[0];
     exception_ = exceptions_.count == 0 ? 0 : exceptions_.LowerBound(x);
     // spec §8.5 geometry, once: V is a power of two, so a row's tile, lane
     // and step are shifts and masks.
@@ -269,14 +281,28 @@ class DeltaCursor {
     const uint64_t* stream = exceptions_.stream;
     const uint64_t tile_mask = (uint64_t{1} << tile_shift_) - 1;
     for (uint64_t j = next_; j <= target; ++j) {
-      if ((j & tile_mask) == 0) value_ = static_cast<U>(__ldg(words_ + (j >> tile_shift_)));
+      if ((j & tile_mask) == 0) {
+#pragma unroll
+        for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
+          if (level < order_) {
+            sums_[level] = static_cast<U>(__ldg(words_ + (j >> tile_shift_) * order_ + level));
+          }
+        }
+      }
       U u = w_ == 0 ? U{0} : static_cast<U>(LoadField(stream, FieldBit(j), w_));
       if (exception_ < exceptions_.count && exceptions_.Row(exception_) == j) {
         if (w_ < 64) u = static_cast<U>(u + static_cast<U>(exceptions_.High(exception_) << w_));
         ++exception_;
       }
-      value_ = static_cast<U>(value_ + base_ + u);
+      U term = static_cast<U>(base_ + u);
+#pragma unroll
+      for (int level = internal::kMaxDeltaOrder - 1; level >= 0; --level) {
+        if (level < static_cast<int>(order_)) {
+          term = sums_[level] = static_cast<U>(sums_[level] + term);
+        }
+      }
     }
+    value_ = sums_[0];
     next_ = target + 1;
     return value_;
   }
@@ -292,9 +318,11 @@ class DeltaCursor {
   uint32_t w_;
   uint32_t v_;
   U base_;
+  uint32_t order_;  // K
   DeltaExceptionList exceptions_;
   uint64_t next_;       // the next row AdvanceTo reads
   U value_;             // v(next_ - 1)
+  U sums_[internal::kMaxDeltaOrder];  // a_0 .. a_{K-1} at row next_ - 1
   uint32_t exception_;  // the first exception whose row is >= next_
   uint32_t log2_v_;
   uint32_t tile_shift_;  // log2(32 V)

@@ -63,8 +63,15 @@ Status CheckParameters(const Partition& part, uint32_t bits, bool is_signed,
         return Corrupt(At(part.index) +
                        "Exceptions word: reserved bits set, Num_Exceptions > n_p, "
                        "Exception_Width zero iff Num_Exceptions zero violated, "
-                       "Bit_Width + Exception_Width > N, or Rows_EF without exceptions or "
-                       "with n_p > " + std::to_string(kPatchedRowsEfMaxRows));
+                       "Bit_Width + Exception_Width > N, Rows_EF without exceptions or "
+                       "with n_p > " + std::to_string(kPatchedRowsEfMaxRows) +
+                       ", or a DELTA order K > 3 or K >= n_p");
+      }
+      // spec §4.4, §8.9: a DELTA order K > 1 needs DELTA_ORDERS.
+      if (delta && UnpackDeltaExceptions(word).order > 1 &&
+          (required_features & kRequiredDeltaOrders) == 0) {
+        return Corrupt(At(part.index) +
+                       "DELTA of order K > 1 in a file without the DELTA_ORDERS feature bit");
       }
       // spec §4.4, §8.12: Rows_EF needs PATCHED_ROWS_EF.
       if (!delta && UnpackDeltaExceptions(word).rows_ef &&
@@ -205,6 +212,7 @@ Status ValidatePartitionTableShape(const uint8_t* partition_table, uint64_t num_
       DeltaExceptions e;
       e.count = static_cast<uint32_t>(n);
       e.width = 64;
+      e.order = kMaxDeltaOrder;  // K Seed words a tile
       most = DeltaPayloadWords(n, rec.bit_width, values_per_lane, e);
     } else if (rec.model_type == static_cast<uint8_t>(Model::kPatchedFor)) {
       // spec §10.2 step 4: every row an exception with a 64-bit high part,

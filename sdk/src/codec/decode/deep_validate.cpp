@@ -30,8 +30,9 @@ uint64_t UsedBits(const Partition& part, uint32_t values_per_lane) {
   // DELTA (spec §8.9): whole Seed words, then the fields.
   if (part.model == static_cast<uint8_t>(Model::kDelta)) {
     // spec §8.9: whole Seed words, the fields, then the exception lists.
-    return 64 * DeltaSeedWords(part.num_rows, values_per_lane) + part.num_rows * part.bit_width +
-           DeltaExceptionBits(part.num_rows, UnpackDeltaExceptions(LoadLE64(part.params + 8)));
+    const DeltaExceptions e = UnpackDeltaExceptions(LoadLE64(part.params + 8));
+    return 64 * DeltaSeedWords(part.num_rows, values_per_lane, e.order) +
+           part.num_rows * part.bit_width + DeltaExceptionBits(part.num_rows, e);
   }
   if (part.model == static_cast<uint8_t>(Model::kPatchedFor)) return PatchedForUsedBits(part);
   return part.num_rows * part.bit_width;

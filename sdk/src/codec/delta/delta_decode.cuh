@@ -219,7 +219,7 @@ struct DeltaTileExceptions {
 /// values go back to the stage, from where the warp stores them a step of
 /// 32 consecutive rows at a time. A block costs one scan instead of eight,
 /// and an addition per value.
-template <typename U, int kWidthClass, int kV, bool kMap>
+template <typename U, int kWidthClass, int kV, bool kMap, bool kOrders>
 __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedPartition& sp,
                                              uint32_t tile, int64_t tile_out, uint64_t range_len,
                                              U* __restrict__ out, uint32_t lane, uint64_t* stage_words) {
@@ -237,10 +237,18 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   const uint32_t lane_rows = full ? V : q + (lane < r ? 1u : 0u);
   const uint64_t rows_here = full ? tile_rows : uint64_t{q} * internal::kLanes + r;
   const uint64_t* words = c.payload + d.word_offset;
-  // spec §8.9: Seed[t], then the SLAP stream after ceil_div(n, S) seed words.
-  W carry = static_cast<W>(__ldg(words + tile));
+  // spec §8.9: the order K (kOrders: 2 or 3, else 1), the tile's K Seed
+  // words (the K running sums' carries), then the SLAP stream after K
+  // ceil_div(n, S) seed words.
+  const uint32_t order = kOrders ? internal::UnpackDeltaExceptions(sp.params[1]).order : 1;
+  W carry[internal::kMaxDeltaOrder];
+#pragma unroll
+  for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
+    carry[level] =
+        level < order ? static_cast<W>(__ldg(words + uint64_t{tile} * order + level)) : W{0};
+  }
   const W delta_base = static_cast<W>(sp.params[0]);
-  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V);
+  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V, order);
 
   LaneBitReader<1> reader;
   if constexpr (kWidthClass != kZeroWidth) {
@@ -290,20 +298,27 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
     }
     __syncwarp();
     // 2. Lane L sums rows 8L .. 8L+7 (Delta_Base + u each), a warp scan of
-    // the lane totals adds the rows before them, and the values go back.
-    // (Each lane reads and rewrites only its own rows here, in 16-byte
-    // accesses: DeltaStageRun is 16-byte aligned.)
+    // the lane totals adds the rows before them: the running sum a_{K-1};
+    // each lower order sums the one above it the same way, down to a_0 =
+    // v, and the values go back. (Each lane reads and rewrites only its own
+    // rows here, in 16-byte accesses: DeltaStageRun is 16-byte aligned.)
     DeltaStageRun<W> run = *reinterpret_cast<const DeltaStageRun<W>*>(stage + my_first);
-    run.v[0] = static_cast<W>(run.v[0] + delta_base);
+    // Order 1 (!kOrders) runs only level 0, with Delta_Base.
 #pragma unroll
-    for (uint32_t j = 1; j < kDeltaBlockSteps; ++j) {
-      run.v[j] = static_cast<W>(run.v[j - 1] + run.v[j] + delta_base);
+    for (int level = kOrders ? internal::kMaxDeltaOrder - 1 : 0; level >= 0; --level) {
+      if (kOrders && level >= static_cast<int>(order)) continue;  // uniform
+      const W add = !kOrders || level == static_cast<int>(order) - 1 ? delta_base : W{0};
+      run.v[0] = static_cast<W>(run.v[0] + add);
+#pragma unroll
+      for (uint32_t j = 1; j < kDeltaBlockSteps; ++j) {
+        run.v[j] = static_cast<W>(run.v[j - 1] + run.v[j] + add);
+      }
+      const W inclusive = WarpInclusiveSum<W>(run.v[kDeltaBlockSteps - 1]);
+      const W before = static_cast<W>(carry[level] + inclusive - run.v[kDeltaBlockSteps - 1]);
+      carry[level] = static_cast<W>(carry[level] + ShuffleValue(inclusive, 31));
+#pragma unroll
+      for (uint32_t j = 0; j < kDeltaBlockSteps; ++j) run.v[j] = static_cast<W>(before + run.v[j]);
     }
-    const W inclusive = WarpInclusiveSum<W>(run.v[kDeltaBlockSteps - 1]);
-    const W before = static_cast<W>(carry + inclusive - run.v[kDeltaBlockSteps - 1]);
-    carry = static_cast<W>(carry + ShuffleValue(inclusive, 31));
-#pragma unroll
-    for (uint32_t j = 0; j < kDeltaBlockSteps; ++j) run.v[j] = static_cast<W>(before + run.v[j]);
     *reinterpret_cast<DeltaStageRun<W>*>(stage + my_first) = run;
     __syncwarp();
     // 3. Step k's 32 rows, lane L the row 32 k + L.
@@ -319,23 +334,40 @@ __device__ __noinline__ void DecodeDeltaTile(const KernelChunk& c, const StagedP
   }
 }
 
+/// Order 1 by the width class of the partition; orders 2 and 3 (spec §8.9)
+/// by two instantiations, width 0 and any other width, so that the order-1
+/// decoder keeps its registers and the launch most of its compile time.
 template <typename U, int kV, bool kMap>
 __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const StagedPartition& sp,
                                                    uint32_t tile, int64_t tile_out,
                                                    uint64_t range_len, U* __restrict__ out,
                                                    uint32_t lane, uint64_t* stage) {
+  if (internal::UnpackDeltaExceptions(sp.params[1]).order > 1) {
+    if (sp.d.width == 0) {
+      DecodeDeltaTile<U, kZeroWidth, kV, kMap, true>(c, sp, tile, tile_out, range_len, out, lane,
+                                                     stage);
+    } else {
+      DecodeDeltaTile<U, kWide, kV, kMap, true>(c, sp, tile, tile_out, range_len, out, lane,
+                                                stage);
+    }
+    return;
+  }
   switch (WidthClassOf(sp.d.width)) {
     case kZeroWidth:
-      DecodeDeltaTile<U, kZeroWidth, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
+      DecodeDeltaTile<U, kZeroWidth, kV, kMap, false>(c, sp, tile, tile_out, range_len, out, lane,
+                                                      stage);
       break;
     case kNarrow16:
-      DecodeDeltaTile<U, kNarrow16, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
+      DecodeDeltaTile<U, kNarrow16, kV, kMap, false>(c, sp, tile, tile_out, range_len, out, lane,
+                                                     stage);
       break;
     case kNarrow32:
-      DecodeDeltaTile<U, kNarrow32, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
+      DecodeDeltaTile<U, kNarrow32, kV, kMap, false>(c, sp, tile, tile_out, range_len, out, lane,
+                                                     stage);
       break;
     default:
-      DecodeDeltaTile<U, kWide, kV, kMap>(c, sp, tile, tile_out, range_len, out, lane, stage);
+      DecodeDeltaTile<U, kWide, kV, kMap, false>(c, sp, tile, tile_out, range_len, out, lane,
+                                                 stage);
       break;
   }
 }
@@ -366,12 +398,51 @@ __device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t 
   return sum;
 }
 
+/// The K running sums a_0 .. a_{K-1} of a checked DELTA partition of order
+/// K (spec §8.9) at local row x, by one thread: the tile's Seed words, then
+/// its rows up to x one by one in row order. sums[level] for level < K.
+__device__ __noinline__ void DeltaSumsAt(const KernelChunk& c, const DevicePartition& d,
+                                            uint32_t order, uint64_t x,
+                                            uint64_t (&sums)[internal::kMaxDeltaOrder]) {
+  const uint32_t V = c.values_per_lane;
+  const uint32_t w = d.width;
+  const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
+  const uint64_t tile = x / tile_rows;
+  const uint64_t* words = c.payload + d.word_offset;
+  const uint64_t delta_base = __ldg(c.params + d.param_offset);
+  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V, order);
+  const DeltaExceptionList exceptions(stream, d.rows, w, __ldg(c.params + d.param_offset + 1));
+#pragma unroll
+  for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
+    sums[level] = level < order ? __ldg(words + tile * order + level) : 0;
+  }
+  const uint64_t first = tile * tile_rows;
+  uint32_t i = exceptions.count != 0 && w < 64 ? exceptions.LowerBound(first) : exceptions.count;
+  for (uint64_t row = first; row <= x; ++row) {
+    uint64_t u =
+        w == 0 ? 0 : LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
+    if (i < exceptions.count && exceptions.Row(i) == row) u += exceptions.High(i++) << w;
+    uint64_t term = delta_base + u;  // modulo 2^64, so modulo 2^N in the low bits
+#pragma unroll
+    for (int level = internal::kMaxDeltaOrder - 1; level >= 0; --level) {
+      if (level < static_cast<int>(order)) term = sums[level] += term;
+    }
+  }
+}
+
 /// Local row x of a checked DELTA partition, by one thread: Seed[t] plus the
 /// Delta_Base and fields of the tile's rows up to x (spec §8.9), read lane
-/// by lane along each lane's contiguous run.
+/// by lane along each lane's contiguous run; for order K > 1, DeltaSumsAt.
 template <typename U>
 __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePartition& d,
                                             uint64_t x) {
+  const uint32_t order =
+      internal::UnpackDeltaExceptions(__ldg(c.params + d.param_offset + 1)).order;
+  if (order > 1) {
+    uint64_t sums[internal::kMaxDeltaOrder];
+    DeltaSumsAt(c, d, order, x, sums);
+    return static_cast<U>(sums[0]);
+  }
   const uint32_t V = c.values_per_lane;
   const uint32_t w = d.width;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
@@ -381,7 +452,7 @@ __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePa
   U value = static_cast<U>(__ldg(words + tile));
   const U delta_base = static_cast<U>(__ldg(c.params + d.param_offset));
   value = static_cast<U>(value + static_cast<U>(delta_base * static_cast<U>(in_tile + 1)));
-  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V);
+  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V, 1);
   // spec §8.9 exceptions among the tile's rows up to x.
   const DeltaExceptionList exceptions(stream, d.rows, w, __ldg(c.params + d.param_offset + 1));
   if (exceptions.count != 0 && w < 64) {
@@ -404,6 +475,66 @@ __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePa
   return static_cast<U>(value + static_cast<U>(sum));
 }
 
+/// Rows [r0, r1) of one tile (from row `first`) of a checked DELTA partition
+/// of order K > 1 (spec §8.9), by the whole warp, into out[0, r1 - r0): the
+/// tile's rows from its first, 32 at a time (one field per lane), each
+/// order's running sum a warp prefix sum of the order above it plus the
+/// carry from the step before, starting from the tile's Seed words.
+template <typename U>
+__device__ __noinline__ void WarpDecodeDeltaOrderRows(const KernelChunk& c,
+                                                         const DevicePartition& d, uint32_t order,
+                                                         const uint64_t* stream,
+                                                         const DeltaExceptionList& exceptions,
+                                                         uint64_t first, uint64_t r0, uint64_t r1,
+                                                         U* out, uint32_t lane) {
+  using S = DeltaStageWord<U>;  // sums modulo 2^32 or 2^64, both multiples of 2^N
+  const uint32_t V = c.values_per_lane;
+  const uint32_t w = d.width;
+  const uint64_t* words = c.payload + d.word_offset;
+  const S delta_base = static_cast<S>(__ldg(c.params + d.param_offset));
+  const uint64_t tile = first / (uint64_t{internal::kLanes} * V);
+  S carry[internal::kMaxDeltaOrder];
+#pragma unroll
+  for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
+    carry[level] = level < order ? static_cast<S>(__ldg(words + tile * order + level)) : S{0};
+  }
+  const bool has_exceptions = exceptions.count != 0 && w < 64;  // uniform
+  uint32_t next_exception = has_exceptions ? exceptions.WarpLowerBound(first, lane) : 0;
+  for (uint64_t step = first; step < r1; step += internal::kLanes) {
+    const uint64_t row = step + lane;
+    const bool in = row < r1;
+    uint64_t u = 0;
+    if (in && w > 0) u = LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
+    if (has_exceptions) {
+      // As WarpDecodeDeltaRows: the step's exceptions, handed to their lanes.
+      const uint32_t i = next_exception + lane;
+      const uint64_t exception_row = i < exceptions.count ? exceptions.Row(i) : ~uint64_t{0};
+      const bool hit = exception_row >= step && exception_row - step < internal::kLanes;
+      const uint64_t high = hit ? exceptions.High(i) << w : 0;
+      uint32_t hits = __ballot_sync(0xFFFFFFFFu, hit);
+      next_exception += static_cast<uint32_t>(__popc(hits));
+      while (hits != 0) {
+        const int j = __ffs(static_cast<int>(hits)) - 1;
+        hits &= hits - 1;
+        const uint32_t target =
+            __shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(exception_row - step), j);
+        const uint64_t add = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(high), j);
+        if (lane == target) u += add;
+      }
+    }
+    // Lanes past r1 sum zeros; they come after every row stored.
+    S term = in ? static_cast<S>(delta_base + static_cast<S>(u)) : S{0};
+#pragma unroll
+    for (int level = internal::kMaxDeltaOrder - 1; level >= 0; --level) {
+      if (level >= static_cast<int>(order)) continue;  // uniform
+      const S inclusive = WarpInclusiveSum<S>(term);
+      term = in ? static_cast<S>(carry[level] + inclusive) : S{0};
+      carry[level] = static_cast<S>(carry[level] + ShuffleValue(inclusive, 31));
+    }
+    if (in && row >= r0) out[row - r0] = static_cast<U>(term);
+  }
+}
+
 /// Local rows [a, b) of a checked DELTA partition (a < b <= n), by the whole
 /// warp, into out[0, b - a): the values random access gives (spec §8.9), at
 /// the cost of one tile's prefix per tile instead of one per row. Per tile
@@ -422,13 +553,20 @@ __device__ __forceinline__ void WarpDecodeDeltaRows(const KernelChunk& c, const 
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
   const uint64_t* words = c.payload + d.word_offset;
   const S delta_base = static_cast<S>(__ldg(c.params + d.param_offset));
-  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V);
-  const DeltaExceptionList exceptions(stream, d.rows, w, __ldg(c.params + d.param_offset + 1));
+  const uint64_t word = __ldg(c.params + d.param_offset + 1);
+  const uint32_t order = internal::UnpackDeltaExceptions(word).order;
+  const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V, order);
+  const DeltaExceptionList exceptions(stream, d.rows, w, word);
   const bool has_exceptions = exceptions.count != 0 && w < 64;  // uniform
   for (uint64_t tile = a / tile_rows; tile * tile_rows < b; ++tile) {
     const uint64_t first = tile * tile_rows;
     const uint64_t r0 = max(a, first);
     const uint64_t r1 = min(b, first + tile_rows);
+    if (order > 1) {
+      WarpDecodeDeltaOrderRows<U>(c, d, order, stream, exceptions, first, r0, r1, out + (r0 - a),
+                                  lane);
+      continue;
+    }
     const uint64_t before = r0 - first;  // rows of the tile before r0
     // 1. v(r0 - 1) = Seed[t] + the Delta_Base and offsets of rows first .. r0 - 1.
     uint64_t sum = 0;

@@ -3,8 +3,10 @@
 //
 // v(x) = (Seed[t] + sum over rows j of tile t with j <= x of
 //        (Delta_Base + u(j))) mod 2^N,   t = floor(x / S),
-// so a row depends only on its own tile: a range decode starts at the tile
-// that holds its first row, and a random access scans at most one tile.
+// for order K = 1; order K sums K times, each sum starting from its own Seed
+// word of the tile. A row depends only on its own tile: a range decode
+// starts at the tile that holds its first row, and a random access scans at
+// most one tile.
 #pragma once
 
 #include <array>
@@ -18,6 +20,16 @@
 #include "codec/delta/delta_layout.hpp"
 
 namespace l3::internal {
+
+/// spec §8.9: the order K of a DELTA partition (its Exceptions word checked).
+inline uint32_t DeltaOrder(const Partition& part) {
+  return UnpackDeltaExceptions(LoadLE64(part.params + 8)).order;
+}
+
+/// The bit stream of a DELTA partition: after its K ceil_div(n, S) Seed words.
+inline const uint8_t* DeltaStream(const Partition& part, uint32_t values_per_lane) {
+  return part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane, DeltaOrder(part));
+}
 
 /// The exception lists of a DELTA partition (spec §8.9): row i and high
 /// part i, read from the stream after the n SLAP fields.
@@ -157,13 +169,43 @@ inline void UnpackDeltaTile(const Partition& part, const uint8_t* stream, uint32
   }
 }
 
+/// Local rows [lb, le) of a DELTA partition of order K > 1 (spec §8.9):
+/// per tile, its K Seed words start K running sums, a_{K-1} over Delta_Base +
+/// u(x), each a_i over a_{i+1}, and v(x) = a_0(x).
+template <typename T>
+void DecodeDeltaOrderRange(const Partition& part, uint32_t values_per_lane, uint64_t lb,
+                           uint64_t le, T* out) {
+  const uint32_t order = DeltaOrder(part);
+  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
+  const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
+  const uint8_t* stream = DeltaStream(part, values_per_lane);
+  thread_local std::vector<uint64_t> fields;
+  if (fields.size() < tile_rows) fields.resize(tile_rows);
+  for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
+    const uint64_t first = t * tile_rows;
+    const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
+    UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
+    uint64_t sums[kMaxDeltaOrder];  // a_i, mod 2^64, reduced to N bits by FromBits
+    for (uint32_t i = 0; i < order; ++i) sums[i] = LoadLE64(part.payload + 8 * (t * order + i));
+    for (uint64_t x = first; x < stop; ++x) {
+      uint64_t term = delta_base + fields[x - first];
+      for (uint32_t i = order; i-- > 0;) term = sums[i] += term;
+      if (x >= lb) out[x - lb] = FromBits<T>(sums[0]);
+    }
+  }
+}
+
 /// Local rows [lb, le) of a DELTA partition; out[0] is local row lb.
 template <typename T>
 void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
                       T* out) {
+  if (DeltaOrder(part) > 1) {
+    DecodeDeltaOrderRange(part, values_per_lane, lb, le, out);
+    return;
+  }
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane);
+  const uint8_t* stream = DeltaStream(part, values_per_lane);
   thread_local std::vector<uint64_t> fields;
   if (fields.size() < tile_rows) fields.resize(tile_rows);
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
@@ -257,12 +299,16 @@ inline uint64_t SumFields(const uint8_t* stream, uint64_t bit, uint32_t w, uint6
 template <typename T>
 void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
                        T* out) {
+  if (DeltaOrder(part) > 1) {
+    DecodeDeltaOrderRange(part, values_per_lane, lb, le, out);
+    return;
+  }
   const uint64_t n = part.num_rows;
   const uint32_t w = part.bit_width;
   const uint64_t mask = LowMask(w);
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(n, values_per_lane);
+  const uint8_t* stream = DeltaStream(part, values_per_lane);
   const DeltaExceptionReader exceptions(part, stream);
   thread_local std::vector<uint64_t> extra;  // exception high parts of rows [start, stop)
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
@@ -330,48 +376,58 @@ inline uint64_t DecodeDeltaValue(const Partition& part, uint32_t values_per_lane
 /// spec §8.9: the exception rows of a DELTA partition are strictly
 /// increasing and below n (CORRUPT_PAYLOAD otherwise).
 inline bool DeltaExceptionRowsValid(const Partition& part, uint32_t values_per_lane) {
-  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane);
-  return DeltaExceptionReader(part, stream).RowsValid();
+  return DeltaExceptionReader(part, DeltaStream(part, values_per_lane)).RowsValid();
 }
 
 /// The writer rules of spec §8.9 that deep validation checks (§10.3) for a
-/// checked DELTA partition (its constructor reads the Exceptions word), fed
-/// the partition's decoded values block by block (N-bit patterns,
+/// checked DELTA partition of order K (its constructor reads the Exceptions
+/// word), fed the partition's decoded values block by block (N-bit patterns,
 /// zero-extended), so memory stays bounded for any partition length:
-/// u(0) = 0 (with Delta_Base 0 when n = 1); the exceptions are exactly the
-/// rows whose u(x) needs more than Bit_Width bits, with the smallest
-/// Exception_Width for their stored high parts (u(x) >> Bit_Width, or its
-/// zigzag-coded signed form with Signed_Highs); Seed[t] for t >= 1 is the value of
-/// row t*S - 1; every Seed word is the canonical extension of an N-bit value.
+/// u(x) = 0 for the rows x < K, none of them an exception (with Delta_Base 0
+/// when n = 1); the exceptions are exactly the rows x >= K whose u(x) = (the
+/// K-th difference of v at x - Delta_Base) mod 2^N needs more than Bit_Width
+/// bits, with the smallest Exception_Width for their stored high parts
+/// (u(x) >> Bit_Width, or its zigzag-coded signed form with Signed_Highs);
+/// Seed[t][i] for t >= 1 is the i-th difference of v at row t*S - 1; every
+/// Seed word is the canonical extension of an N-bit value.
 class DeltaRuleChecker {
  public:
   DeltaRuleChecker(const Partition& part, uint32_t values_per_lane, uint32_t bits, bool is_signed)
       : part_(part),
+        values_per_lane_(values_per_lane),
         tile_rows_(uint64_t{kLanes} * values_per_lane),
-        num_seeds_(DeltaSeedWords(part.num_rows, values_per_lane)),
         mask_(LowMask(bits)),
         bits_(bits),
         is_signed_(is_signed),
-        exceptions_(UnpackDeltaExceptions(LoadLE64(part.params + 8))) {}
+        exceptions_(UnpackDeltaExceptions(LoadLE64(part.params + 8))),
+        num_seeds_(DeltaSeedWords(part.num_rows, values_per_lane, exceptions_.order)) {}
 
   /// Values of local rows [first, first + count), in order from row 0, as
   /// the column's C++ type. Returns an empty string, or the first rule that
   /// failed.
   template <typename T>
   const char* Feed(uint64_t first, const T* values, uint64_t count) {
+    const uint32_t order = exceptions_.order;
     for (uint64_t i = 0; i < count; ++i) {
       const uint64_t x = first + i;
-      const uint64_t v = static_cast<std::make_unsigned_t<T>>(values[i]);
-      if (x > 0) {
-        if (x % tile_rows_ == 0) {
-          // spec Seed[t] of the tile that starts at x is row x - 1's value.
-          if ((LoadLE64(part_.payload + 8 * (x / tile_rows_)) & mask_) != previous_) {
-            return "Seed[t] is not the value of row t*S - 1";
+      // next[k]: the k-th difference of v at row x (mod 2^N), k <= K.
+      uint64_t next[kMaxDeltaOrder + 1];
+      next[0] = static_cast<std::make_unsigned_t<T>>(values[i]);
+      for (uint32_t k = 1; k <= order; ++k) next[k] = (next[k - 1] - previous_[k - 1]) & mask_;
+      if (x > 0 && x % tile_rows_ == 0) {
+        // spec Seed[t][k] of the tile that starts at x: the k-th difference
+        // at row x - 1.
+        for (uint32_t k = 0; k < order; ++k) {
+          const uint64_t seed = LoadLE64(part_.payload + 8 * (x / tile_rows_ * order + k));
+          if ((seed & mask_) != previous_[k]) {
+            return "Seed[t][k] is not the k-th difference of v at row t*S - 1";
           }
         }
-        // u(x) = v(x) - v(x-1) - Delta_Base; rows with u >> w != 0 must be
-        // exceptions.
-        const uint64_t u = (v - previous_ - (LoadLE64(part_.params) & mask_)) & mask_;
+      }
+      if (x >= order) {
+        // u(x) = K-th difference - Delta_Base; rows with u >> w != 0 must
+        // be exceptions.
+        const uint64_t u = (next[order] - (LoadLE64(part_.params) & mask_)) & mask_;
         if (part_.bit_width < 64 && (u >> part_.bit_width) != 0) {
           const uint64_t high =
               StoredExceptionHigh(u, part_.bit_width, bits_, exceptions_.signed_highs);
@@ -379,7 +435,7 @@ class DeltaRuleChecker {
           max_high_ = high > max_high_ ? high : max_high_;
         }
       }
-      previous_ = v;
+      for (uint32_t k = 0; k < order; ++k) previous_[k] = next[k];
     }
     return "";
   }
@@ -393,8 +449,12 @@ class DeltaRuleChecker {
       }
     }
     const uint32_t w = part_.bit_width;
+    const uint32_t order = exceptions_.order;
     const uint8_t* stream = part_.payload + 8 * num_seeds_;
-    if (w > 0 && LoadField(stream, 0, LowMask(w)) != 0) return "the field of row 0 is not 0";
+    for (uint64_t x = 0; w > 0 && x < order && x < part_.num_rows; ++x) {
+      const uint64_t bit = SlapFieldBitOffset(part_.num_rows, w, values_per_lane_, x);
+      if (LoadField(stream, bit, LowMask(w)) != 0) return "the field of a row x < K is not 0";
+    }
     const uint64_t base = LoadLE64(part_.params) & mask_;
     if (part_.num_rows == 1) {
       return base == 0 && w == 0 ? "" : "a 1-row partition needs Delta_Base 0 and Bit_Width 0";
@@ -410,19 +470,20 @@ class DeltaRuleChecker {
     for (uint64_t i = 0; i < e.count; ++i) {
       if (exceptions.StoredHigh(i) == 0) return "an exception has a zero high part";
     }
-    if (e.count > 0 && exceptions.Row(0) == 0) return "row 0 is an exception";
+    if (e.count > 0 && exceptions.Row(0) < order) return "a row x < K is an exception";
     return "";
   }
 
  private:
   const Partition& part_;
+  uint32_t values_per_lane_;
   uint64_t tile_rows_;
-  uint64_t num_seeds_;
   uint64_t mask_;
   uint32_t bits_;
   bool is_signed_;
   DeltaExceptions exceptions_;
-  uint64_t previous_ = 0;
+  uint64_t num_seeds_;
+  uint64_t previous_[kMaxDeltaOrder] = {};  // the k-th differences at the row before
   uint64_t wide_rows_ = 0;
   uint64_t max_high_ = 0;
 };

@@ -488,7 +488,7 @@ L3_HD uint64_t DeltaCostLowerBoundOfBuckets(const uint32_t* counts, uint64_t m, 
                                             int64_t max_delta, uint32_t n,
                                             uint32_t values_per_lane) {
   return OffsetCostLowerBoundOfBuckets<kBucketBits>(counts, m, min_delta, max_delta, n,
-                                                    DeltaSeedWords(n, values_per_lane));
+                                                    DeltaSeedWords(n, values_per_lane, 1));
 }
 
 /// No cost limit: every fit is computed.
@@ -546,7 +546,7 @@ inline uint64_t DeltaCostLowerBound(const std::vector<int64_t>& deltas, int64_t 
                                     int64_t max_delta, uint32_t n, uint32_t values_per_lane,
                                     uint64_t cost_limit = kNoDeltaCostLimit) {
   const uint64_t m = deltas.size();
-  const uint64_t seeds = DeltaSeedWords(n, values_per_lane);
+  const uint64_t seeds = DeltaSeedWords(n, values_per_lane, 1);
   if (m < kFineBoundMinDeltas) {
     uint32_t counts[64] = {};
     CountDeltaBuckets<6>(deltas, min_delta, max_delta, counts);
@@ -1027,10 +1027,55 @@ bool EmitOffsetsWithExceptions(uint64_t n, uint32_t w, DeltaExceptions e,
   return count == e.count;
 }
 
+/// The K-th difference of v at row x >= K (spec §8.9, K <= 3), modulo 2^64:
+/// its low N bits are the difference modulo 2^N.
+template <typename T>
+uint64_t DeltaDifference(const T* v, uint64_t x, uint32_t order) {
+  using U = typename ValueTraits<T>::Unsigned;
+  const auto at = [&](uint64_t back) -> uint64_t { return static_cast<U>(v[x - back]); };
+  switch (order) {
+    case 1:
+      return at(0) - at(1);
+    case 2:
+      return at(0) - 2 * at(1) + at(2);
+    default:
+      return at(0) - 3 * at(1) + 3 * at(2) - at(3);
+  }
+}
+
+/// The cheapest DELTA fit of order K (2 or 3, spec §8.9) of values[0, n),
+/// n > K: DeltaFit over the running sums of the K-th differences of rows K ..
+/// n - 1, whose deltas they are, then the partition's own payload size (K
+/// Seed words a tile, n fields). Rows x < K have u(x) = 0.
+template <typename T>
+PartitionFit DeltaOrderFit(const T* v, uint32_t n, uint32_t values_per_lane, uint32_t order,
+                           bool allow_signed) {
+  using U = typename ValueTraits<T>::Unsigned;
+  thread_local std::vector<T> sums;
+  sums.resize(n - order + 1);
+  U acc = 0;
+  sums[0] = static_cast<T>(acc);
+  for (uint32_t j = 1; j + order <= n; ++j) {
+    acc = static_cast<U>(acc + DeltaDifference(v, order - 1 + j, order));
+    sums[j] = static_cast<T>(acc);
+  }
+  PartitionFit fit = DeltaFit(sums.data(), n - order + 1, values_per_lane, kNoDeltaCostLimit,
+                              allow_signed);
+  DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  e.order = order;
+  fit.num_rows = n;
+  fit.exceptions = PackDeltaExceptions(e);
+  fit.payload_words = DeltaPayloadWords(n, fit.bit_width, values_per_lane, e);
+  fit.cost_bytes = PartitionCost(fit.model_type, fit.bit_width, fit.payload_words);
+  return fit;
+}
+
 /// Writes a DELTA partition's payload into `out` (fit.payload_words zeroed
-/// words): Seed[0] = v[0] - Delta_Base, Seed[t] = v[t*S - 1] for t >= 1, then
-/// u(0) = 0 and the low Bit_Width bits of u(x) in SLAP stream order (spec
-/// §8.5), then the exception rows and high parts in row order. Returns false
+/// words): the K Seed words of each tile, then the low Bit_Width bits of
+/// u(x) in SLAP stream order (spec §8.5), then the exception rows and high
+/// parts in row order. Seed[t][i] for t >= 1 is the i-th difference at row
+/// t*S - 1; tile 0's are the state that rows 0 .. K-1 with u = 0 lead to
+/// v(0) .. v(K-1) (for K = 1, Seed[0] = v[0] - Delta_Base). Returns false
 /// when the fit does not describe the values (an encoder bug).
 template <typename T>
 bool EmitDeltaPayload(const T* v, const PartitionFit& fit, uint32_t values_per_lane,
@@ -1040,16 +1085,38 @@ bool EmitDeltaPayload(const T* v, const PartitionFit& fit, uint32_t values_per_l
   const uint64_t n = fit.num_rows;
   const uint32_t w = fit.bit_width;
   const DeltaExceptions e = UnpackDeltaExceptions(fit.exceptions);
+  const uint32_t order = e.order;
+  if (order > kMaxDeltaOrder || (order > 1 && n <= order)) return false;
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  const uint64_t num_seeds = DeltaSeedWords(n, values_per_lane);
+  const uint64_t num_seeds = DeltaSeedWords(n, values_per_lane, order);
   const uint64_t delta_base = static_cast<U>(fit.base);
-  for (uint64_t t = 0; t < num_seeds; ++t) {
-    const T seed = t == 0 ? static_cast<T>(static_cast<U>(static_cast<U>(v[0]) - delta_base))
-                          : v[t * tile_rows - 1];
-    StoreLE64(out + 8 * t, Traits::Canonical(seed));
+  // The i-th differences at row x >= K - 1 (i < K), modulo 2^64.
+  const auto state_at = [&](uint64_t x, uint64_t* state) {
+    for (uint32_t i = 0; i < order; ++i) state[i] = i == 0 ? uint64_t{static_cast<U>(v[x])}
+                                                           : DeltaDifference(v, x, i);
+  };
+  for (uint64_t t = 0; t * order < num_seeds; ++t) {
+    uint64_t state[kMaxDeltaOrder];
+    if (t == 0) {
+      // From the state at row K - 1 back to before row 0, each row's
+      // a_{K-1} term being Delta_Base (u = 0): a_i(x - 1) = a_i(x) - a_{i+1}(x).
+      state_at(order - 1, state);
+      for (uint32_t step = 0; step < order; ++step) {
+        for (uint32_t i = 0; i + 1 < order; ++i) state[i] -= state[i + 1];
+        state[order - 1] -= delta_base;
+      }
+    } else {
+      state_at(t * tile_rows - 1, state);
+    }
+    for (uint32_t i = 0; i < order; ++i) {
+      const T seed = static_cast<T>(static_cast<U>(state[i]));
+      StoreLE64(out + 8 * (t * order + i), Traits::Canonical(seed));
+    }
   }
   const auto offset_of = [&](uint64_t x) -> uint64_t {
-    return x == 0 ? 0 : DeltaOffset(v[x], v[x - 1], delta_base);
+    if (x < order) return 0;
+    return order == 1 ? DeltaOffset(v[x], v[x - 1], delta_base)
+                      : static_cast<U>(DeltaDifference(v, x, order) - delta_base);
   };
   return EmitOffsetsWithExceptions(n, w, e, values_per_lane, 8 * sizeof(T), offset_of,
                                    out + 8 * num_seeds);

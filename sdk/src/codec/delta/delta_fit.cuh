@@ -315,7 +315,7 @@ __device__ PartitionFit WarpDeltaFit(const T* v, uint32_t n, uint32_t values_per
     }
     __syncwarp();
     // The buckets' window sums go after the 64 counts (8-byte aligned).
-    return WarpOffsetCostLowerBound(scratch, m, lo, hi, n, DeltaSeedWords(n, values_per_lane),
+    return WarpOffsetCostLowerBound(scratch, m, lo, hi, n, DeltaSeedWords(n, values_per_lane, 1),
                                     lane, reinterpret_cast<unsigned long long*>(scratch + 64));
   };
   if (DeltaHopeless(lo, hi, n, values_per_lane, cost_limit, lower_bound)) {

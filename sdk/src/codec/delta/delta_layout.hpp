@@ -17,14 +17,20 @@
 namespace l3::internal {
 
 /// spec §8.9 parameter word 1, `Exceptions`: Num_Exceptions in bits 0..31,
-/// Exception_Width in bits 32..39, Signed_Highs in bit 40, bits 41..63 zero.
-/// PATCHED_FOR's word (spec §8.12) adds Rows_EF in bit 41.
+/// Exception_Width in bits 32..39, Signed_Highs in bit 40, bit 41 zero,
+/// Extra_Orders in bits 42..43 (the order K = 1 + Extra_Orders), bits 44..63
+/// zero. PATCHED_FOR's word (spec §8.12) has Rows_EF in bit 41 and bits
+/// 42..63 zero.
 struct DeltaExceptions {
   uint32_t count = 0;         // E
   uint32_t width = 0;         // hw
   bool signed_highs = false;  // Signed_Highs: high parts stored zigzag-coded
   bool rows_ef = false;       // Rows_EF (PATCHED_FOR only): rows in Elias-Fano code
+  uint32_t order = 1;         // K = 1 + Extra_Orders (DELTA only): K-th differences
 };
+
+/// spec §8.9: the largest order K of a DELTA partition.
+inline constexpr uint32_t kMaxDeltaOrder = 3;
 
 L3_HD DeltaExceptions UnpackDeltaExceptions(uint64_t word) {
   DeltaExceptions e;
@@ -32,21 +38,24 @@ L3_HD DeltaExceptions UnpackDeltaExceptions(uint64_t word) {
   e.width = static_cast<uint32_t>((word >> 32) & 0xFF);
   e.signed_highs = ((word >> 40) & 1) != 0;
   e.rows_ef = ((word >> 41) & 1) != 0;
+  e.order = 1 + static_cast<uint32_t>((word >> 42) & 3);
   return e;
 }
 
 L3_HD uint64_t PackDeltaExceptions(DeltaExceptions e) {
   return uint64_t{e.count} | (uint64_t{e.width} << 32) |
-         (uint64_t{e.signed_highs ? 1u : 0u} << 40) | (uint64_t{e.rows_ef ? 1u : 0u} << 41);
+         (uint64_t{e.signed_highs ? 1u : 0u} << 40) | (uint64_t{e.rows_ef ? 1u : 0u} << 41) |
+         (uint64_t{e.order - 1} << 42);
 }
 
-/// spec §8.9: the `Exceptions` word is valid for a partition of n rows,
-/// Bit_Width w and N-bit values: no reserved bit set, E <= n, Exception_Width
-/// 0 exactly when E = 0, Signed_Highs only with exceptions, and
-/// w + Exception_Width <= N.
+/// spec §8.9: the `Exceptions` word is valid for a DELTA partition of n
+/// rows, Bit_Width w and N-bit values: no reserved bit set, E <= n,
+/// Exception_Width 0 exactly when E = 0, Signed_Highs only with exceptions,
+/// w + Exception_Width <= N, and an order K <= 3 below n when K > 1.
 L3_HD bool DeltaExceptionsValid(uint64_t word, uint64_t n, uint32_t w, uint32_t bits) {
   const DeltaExceptions e = UnpackDeltaExceptions(word);
-  if ((word >> 41) != 0 || e.count > n) return false;
+  if ((word >> 44) != 0 || e.rows_ef || e.count > n) return false;
+  if (e.order > kMaxDeltaOrder || (e.order > 1 && n <= e.order)) return false;
   if ((e.count == 0) != (e.width == 0)) return false;
   if (e.signed_highs && e.count == 0) return false;
   return w + e.width <= bits;
@@ -72,10 +81,11 @@ L3_HD uint64_t StoredExceptionHigh(uint64_t u, uint32_t w, uint32_t bits, bool s
   return (static_cast<uint64_t>(h) << 1) ^ static_cast<uint64_t>(h >> 63);
 }
 
-/// spec §8.9: Seed words of a DELTA partition of `n` rows, one per tile.
-L3_HD uint64_t DeltaSeedWords(uint64_t n, uint32_t values_per_lane) {
+/// spec §8.9: Seed words of a DELTA partition of `n` rows and order K, K
+/// per tile.
+L3_HD uint64_t DeltaSeedWords(uint64_t n, uint32_t values_per_lane, uint32_t order) {
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  return (n + tile_rows - 1) / tile_rows;
+  return (n + tile_rows - 1) / tile_rows * order;
 }
 
 /// Stream bits of DELTA's exception rows and high parts: E * (bitlen(n - 1)
@@ -84,10 +94,11 @@ L3_HD uint64_t DeltaExceptionBits(uint64_t n, DeltaExceptions e) {
   return uint64_t{e.count} * (RunStartBits(n) + e.width);
 }
 
-/// spec §8.9: payload_words(p) = ceil_div(n, S) + ceil_div(n*w + E*(pb + hw), 64).
+/// spec §8.9: payload_words(p) = K ceil_div(n, S) + ceil_div(n*w + E*(pb + hw), 64).
 L3_HD uint64_t DeltaPayloadWords(uint64_t n, uint32_t w, uint32_t values_per_lane,
                                  DeltaExceptions e) {
-  return DeltaSeedWords(n, values_per_lane) + (n * w + DeltaExceptionBits(n, e) + 63) / 64;
+  return DeltaSeedWords(n, values_per_lane, e.order) +
+         (n * w + DeltaExceptionBits(n, e) + 63) / 64;
 }
 
 }  // namespace l3::internal

@@ -80,6 +80,9 @@ Result<EncodedChunk> Assemble(const T* v, uint64_t n, const EncoderConfig& confi
       chunk.uses_patched_rows_ef |=
           plan[p].fit.model_type == static_cast<uint8_t>(Model::kPatchedFor) &&
           UnpackDeltaExceptions(plan[p].fit.exceptions).rows_ef;
+      chunk.uses_delta_orders |=
+          plan[p].fit.model_type == static_cast<uint8_t>(Model::kDelta) &&
+          UnpackDeltaExceptions(plan[p].fit.exceptions).order > 1;
       record.model_type = plan[p].fit.model_type;
       record.bit_width = plan[p].fit.bit_width;
     }
@@ -189,6 +192,7 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
             : nullptr;
     FitOptions options = fit_options;
     options.delta_without_exceptions = choice.delta_without_exceptions;
+    options.delta_order = choice.delta_order;
     statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
                                 options, &plan[i].fit);
   });
@@ -247,6 +251,7 @@ ChunkView ChunkViewOf(const EncodedChunk& chunk, PhysicalType type, uint64_t fir
   if (chunk.uses_runs_ef) v.required_features |= kRequiredRunsEfModel;
   if (chunk.uses_patched_for) v.required_features |= kRequiredPatchedForModel;
   if (chunk.uses_patched_rows_ef) v.required_features |= kRequiredPatchedRowsEf;
+  if (chunk.uses_delta_orders) v.required_features |= kRequiredDeltaOrders;
   return v;
 }
 

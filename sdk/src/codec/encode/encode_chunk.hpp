@@ -56,6 +56,7 @@ struct EncodedChunk {
   bool uses_runs_ef = false;             ///< some partition is RUNS_EF (spec §8.11)
   bool uses_patched_for = false;  ///< some partition is PATCHED_FOR (spec §8.12)
   bool uses_patched_rows_ef = false;  ///< some PATCHED_FOR partition has Rows_EF (§8.12)
+  bool uses_delta_orders = false;     ///< some DELTA partition has order K > 1 (§8.9)
   /// spec §8.10: D > 0 for a dictionary chunk, whose partitions cover
   /// D + num_rows elements (the statistics still describe the num_rows values).
   uint64_t dictionary_entries = 0;
@@ -92,6 +93,9 @@ struct PartitionChoice {
   std::optional<std::array<double, 4>> theta;
   /// DELTA: a Bit_Width that holds every delta, no exceptions (WholeDeltaFit).
   bool delta_without_exceptions = false;
+  /// DELTA: the order K (spec §8.9), 1 to 3, with the cheapest fit of that
+  /// order (K > 1 needs more than K rows; not with delta_without_exceptions).
+  uint32_t delta_order = 1;
 };
 
 /// Encodes with an explicit partitioning and model per partition. The rows of

@@ -476,9 +476,22 @@ Status FitGivenModel(const T* v, uint32_t n, Model model, const double* theta,
                               options.signed_exception_highs, options.patched_rows_ef);
       break;
     case Model::kDelta:
-      *fit = options.delta_without_exceptions ? WholeDeltaFit(v, n, values_per_lane)
-                                              : DeltaFit(v, n, values_per_lane, kNoDeltaCostLimit,
-                                                         options.signed_exception_highs);
+      if (options.delta_order < 1 || options.delta_order > kMaxDeltaOrder ||
+          (options.delta_order > 1 && (n <= options.delta_order ||
+                                       options.delta_without_exceptions))) {
+        return Status(StatusCode::kInvalidArgument,
+                      "a DELTA order K is 1 to 3, and K > 1 needs more than K rows and "
+                      "allows exceptions (spec §8.9)");
+      }
+      if (options.delta_order > 1) {
+        *fit = DeltaOrderFit(v, n, values_per_lane, options.delta_order,
+                             options.signed_exception_highs);
+      } else {
+        *fit = options.delta_without_exceptions
+                   ? WholeDeltaFit(v, n, values_per_lane)
+                   : DeltaFit(v, n, values_per_lane, kNoDeltaCostLimit,
+                              options.signed_exception_highs);
+      }
       break;
     case Model::kLinear:
     case Model::kPoly2:

@@ -39,6 +39,9 @@ struct FitOptions {
   /// FitGivenModel's DELTA: a Bit_Width that holds every delta (no
   /// exceptions; see WholeDeltaFit) instead of the cheapest one.
   bool delta_without_exceptions = false;
+  /// FitGivenModel's DELTA: the order K (spec §8.9), 1 to 3; K > 1 needs
+  /// more than K rows.
+  uint32_t delta_order = 1;
   /// DELTA and PATCHED_FOR may store their exceptions' high parts signed
   /// (Signed_Highs, spec §8.9) where that is narrower
   /// (PartitionerOptions::signed_exception_highs).

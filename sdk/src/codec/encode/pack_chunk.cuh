@@ -437,7 +437,7 @@ __global__ void PackTilesKernel(const T* __restrict__ values, const DeviceNode* 
         model != static_cast<uint8_t>(Model::kRunsEf)) {
       uint64_t* stream = words;
       if (model == static_cast<uint8_t>(Model::kDelta)) {
-        const uint64_t seeds = DeltaSeedWords(fit.num_rows, values_per_lane);
+        const uint64_t seeds = DeltaSeedWords(fit.num_rows, values_per_lane, 1);
         if (lane == 0) {
           // spec §8.9: Seed[0] = v[0] - Delta_Base, Seed[t] = v[t*S - 1].
           const T seed =
@@ -509,7 +509,7 @@ __global__ void PackTilesKernel(const T* __restrict__ values, const DeviceNode* 
       }
     } else if (model == static_cast<uint8_t>(Model::kDelta) && HasEvents(fit)) {
       too_wide |= !PackDeltaExceptions(v, fit, begin, rows, lane, rank_before, last_tile,
-                                       words + DeltaSeedWords(fit.num_rows, values_per_lane));
+                                       words + DeltaSeedWords(fit.num_rows, values_per_lane, 1));
     } else if (model == static_cast<uint8_t>(Model::kPatchedFor) && HasEvents(fit)) {
       too_wide |=
           !PackPatchedForExceptions(v, fit, begin, rows, lane, rank_before, last_tile, words);

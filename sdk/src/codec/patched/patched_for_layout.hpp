@@ -24,10 +24,12 @@ inline constexpr uint64_t kPatchedRowsEfMaxRows = 65536;
 
 /// spec §8.12: the `Exceptions` word of a PATCHED_FOR partition of n rows,
 /// Bit_Width w and N-bit values is valid: DELTA's rules (spec §8.9) with
-/// Rows_EF allowed in bit 41, and Rows_EF only with E >= 1 and n <= 65536.
+/// Rows_EF allowed in bit 41, bits 42..63 zero, and Rows_EF only with E >= 1
+/// and n <= 65536.
 /// (The feature bit PATCHED_ROWS_EF is checked with the partition table.)
 L3_HD bool PatchedForExceptionsValid(uint64_t word, uint64_t n, uint32_t w, uint32_t bits) {
   const DeltaExceptions e = UnpackDeltaExceptions(word);
+  if ((word >> 42) != 0) return false;  // DELTA's Extra_Orders is not PATCHED_FOR's
   if (e.rows_ef && (e.count == 0 || n > kPatchedRowsEfMaxRows)) return false;
   return DeltaExceptionsValid(word & ~(uint64_t{1} << 41), n, w, bits);
 }

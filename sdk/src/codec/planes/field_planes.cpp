@@ -88,13 +88,14 @@ void ForEachFieldRun(const ChunkView& view, uint32_t first_partition, uint32_t e
                model == static_cast<uint8_t>(Model::kPatchedFor)) {
       // spec §8.9: seeds, then the SLAP fields, exception rows, high parts;
       // spec §8.12: the same without seeds.
-      const uint64_t seeds =
-          model == static_cast<uint8_t>(Model::kDelta) ? DeltaSeedWords(n, v) : 0;
+      const uint64_t word = LoadLE64(part.params + 8);
+      const DeltaExceptions e = UnpackDeltaExceptions(word);
+      const bool delta = model == static_cast<uint8_t>(Model::kDelta);
+      if (delta && !DeltaExceptionsValid(word, n, w, 64)) continue;  // reported elsewhere
+      const uint64_t seeds = delta ? DeltaSeedWords(n, v, e.order) : 0;
       run(seeds, 64, false, packed(start));
       const uint64_t stream = start + 64 * seeds;
       run(n, w, false, slap(stream));
-      const uint64_t word = LoadLE64(part.params + 8);
-      const DeltaExceptions e = UnpackDeltaExceptions(word);
       const uint64_t rows_bit = stream + n * w;
       if (model == static_cast<uint8_t>(Model::kPatchedFor) && e.rows_ef) {
         // spec §8.12 Rows_EF: E low parts of l bits, then H in pieces of 8

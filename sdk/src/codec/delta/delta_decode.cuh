@@ -401,9 +401,9 @@ __device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t 
 /// The K running sums a_0 .. a_{K-1} of a checked DELTA partition of order
 /// K (spec §8.9) at local row x, by one thread: the tile's Seed words, then
 /// its rows up to x one by one in row order. sums[level] for level < K.
-__device__ __noinline__ void DeltaSumsAt(const KernelChunk& c, const DevicePartition& d,
-                                            uint32_t order, uint64_t x,
-                                            uint64_t (&sums)[internal::kMaxDeltaOrder]) {
+static __device__ __noinline__ void DeltaSumsAt(const KernelChunk& c, const DevicePartition& d,
+                                                uint32_t order, uint64_t x,
+                                                uint64_t (&sums)[internal::kMaxDeltaOrder]) {
   const uint32_t V = c.values_per_lane;
   const uint32_t w = d.width;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
@@ -475,6 +475,31 @@ __device__ __forceinline__ U DecodeDeltaOne(const KernelChunk& c, const DevicePa
   return static_cast<U>(value + static_cast<U>(sum));
 }
 
+/// The high parts of the exceptions among the 32 rows step .. step + 31, by
+/// the whole warp, each added (shifted by w) to the offset *u of the lane of
+/// its row. The step's exceptions are a prefix of the next 32 (rows strictly
+/// increase, checked on the host): lane j holds exception *next_exception +
+/// j and hands its high part to the lane of its row; *next_exception moves
+/// past them.
+__device__ __forceinline__ void AddStepExceptions(const DeltaExceptionList& exceptions,
+                                                  uint64_t step, uint32_t w, uint32_t lane,
+                                                  uint32_t* next_exception, uint64_t* u) {
+  const uint32_t i = *next_exception + lane;
+  const uint64_t exception_row = i < exceptions.count ? exceptions.Row(i) : ~uint64_t{0};
+  const bool hit = exception_row >= step && exception_row - step < internal::kLanes;
+  const uint64_t high = hit ? exceptions.High(i) << w : 0;
+  uint32_t hits = __ballot_sync(0xFFFFFFFFu, hit);
+  *next_exception += static_cast<uint32_t>(__popc(hits));
+  while (hits != 0) {
+    const int j = __ffs(static_cast<int>(hits)) - 1;
+    hits &= hits - 1;
+    const uint32_t target =
+        __shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(exception_row - step), j);
+    const uint64_t add = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(high), j);
+    if (lane == target) *u += add;
+  }
+}
+
 /// Rows [r0, r1) of one tile (from row `first`) of a checked DELTA partition
 /// of order K > 1 (spec §8.9), by the whole warp, into out[0, r1 - r0): the
 /// tile's rows from its first, 32 at a time (one field per lane), each
@@ -505,23 +530,7 @@ __device__ __noinline__ void WarpDecodeDeltaOrderRows(const KernelChunk& c,
     const bool in = row < r1;
     uint64_t u = 0;
     if (in && w > 0) u = LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
-    if (has_exceptions) {
-      // As WarpDecodeDeltaRows: the step's exceptions, handed to their lanes.
-      const uint32_t i = next_exception + lane;
-      const uint64_t exception_row = i < exceptions.count ? exceptions.Row(i) : ~uint64_t{0};
-      const bool hit = exception_row >= step && exception_row - step < internal::kLanes;
-      const uint64_t high = hit ? exceptions.High(i) << w : 0;
-      uint32_t hits = __ballot_sync(0xFFFFFFFFu, hit);
-      next_exception += static_cast<uint32_t>(__popc(hits));
-      while (hits != 0) {
-        const int j = __ffs(static_cast<int>(hits)) - 1;
-        hits &= hits - 1;
-        const uint32_t target =
-            __shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(exception_row - step), j);
-        const uint64_t add = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(high), j);
-        if (lane == target) u += add;
-      }
-    }
+    if (has_exceptions) AddStepExceptions(exceptions, step, w, lane, &next_exception, &u);
     // Lanes past r1 sum zeros; they come after every row stored.
     S term = in ? static_cast<S>(delta_base + static_cast<S>(u)) : S{0};
 #pragma unroll
@@ -595,24 +604,7 @@ __device__ __forceinline__ void WarpDecodeDeltaRows(const KernelChunk& c, const 
       if (in && w > 0) {
         u = LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
       }
-      if (has_exceptions) {
-        // The step's exceptions are a prefix of the next 32 (rows strictly
-        // increase, checked on the host): lane j holds exception
-        // next_exception + j and hands its high part to the lane of its row.
-        const uint32_t i = next_exception + lane;
-        const uint64_t exception_row = i < exceptions.count ? exceptions.Row(i) : ~uint64_t{0};
-        const bool hit = exception_row >= step && exception_row - step < internal::kLanes;
-        const uint64_t high = hit ? exceptions.High(i) << w : 0;
-        uint32_t hits = __ballot_sync(0xFFFFFFFFu, hit);
-        next_exception += static_cast<uint32_t>(__popc(hits));
-        while (hits != 0) {
-          const int j = __ffs(static_cast<int>(hits)) - 1;
-          hits &= hits - 1;
-          const uint32_t target = __shfl_sync(0xFFFFFFFFu, static_cast<uint32_t>(exception_row - step), j);
-          const uint64_t add = __shfl_sync(0xFFFFFFFFu, static_cast<unsigned long long>(high), j);
-          if (lane == target) u += add;
-        }
-      }
+      if (has_exceptions) AddStepExceptions(exceptions, step, w, lane, &next_exception, &u);
       const S inclusive = WarpInclusiveSum<S>(in ? static_cast<S>(delta_base + static_cast<S>(u)) : S{0});
       if (in) out[row - a] = static_cast<U>(carry + inclusive);
       carry = static_cast<S>(carry + ShuffleValue(inclusive, 31));

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Hot-profile ratios of L3 with and without one model, beside zstd, Parquet,
-blosc2, Pco and Vortex measured in the same run on the same arrays.
+"""Ratios of L3 (hot profile, or --profile archive) with and without one
+model, beside zstd, Parquet, blosc2, Pco and Vortex measured in the same run
+on the same arrays.
 
     scripts/model_ab_report.py --build BUILD --disable patched-for \
-        [--rows N] [--real-dir DIR] [--out FILE.md]
+        [--profile hot|archive] [--rows N] [--real-dir DIR] [--out FILE.md]
 
 Each array is written twice by the same `l3` binary: with the defaults and
 with `l3 compress --disable MODEL`; both files are decoded back and compared
@@ -100,15 +101,17 @@ def main():
     p.add_argument("--rows", type=int, default=2000000)
     p.add_argument("--real-dir", default="")
     p.add_argument("--out", default="")
+    p.add_argument("--profile", choices=["hot", "archive"], default="hot")
     args = p.parse_args()
-    lines = ["| dataset | type | rows | L3 hot | L3 hot without %s | change | %s |" % (
-        args.disable, " | ".join(title for _, title in PEERS)),
+    profile = ["--profile", args.profile]
+    lines = ["| dataset | type | rows | L3 %s | L3 %s without %s | change | %s |" % (
+        args.profile, args.profile, args.disable, " | ".join(title for _, title in PEERS)),
         "|---|---|---:|---:|---:|---:|" + "---:|" * len(PEERS)]
     with tempfile.TemporaryDirectory() as tmp:
         for name, ty, a in arrays(args, tmp):
             raw = a.nbytes
-            with_model = raw / l3_bytes(args, tmp, ty, a, [])
-            without = raw / l3_bytes(args, tmp, ty, a, ["--disable", args.disable])
+            with_model = raw / l3_bytes(args, tmp, ty, a, profile)
+            without = raw / l3_bytes(args, tmp, ty, a, profile + ["--disable", args.disable])
             sizes = peer_sizes(a, a.tobytes(), tmp)
             ratios = ["%.3g" % (raw / sizes[key]) if isinstance(sizes.get(key), int) else "-"
                       for key, _ in PEERS]
@@ -123,10 +126,10 @@ def main():
         "- Command: `scripts/model_ab_report.py %s`" % " ".join(sys.argv[1:]),
         "- Commit: `%s`; date %s UTC; %s" % (
             commit, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), found),
-        "- Ratio = raw bytes / whole-file bytes (L3: the whole `.l3` file, hot profile, both "
+        "- Ratio = raw bytes / whole-file bytes (L3: the whole `.l3` file, %s profile, both "
         "decoded back and compared byte for byte). Peers as in peers.md: zstd one frame of "
         "the raw array; Parquet (pyarrow) DELTA_BINARY_PACKED or dictionary, + zstd 19; "
-        "blosc2 shuffle + zstd 9; Pco level 8; Vortex default and compact writers.",
+        "blosc2 shuffle + zstd 9; Pco level 8; Vortex default and compact writers." % args.profile,
         "",
     ]
     text = "\n".join(header + lines) + "\n"

@@ -146,6 +146,35 @@ TEST_CASE("DELTA orders: every type, order and V decodes whole, in ranges and by
   CheckType<uint64_t>(38);
 }
 
+TEST_CASE("DELTA orders: single rows of the largest tile (V = 1024) in closed form") {
+  // A random access sums its tile's fields with binomial weights (spec
+  // §8.9, cost of access); they grow with the row's place in its tile, up to
+  // 32 * 1024 rows. One partition of two tiles (one full, one partial) of
+  // curve pieces with exceptions, every 97th row read alone and against
+  // the whole decode.
+  const std::vector<uint64_t> v = CurvePieces<uint64_t>(40000, 5);
+  const EncoderConfig config = ConfigOf(PhysicalType::kUInt64, 1024);
+  for (const uint32_t order : {2u, 3u}) {
+    CAPTURE(order);
+    Result<EncodedChunk> chunk =
+        EncodeChunkWithPartitions(v.data(), 40000, config, {DeltaOfOrder(40000, order)});
+    REQUIRE(chunk.ok());
+    const ChunkView view = ChunkViewOf(*chunk, config.type);
+    REQUIRE(ValidateChunkMetadata(view).ok());
+    CHECK(UnpackDeltaExceptions(LoadLE64(chunk->parameters.data() + 8)).count > 0);
+    for (uint64_t x = 0; x < v.size(); x += 97) {
+      uint64_t value = 0;
+      REQUIRE(DecodeChunkValue(view, x, &value).ok());
+      CHECK(value == v[x]);
+    }
+    for (const uint64_t x : {32767u, 32768u, 39999u}) {
+      uint64_t value = 0;
+      REQUIRE(DecodeChunkValue(view, x, &value).ok());
+      CHECK(value == v[x]);
+    }
+  }
+}
+
 TEST_CASE("DELTA orders: the metadata checks reject what the spec forbids") {
   const std::vector<uint64_t> v = CurvePieces<uint64_t>(200, 7);
   const EncoderConfig config = ConfigOf(PhysicalType::kUInt64, 1);

@@ -12,7 +12,8 @@
 // totals adds the rows before them, and the warp stores the values a step of
 // 32 consecutive rows at a time. Exceptions add their high parts to the
 // staged fields. Random access (DecodeDeltaOne) scans the fields of the
-// rows before it in its tile, one thread per query.
+// rows before it in its tile lane by lane, one thread per query; orders 2
+// and 3 weight them (closed form, delta_order_sums.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -21,6 +22,7 @@
 #include <type_traits>
 
 #include "codec/delta/delta_layout.hpp"
+#include "codec/delta/delta_order_sums.hpp"
 #include "common/warp_scan.cuh"
 
 namespace l3::cuda::detail {
@@ -372,19 +374,19 @@ __device__ __forceinline__ void DispatchDeltaWidth(const KernelChunk& c, const S
   }
 }
 
-/// The sum, modulo 2^64, of `count` consecutive fields of w bits (0 < w <=
-/// 64) from stream bit `bit`: one lane's contiguous run (spec §8.5), read
-/// word by word, each word loaded once.
-__device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t bit, uint64_t count,
-                                               uint32_t w) {
+/// Hands `count` consecutive fields of w bits (0 < w <= 64) from stream bit
+/// `bit`, one lane's contiguous run (spec §8.5), to sink.Add(field) in order:
+/// read word by word, each word loaded once.
+template <typename Sink>
+__device__ __forceinline__ void ReadLaneRun(const uint64_t* stream, uint64_t bit, uint64_t count,
+                                            uint32_t w, Sink& sink) {
   const uint64_t* p = stream + (bit >> 6);
   uint32_t shift = static_cast<uint32_t>(bit & 63);
   uint64_t current = __ldg(p);
   uint64_t next = __ldg(p + 1);
   const uint64_t mask = internal::LowMask(w);
-  uint64_t sum = 0;
   for (uint64_t k = 0; k < count; ++k) {
-    sum += (shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask;
+    sink.Add((shift == 0 ? current : (current >> shift) | (next << (64 - shift))) & mask);
     shift += w;
     if (shift >= 64) {
       // The next field starts in the next word; the word after it lies in
@@ -395,12 +397,34 @@ __device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t 
       next = __ldg(p + 1);
     }
   }
-  return sum;
+}
+
+/// The sum, modulo 2^64, of a lane's run of fields (ReadLaneRun's).
+__device__ __forceinline__ uint64_t SumLaneRun(const uint64_t* stream, uint64_t bit, uint64_t count,
+                                               uint32_t w) {
+  struct {
+    uint64_t sum = 0;
+    __device__ void Add(uint64_t field) { sum += field; }
+  } total;
+  ReadLaneRun(stream, bit, count, w, total);
+  return total.sum;
+}
+
+/// The nested sums (internal::DeltaLaneSums) of a lane's run of fields
+/// (ReadLaneRun's).
+__device__ __forceinline__ internal::DeltaLaneSums LaneRunSums(const uint64_t* stream,
+                                                              uint64_t bit, uint64_t count,
+                                                              uint32_t w) {
+  internal::DeltaLaneSums sums;
+  ReadLaneRun(stream, bit, count, w, sums);
+  return sums;
 }
 
 /// The K running sums a_0 .. a_{K-1} of a checked DELTA partition of order
-/// K (spec §8.9) at local row x, by one thread: the tile's Seed words, then
-/// its rows up to x one by one in row order. sums[level] for level < K.
+/// K (spec §8.9) at local row x, by one thread, in closed form
+/// (delta_order_sums.hpp): the tile's Seed words, and the fields of its rows
+/// up to x lane by lane along each lane's run, as nested sums; then the
+/// exceptions among those rows. sums[level] for level < K.
 static __device__ __noinline__ void DeltaSumsAt(const KernelChunk& c, const DevicePartition& d,
                                                 uint32_t order, uint64_t x,
                                                 uint64_t (&sums)[internal::kMaxDeltaOrder]) {
@@ -408,26 +432,38 @@ static __device__ __noinline__ void DeltaSumsAt(const KernelChunk& c, const Devi
   const uint32_t w = d.width;
   const uint64_t tile_rows = uint64_t{internal::kLanes} * V;
   const uint64_t tile = x / tile_rows;
+  const uint64_t first = tile * tile_rows;
+  const uint64_t in_tile = x - first;
   const uint64_t* words = c.payload + d.word_offset;
   const uint64_t delta_base = __ldg(c.params + d.param_offset);
   const uint64_t* stream = words + internal::DeltaSeedWords(d.rows, V, order);
   const DeltaExceptionList exceptions(stream, d.rows, w, __ldg(c.params + d.param_offset + 1));
+  uint64_t seeds[internal::kMaxDeltaOrder];
 #pragma unroll
   for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) {
-    sums[level] = level < order ? __ldg(words + tile * order + level) : 0;
+    seeds[level] = level < order ? __ldg(words + tile * order + level) : 0;
   }
-  const uint64_t first = tile * tile_rows;
-  uint32_t i = exceptions.count != 0 && w < 64 ? exceptions.LowerBound(first) : exceptions.count;
-  for (uint64_t row = first; row <= x; ++row) {
-    uint64_t u =
-        w == 0 ? 0 : LoadField(stream, internal::SlapFieldBitOffset(d.rows, w, V, row), w);
-    if (i < exceptions.count && exceptions.Row(i) == row) u += exceptions.High(i++) << w;
-    uint64_t term = delta_base + u;  // modulo 2^64, so modulo 2^N in the low bits
-#pragma unroll
-    for (int level = internal::kMaxDeltaOrder - 1; level >= 0; --level) {
-      if (level < static_cast<int>(order)) term = sums[level] += term;
+  internal::DeltaOrderSums row_sums(order, in_tile, seeds, delta_base);
+  if (w > 0) {
+    const uint32_t lanes = in_tile + 1 < internal::kLanes ? static_cast<uint32_t>(in_tile + 1)
+                                                          : internal::kLanes;
+    for (uint32_t lane = 0; lane < lanes; ++lane) {
+      // Steps s of this lane with lane + 32 s <= in_tile.
+      const uint64_t count = (in_tile - lane) / internal::kLanes + 1;
+      row_sums.AddLane(
+          lane, count,
+          LaneRunSums(stream, internal::SlapLaneBitOffset(d.rows, w, V, tile, lane), count, w));
     }
   }
+  if (exceptions.count != 0 && w < 64) {
+    for (uint32_t i = exceptions.LowerBound(first); i < exceptions.count; ++i) {
+      const uint64_t row = exceptions.Row(i);
+      if (row > x) break;
+      row_sums.AddRow(row - first, exceptions.High(i) << w);
+    }
+  }
+#pragma unroll
+  for (uint32_t level = 0; level < internal::kMaxDeltaOrder; ++level) sums[level] = row_sums[level];
 }
 
 /// Local row x of a checked DELTA partition, by one thread: Seed[t] plus the

@@ -18,6 +18,7 @@
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/decode/slap_unpack.hpp"
 #include "codec/delta/delta_layout.hpp"
+#include "codec/delta/delta_order_sums.hpp"
 
 namespace l3::internal {
 
@@ -169,49 +170,39 @@ inline void UnpackDeltaTile(const Partition& part, const uint8_t* stream, uint32
   }
 }
 
-/// Local rows [lb, le) of a DELTA partition of order K > 1 (spec §8.9):
-/// per tile, its K Seed words start K running sums, a_{K-1} over Delta_Base +
-/// u(x), each a_i over a_{i+1}, and v(x) = a_0(x).
-template <typename T>
-void DecodeDeltaOrderRange(const Partition& part, uint32_t values_per_lane, uint64_t lb,
-                           uint64_t le, T* out) {
-  const uint32_t order = DeltaOrder(part);
-  const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
-  const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = DeltaStream(part, values_per_lane);
-  thread_local std::vector<uint64_t> fields;
-  if (fields.size() < tile_rows) fields.resize(tile_rows);
-  for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
-    const uint64_t first = t * tile_rows;
-    const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
-    UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
-    uint64_t sums[kMaxDeltaOrder];  // a_i, mod 2^64, reduced to N bits by FromBits
-    for (uint32_t i = 0; i < order; ++i) sums[i] = LoadLE64(part.payload + 8 * (t * order + i));
-    for (uint64_t x = first; x < stop; ++x) {
-      uint64_t term = delta_base + fields[x - first];
-      for (uint32_t i = order; i-- > 0;) term = sums[i] += term;
-      if (x >= lb) out[x - lb] = FromBits<T>(sums[0]);
-    }
-  }
-}
+/// The K running sums a_0 .. a_{K-1} of a DELTA tile (spec §8.9), mod 2^64
+/// (reduced to N bits by FromBits), K fixed at compile time.
+template <uint32_t K>
+struct DeltaRunningSums {
+  uint64_t a[K];
 
-/// Local rows [lb, le) of a DELTA partition; out[0] is local row lb.
-template <typename T>
-void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
-                      T* out) {
-  if (DeltaOrder(part) > 1) {
-    DecodeDeltaOrderRange(part, values_per_lane, lb, le, out);
-    return;
+  /// The tile's K Seed words (spec Seed[t][k], word t K + k).
+  DeltaRunningSums(const Partition& part, uint64_t tile) {
+    for (uint32_t k = 0; k < K; ++k) a[k] = LoadLE64(part.payload + 8 * (tile * K + k));
   }
+  /// The next row, whose term is Delta_Base + u(x): a_{K-1} adds it, each
+  /// lower sum the one above; returns a_0 = v(x).
+  uint64_t Add(uint64_t term) {
+    for (uint32_t k = K; k-- > 0;) term = a[k] += term;
+    return a[0];
+  }
+};
+
+/// Local rows [lb, le) of a DELTA partition of order K; out[0] is local row
+/// lb. Each tile from the one that holds lb starts at its Seed words and
+/// takes its rows in order.
+template <uint32_t K, typename T>
+void DecodeDeltaRangeOfOrder(const Partition& part, uint32_t values_per_lane, uint64_t lb,
+                             uint64_t le, T* out) {
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = DeltaStream(part, values_per_lane);
+  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane, K);
   thread_local std::vector<uint64_t> fields;
   if (fields.size() < tile_rows) fields.resize(tile_rows);
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
     const uint64_t first = t * tile_rows;
     const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
-    uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
+    DeltaRunningSums<K> sums(part, t);
     const uint64_t* f = fields.data();
     DeltaTileRuns runs;
     if (UnpackDeltaTileRuns(part, stream, values_per_lane, t, fields.data(), &runs)) {
@@ -224,26 +215,39 @@ void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t 
         if (lanes == kLanes && x >= lb && x + kLanes <= stop) {
           T* o = out + (x - lb);
           for (uint32_t lane = 0; lane < kLanes; ++lane) {
-            acc += delta_base + f[runs.lane_start[lane] + k];  // mod 2^64, reduced to N bits by FromBits
-            o[lane] = FromBits<T>(acc);
+            o[lane] = FromBits<T>(sums.Add(delta_base + f[runs.lane_start[lane] + k]));
           }
           continue;
         }
         for (uint32_t lane = 0; lane < lanes && x + lane < stop; ++lane) {
-          acc += delta_base + f[runs.lane_start[lane] + k];
-          if (x + lane >= lb) out[x + lane - lb] = FromBits<T>(acc);
+          const uint64_t v = sums.Add(delta_base + f[runs.lane_start[lane] + k]);
+          if (x + lane >= lb) out[x + lane - lb] = FromBits<T>(v);
         }
       }
       continue;
     }
     UnpackDeltaTile(part, stream, values_per_lane, t, stop - first, fields.data());
     uint64_t x = first;
-    // Rows of the tile before the range only feed the sum.
-    for (; x < lb && x < stop; ++x) acc += delta_base + f[x - first];  // mod 2^64
-    for (; x < stop; ++x) {
-      acc += delta_base + f[x - first];  // mod 2^64, reduced to N bits by FromBits
-      out[x - lb] = FromBits<T>(acc);
-    }
+    // Rows of the tile before the range only feed the sums.
+    for (; x < lb && x < stop; ++x) sums.Add(delta_base + f[x - first]);
+    for (; x < stop; ++x) out[x - lb] = FromBits<T>(sums.Add(delta_base + f[x - first]));
+  }
+}
+
+/// Local rows [lb, le) of a DELTA partition; out[0] is local row lb.
+template <typename T>
+void DecodeDeltaRange(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
+                      T* out) {
+  switch (DeltaOrder(part)) {
+    case 2:
+      DecodeDeltaRangeOfOrder<2>(part, values_per_lane, lb, le, out);
+      break;
+    case 3:
+      DecodeDeltaRangeOfOrder<3>(part, values_per_lane, lb, le, out);
+      break;
+    default:
+      DecodeDeltaRangeOfOrder<1>(part, values_per_lane, lb, le, out);
+      break;
   }
 }
 
@@ -289,39 +293,57 @@ inline uint64_t SumFields(const uint8_t* stream, uint64_t bit, uint32_t w, uint6
   return sum;
 }
 
+/// The nested sums (DeltaLaneSums) of `count` consecutive w-bit fields (0 <
+/// w <= 64) of a SLAP stream from bit `bit`.
+inline DeltaLaneSums LaneRunSums(const uint8_t* stream, uint64_t bit, uint32_t w,
+                                 uint64_t count) {
+  const uint64_t mask = LowMask(w);
+  DeltaLaneSums m;
+  for (uint64_t s = 0; s < count; ++s, bit += w) {
+    // A field of up to 56 bits lies in the 8 bytes from its first byte.
+    m.Add(w <= 56 ? (LoadLE64(stream + bit / 8) >> (bit % 8)) & mask
+                  : LoadField(stream, bit, mask));
+  }
+  return m;
+}
+
 /// Local rows [lb, le) of a DELTA partition: the values of DecodeDeltaRange,
 /// the same terms summed mod 2^64, for a short range that may start inside a
-/// tile. The rows of the tile before lb are added lane by lane straight from
-/// their packed fields (lane L holds rows first + L + 32 k, spec §8.5), not
-/// unpacked into row order, so the range costs about one field load per row
-/// from its tile's first row to le. Suits windows of a few hundred rows (the
-/// PGM lookups); DecodeDeltaRange suits long ranges.
+/// tile. The rows of the tile before lb enter straight from their packed
+/// fields, lane by lane (lane L holds rows first + L + 32 k, spec §8.5), not
+/// unpacked into row order: as a sum for order 1, as the nested sums of
+/// delta_order_sums.hpp for orders 2 and 3, which give the K running sums at
+/// row lb - 1 in closed form. The range then costs about one field load per
+/// row from its tile's first row to le. Suits windows of a few hundred rows
+/// and single rows (PGM lookups, random access); DecodeDeltaRange suits long
+/// ranges.
 template <typename T>
 void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t lb, uint64_t le,
                        T* out) {
-  if (DeltaOrder(part) > 1) {
-    DecodeDeltaOrderRange(part, values_per_lane, lb, le, out);
-    return;
-  }
   const uint64_t n = part.num_rows;
   const uint32_t w = part.bit_width;
+  const uint32_t order = DeltaOrder(part);  // K
   const uint64_t mask = LowMask(w);
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = DeltaStream(part, values_per_lane);
+  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(n, values_per_lane, order);
   const DeltaExceptionReader exceptions(part, stream);
   thread_local std::vector<uint64_t> extra;  // exception high parts of rows [start, stop)
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
     const uint64_t first = t * tile_rows;
     const uint64_t start = lb > first ? lb : first;
     const uint64_t stop = le < first + tile_rows ? le : first + tile_rows;
+    const uint64_t before = start - first;  // rows of the tile before the window
     uint64_t lane_bit[kLanes];
     for (uint32_t lane = 0; lane < kLanes; ++lane) {
       lane_bit[lane] = SlapLaneBitOffset(n, w, values_per_lane, t, lane);
     }
-    uint64_t acc = LoadLE64(part.payload + 8 * t);  // spec Seed[t]
-    const uint64_t before = start - first;
-    acc += before * delta_base;
+    uint64_t seeds[kMaxDeltaOrder] = {0, 0, 0};  // spec Seed[t][k]
+    for (uint32_t k = 0; k < order; ++k) seeds[k] = LoadLE64(part.payload + 8 * (t * order + k));
+    // The K sums at row start - 1, term by term (its lanes are added below,
+    // its exceptions further down). For before = 0, i = -1 wraps to 2^64 - 1,
+    // where every weight but C(i, 0) is 0: the sums are the Seed words.
+    DeltaOrderSums sums(order, before - 1, seeds, delta_base);
     if (w > 0) {
       // The cache lines of every lane's fields up to row stop, asked for at
       // once: a random tile is rarely cached, and the sums below would
@@ -333,9 +355,15 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
           __builtin_prefetch(stream + 64 * line);
         }
       }
-
       for (uint32_t lane = 0; lane < kLanes && lane < before; ++lane) {
-        acc += SumFields(stream, lane_bit[lane], w, (before - lane + kLanes - 1) / kLanes);
+        const uint64_t count = (before - lane + kLanes - 1) / kLanes;
+        if (order == 1) {  // the sum alone, by the byte-aligned kernels where they apply
+          DeltaLaneSums m;
+          m.n0 = SumFields(stream, lane_bit[lane], w, count);
+          sums.AddLane(lane, count, m);
+        } else {
+          sums.AddLane(lane, count, LaneRunSums(stream, lane_bit[lane], w, count));
+        }
       }
     }
     // The exceptions DecodeDeltaRange adds for this tile: from the first
@@ -346,13 +374,14 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
         const uint64_t row = exceptions.Row(i);
         if (row < first || row >= stop) break;
         const uint64_t high = w >= 64 ? 0 : exceptions.High(i) << w;
-        if (row < start) {
-          acc += high;
-        } else {
+        if (row >= start) {
           extra[row - start] += high;
+        } else {
+          sums.AddRow(row - first, high);
         }
       }
     }
+    uint64_t a[kMaxDeltaOrder] = {sums[0], sums[1], sums[2]};  // mod 2^64, N bits by FromBits
     for (uint64_t x = start; x < stop; ++x) {
       const uint64_t in_tile = x - first;
       const uint64_t bit = lane_bit[in_tile % kLanes] + in_tile / kLanes * w;
@@ -360,8 +389,9 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
       const uint64_t field = w == 0   ? 0
                              : w <= 56 ? (LoadLE64(stream + bit / 8) >> (bit % 8)) & mask
                                        : LoadField(stream, bit, mask);
-      acc += delta_base + field + extra[x - start];  // mod 2^64, reduced to N bits by FromBits
-      out[x - lb] = FromBits<T>(acc);
+      uint64_t term = delta_base + field + extra[x - start];
+      for (uint32_t k = order; k-- > 0;) term = a[k] += term;
+      out[x - lb] = FromBits<T>(a[0]);
     }
   }
 }
@@ -369,7 +399,7 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
 /// Local row x of a DELTA partition, mod 2^64 (the caller keeps N bits).
 inline uint64_t DecodeDeltaValue(const Partition& part, uint32_t values_per_lane, uint64_t x) {
   uint64_t value = 0;
-  DecodeDeltaRange<uint64_t>(part, values_per_lane, x, x + 1, &value);
+  DecodeDeltaWindow<uint64_t>(part, values_per_lane, x, x + 1, &value);
   return value;
 }
 

@@ -27,9 +27,15 @@ inline uint32_t DeltaOrder(const Partition& part) {
   return UnpackDeltaExceptions(LoadLE64(part.params + 8)).order;
 }
 
-/// The bit stream of a DELTA partition: after its K ceil_div(n, S) Seed words.
+/// The bit stream of a DELTA partition of order K: after its K ceil_div(n,
+/// S) Seed words.
+inline const uint8_t* DeltaStream(const Partition& part, uint32_t values_per_lane,
+                                  uint32_t order) {
+  return part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane, order);
+}
+
 inline const uint8_t* DeltaStream(const Partition& part, uint32_t values_per_lane) {
-  return part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane, DeltaOrder(part));
+  return DeltaStream(part, values_per_lane, DeltaOrder(part));
 }
 
 /// The exception lists of a DELTA partition (spec §8.9): row i and high
@@ -196,7 +202,7 @@ void DecodeDeltaRangeOfOrder(const Partition& part, uint32_t values_per_lane, ui
                              uint64_t le, T* out) {
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(part.num_rows, values_per_lane, K);
+  const uint8_t* stream = DeltaStream(part, values_per_lane, K);
   thread_local std::vector<uint64_t> fields;
   if (fields.size() < tile_rows) fields.resize(tile_rows);
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {
@@ -326,7 +332,7 @@ void DecodeDeltaWindow(const Partition& part, uint32_t values_per_lane, uint64_t
   const uint64_t mask = LowMask(w);
   const uint64_t tile_rows = uint64_t{kLanes} * values_per_lane;
   const uint64_t delta_base = LoadLE64(part.params);  // spec Delta_Base
-  const uint8_t* stream = part.payload + 8 * DeltaSeedWords(n, values_per_lane, order);
+  const uint8_t* stream = DeltaStream(part, values_per_lane, order);
   const DeltaExceptionReader exceptions(part, stream);
   thread_local std::vector<uint64_t> extra;  // exception high parts of rows [start, stop)
   for (uint64_t t = lb / tile_rows; t * tile_rows < le; ++t) {

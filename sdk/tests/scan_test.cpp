@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "l3/scan.hpp"
+#include "test_scale.hpp"
 
 using namespace l3;
 
@@ -100,7 +101,9 @@ void RandomPredicates(const Reader& r, const std::vector<T>& a, const std::vecto
   CheckScan(r, a, b, {Range(tmin, tmax)});
   CheckScan(r, a, b, {Range(tmax, tmax)});
   CheckScan(r, a, b, {Range(tmin, tmin)});
-  for (int i = 0; i < 12; ++i) {
+  // 12 rounds, 4 under the sanitizers (test_scale.hpp).
+  const uint64_t rounds = testing::SanitizerScaled(12, 4);
+  for (uint64_t i = 0; i < rounds; ++i) {
     const uint64_t v = pick();
     CheckScan(r, a, b, {Range(v, v)});                   // =
     CheckScan(r, a, b, {Range(tmin, v)});                // <=

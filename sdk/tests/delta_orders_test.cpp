@@ -17,6 +17,7 @@
 #include "codec/delta/delta_decode.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "container_test_util.hpp"
+#include "l3/datagen.hpp"
 #include "l3/l3.hpp"
 
 using namespace l3;
@@ -238,21 +239,10 @@ TEST_CASE("DELTA orders: deep validation checks the Seed words of later tiles") 
 }
 
 TEST_CASE("DELTA orders: the archive profile picks them for smooth curves") {
-  // Exponential curves of 10000 rows each, as the exp generator (spec §14
-  // figures): third differences are small where polynomials over the row
-  // index need short partitions.
-  std::mt19937_64 rng(9);
-  std::vector<uint64_t> v;
-  uint64_t base = 1000;
-  while (v.size() < 60000) {
-    const double k = 1 + static_cast<double>(rng() % 11);
-    const double end = std::pow(10.0, 8 + static_cast<double>(rng() % 5));
-    for (int i = 0; i < 10000; ++i) {
-      const double u = i / 9999.0;
-      v.push_back(base + static_cast<uint64_t>(std::llround(end * std::expm1(k * u) / std::expm1(k))));
-    }
-    base = v.back() + rng() % 1000;
-  }
+  // Six exponential curves of 10000 rows each (the exp generator): third
+  // differences are small where polynomials over the row index need short
+  // partitions.
+  const std::vector<uint64_t> v = l3::datagen::GenerateExp(60000, 9);
   const auto write = [&](Profile profile, bool orders) {
     WriteOptions o;
     o.profile = profile;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gpu_test_util.hpp"
+#include "l3/datagen.hpp"
 #include "pgm/pgm.hpp"
 
 namespace l3::cuda::testing {
@@ -247,18 +248,8 @@ void CheckDeltaOrders(uint64_t chunk_rows, uint32_t values_per_lane, uint64_t se
   CAPTURE(chunk_rows);
   CAPTURE(values_per_lane);
   std::mt19937_64 rng(seed);
-  std::vector<uint64_t> canonical;
-  uint64_t base = 1000;
-  while (canonical.size() < 60000) {
-    const double k = 1 + static_cast<double>(rng() % 11);
-    const double end = std::pow(10.0, 8 + static_cast<double>(rng() % 5));
-    for (int i = 0; i < 10000; ++i) {
-      const double u = i / 9999.0;
-      canonical.push_back(base + static_cast<uint64_t>(
-                                     std::llround(end * std::expm1(k * u) / std::expm1(k))));
-    }
-    base = canonical.back() + rng() % 1000;
-  }
+  std::vector<uint64_t> canonical = l3::datagen::GenerateExp(60000, seed);
+  for (uint64_t& value : canonical) value += 1000;  // so that keys below the first exist
   WriteOptions options;
   options.profile = Profile::kArchive;
   options.chunk_rows = chunk_rows;

@@ -17,6 +17,7 @@
 #include "codec/encode/chunk_statistics.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/encode/fit_memo.hpp"
+#include "codec/encode/parallel.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "codec/ibp/float_order.hpp"
 #include "codec/ibp/ibp_encode.hpp"
@@ -165,25 +166,56 @@ struct ReadyChunk {
   }
 };
 
-Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOptions& options) {
+StoredSegment StoredAsIs(std::vector<uint8_t> decoded) {
   StoredSegment seg;
   seg.present = true;
   seg.decoded_bytes = decoded.size();
-  if (options.profile == Profile::kArchive) {
-    // spec §9: one zstd frame per segment, kept only where it is smaller
-    // than the segment itself (a segment MAY be compressed).
-    L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
-                        internal::ZstdCompress(decoded.data(), decoded.size(), options.zstd_level));
-    if (frame.size() < decoded.size()) {
-      seg.bytes = std::move(frame);
-      seg.compression = Compression::kZstd;
-    } else {
-      seg.bytes = std::move(decoded);
-    }
-  } else {
-    seg.bytes = std::move(decoded);
+  seg.bytes = std::move(decoded);
+  return seg;
+}
+
+// spec §9: a segment stored as its zstd frame where that is smaller than the
+// segment itself (a segment MAY be compressed), else as itself.
+StoredSegment StoredAsSmaller(std::vector<uint8_t> decoded, std::vector<uint8_t> frame) {
+  StoredSegment seg = StoredAsIs(std::move(decoded));
+  if (frame.size() < seg.bytes.size()) {
+    seg.bytes = std::move(frame);
+    seg.compression = Compression::kZstd;
   }
   return seg;
+}
+
+Result<StoredSegment> StoreSegment(std::vector<uint8_t> decoded, const WriteOptions& options) {
+  if (options.profile != Profile::kArchive) return StoredAsIs(std::move(decoded));
+  L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
+                      internal::ZstdCompress(decoded.data(), decoded.size(), options.zstd_level));
+  return StoredAsSmaller(std::move(decoded), std::move(frame));
+}
+
+// Zstd frames of several byte strings at one level, side by side on up to
+// `threads` threads (a chunk's segments and the forms of its payload are
+// independent frames; the level-19 ones take most of an archive encode). A
+// frame depends only on its input and level, so the frames, and every choice
+// made from their sizes, are the same for any number of threads. A null
+// input gets an empty frame. The first error in input order is returned.
+Result<std::vector<std::vector<uint8_t>>> CompressEach(
+    const std::vector<const std::vector<uint8_t>*>& inputs, int level, int threads) {
+  std::vector<std::vector<uint8_t>> frames(inputs.size());
+  std::vector<Status> errors(inputs.size());
+  internal::ParallelFor(inputs.size(), threads, 1, [&](uint64_t i) {
+    if (inputs[i] == nullptr) return;
+    Result<std::vector<uint8_t>> frame =
+        internal::ZstdCompress(inputs[i]->data(), inputs[i]->size(), level);
+    if (frame.ok()) {
+      frames[i] = std::move(*frame);
+    } else {
+      errors[i] = frame.status();
+    }
+  });
+  for (Status& error : errors) {
+    if (!error.ok()) return std::move(error);
+  }
+  return frames;
 }
 
 bool FieldPlanesAllowed(const WriteOptions& options) {
@@ -222,13 +254,12 @@ struct Candidate {
   std::unique_ptr<internal::FitMemo> fits_without_patched_for;
 };
 
+// `threads`: for the trial frames (CompressEach).
 Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType type,
-                                const WriteOptions& options) {
+                                const WriteOptions& options, int threads) {
   Candidate c;
   c.encoded = std::move(encoded);
   if (options.profile != Profile::kArchive) return c;
-  const int level = TrialLevel(options);
-  L3_ASSIGN_OR_RETURN(uint64_t payload, TrialBytes(c.encoded.payload, level));
   if (FieldPlanesAllowed(options)) {
     // Field planes (spec §9.2). Field bytes (§9.3) are left to the
     // whole-delta candidate: between planes and field bytes of the same
@@ -237,46 +268,23 @@ Result<Candidate> MakeCandidate(internal::EncodedChunk encoded, PhysicalType typ
     std::vector<uint8_t> planes = internal::FieldFormFromPayload(
         internal::ChunkViewOf(c.encoded, type), internal::FieldForm::kPlanes);
     if (!planes.empty()) {
-      L3_ASSIGN_OR_RETURN(uint64_t planes_bytes, TrialBytes(planes, level));
-      payload = std::min(payload, planes_bytes);
       c.field_form = std::move(planes);
       c.form = internal::FieldForm::kPlanes;
     }
   }
-  L3_ASSIGN_OR_RETURN(uint64_t table, TrialBytes(c.encoded.partition_table, level));
-  L3_ASSIGN_OR_RETURN(uint64_t params, TrialBytes(c.encoded.parameters, level));
-  uint64_t bounds = 0;
-  if (options.write_partition_bounds) {
-    L3_ASSIGN_OR_RETURN(bounds, TrialBytes(c.encoded.bounds, level));
-  }
-  c.trial_bytes = payload + table + params + bounds;
+  const internal::EncodedChunk& e = c.encoded;
+  const std::vector<const std::vector<uint8_t>*> inputs = {
+      &e.payload, c.field_form.empty() ? nullptr : &c.field_form, &e.partition_table,
+      &e.parameters, options.write_partition_bounds ? &e.bounds : nullptr};
+  L3_ASSIGN_OR_RETURN(const std::vector<std::vector<uint8_t>> frames,
+                      CompressEach(inputs, TrialLevel(options), threads));
+  // Each segment counts as the smaller of its frame and itself.
+  const auto trial = [&](size_t i) -> uint64_t {
+    return inputs[i] == nullptr ? 0 : std::min<uint64_t>(frames[i].size(), inputs[i]->size());
+  };
+  const uint64_t payload = c.field_form.empty() ? trial(0) : std::min(trial(0), trial(1));
+  c.trial_bytes = payload + trial(2) + trial(3) + trial(4);
   return c;
-}
-
-// The payload segment of the chosen candidate (spec §9, §9.2, §9.3): zstd
-// over the payload, or zstd over its field form where that frame is smaller.
-// Ties keep the plain frame, which 1.0 readers read.
-Result<StoredSegment> StorePayloadSegment(Candidate& c, const WriteOptions& options) {
-  const uint64_t payload_bytes = c.encoded.payload.size();
-  StoredSegment seg;
-  if (c.field_form_only && !c.field_form.empty()) {
-    seg.present = true;
-    seg.decoded_bytes = payload_bytes;
-    seg.bytes = std::move(c.encoded.payload);  // replaced below unless the frame is larger
-    seg.compression = Compression::kNone;
-  } else {
-    L3_ASSIGN_OR_RETURN(seg, StoreSegment(std::move(c.encoded.payload), options));
-  }
-  if (c.field_form.empty()) return seg;
-  L3_ASSIGN_OR_RETURN(std::vector<uint8_t> frame,
-                      internal::ZstdCompress(c.field_form.data(), c.field_form.size(),
-                                             options.zstd_level));
-  if (frame.size() < seg.bytes.size()) {
-    seg.bytes = std::move(frame);
-    seg.compression = c.form == internal::FieldForm::kPlanes ? Compression::kZstdFieldPlanes
-                                                            : Compression::kZstdFieldBytes;
-  }
-  return seg;
 }
 
 // PartitionerOptions::split_min_rows of the archive profile when unset.
@@ -306,7 +314,8 @@ Result<Candidate> EncodeCandidate(PhysicalType type, const std::vector<uint8_t>&
     return Status(StatusCode::kInternal, "encoder returned a chunk of another length");
   }
   const bool keep_memo = encoded.uses_patched_for;
-  L3_ASSIGN_OR_RETURN(Candidate c, MakeCandidate(std::move(encoded), type, options));
+  L3_ASSIGN_OR_RETURN(Candidate c,
+                      MakeCandidate(std::move(encoded), type, options, config.num_threads));
   if (keep_memo && memo != nullptr) {
     memo->Seal();
     c.fits_without_patched_for = std::move(memo);
@@ -325,8 +334,13 @@ bool BoundsRepeatStatistics(const ReadyChunk& ready, const WriteOptions& options
          ready.statistics.has_min_max;
 }
 
-// Stores a candidate's segments (spec §9 for the archive profile).
-Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
+// Stores a candidate's segments. The archive profile (spec §9) stores each
+// segment as its zstd frame where that is smaller, and the payload as the
+// frame of its field form (§9.2, §9.3) where that is smaller still (ties keep
+// the plain frame, which 1.0 readers read); a candidate with only a field form
+// has no plain frame. The frames are compressed side by side on up to
+// `threads` threads (CompressEach).
+Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options, int threads) {
   internal::EncodedChunk& encoded = c.encoded;
   ReadyChunk ready;
   ready.num_rows = encoded.num_rows;
@@ -347,11 +361,37 @@ Result<ReadyChunk> StoreCandidate(Candidate c, const WriteOptions& options) {
     ready.statistics.distinct_count = encoded.statistics.distinct_count;
     ready.statistics.distinct_count_exact = encoded.statistics.distinct_count_exact;
   }
-  L3_ASSIGN_OR_RETURN(ready.segments[0], StoreSegment(std::move(encoded.partition_table), options));
-  L3_ASSIGN_OR_RETURN(ready.segments[1], StoreSegment(std::move(encoded.parameters), options));
-  L3_ASSIGN_OR_RETURN(ready.segments[2], StorePayloadSegment(c, options));
-  if (options.write_partition_bounds && !BoundsRepeatStatistics(ready, options)) {
-    L3_ASSIGN_OR_RETURN(ready.segments[3], StoreSegment(std::move(encoded.bounds), options));
+  const bool with_bounds =
+      options.write_partition_bounds && !BoundsRepeatStatistics(ready, options);
+  if (options.profile != Profile::kArchive) {
+    ready.segments[0] = StoredAsIs(std::move(encoded.partition_table));
+    ready.segments[1] = StoredAsIs(std::move(encoded.parameters));
+    ready.segments[2] = StoredAsIs(std::move(encoded.payload));
+    if (with_bounds) ready.segments[3] = StoredAsIs(std::move(encoded.bounds));
+    return ready;
+  }
+  const bool plain_frame = !c.field_form_only || c.field_form.empty();
+  L3_ASSIGN_OR_RETURN(
+      std::vector<std::vector<uint8_t>> frames,
+      CompressEach({&encoded.partition_table, &encoded.parameters,
+                    plain_frame ? &encoded.payload : nullptr,
+                    c.field_form.empty() ? nullptr : &c.field_form,
+                    with_bounds ? &encoded.bounds : nullptr},
+                   options.zstd_level, threads));
+  ready.segments[0] = StoredAsSmaller(std::move(encoded.partition_table), std::move(frames[0]));
+  ready.segments[1] = StoredAsSmaller(std::move(encoded.parameters), std::move(frames[1]));
+  StoredSegment payload = plain_frame
+                              ? StoredAsSmaller(std::move(encoded.payload), std::move(frames[2]))
+                              : StoredAsIs(std::move(encoded.payload));
+  if (!c.field_form.empty() && frames[3].size() < payload.bytes.size()) {
+    payload.bytes = std::move(frames[3]);
+    payload.compression = c.form == internal::FieldForm::kPlanes
+                              ? Compression::kZstdFieldPlanes
+                              : Compression::kZstdFieldBytes;
+  }
+  ready.segments[2] = std::move(payload);
+  if (with_bounds) {
+    ready.segments[3] = StoredAsSmaller(std::move(encoded.bounds), std::move(frames[4]));
   }
   return ready;
 }
@@ -420,7 +460,8 @@ Result<std::optional<Candidate>> DeltaOrderCandidate(PhysicalType type,
   }
   L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
                       internal::EncodeChunkWithPartitions(values.data(), num_rows, config, choices));
-  L3_ASSIGN_OR_RETURN(Candidate c, MakeCandidate(std::move(encoded), type, options));
+  L3_ASSIGN_OR_RETURN(Candidate c,
+                      MakeCandidate(std::move(encoded), type, options, config.num_threads));
   return std::optional<Candidate>(std::move(c));
 }
 
@@ -457,7 +498,7 @@ Result<std::optional<ReadyChunk>> WholeDeltaReady(PhysicalType type,
       static_cast<double>(chosen_trial_bytes) * kWholeDeltaTrialSlack) {
     return std::optional<ReadyChunk>();
   }
-  L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(c), options));
+  L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(c), options, config.num_threads));
   return std::optional<ReadyChunk>(std::move(ready));
 }
 
@@ -571,7 +612,8 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       L3_ASSIGN_OR_RETURN(std::optional<internal::EncodedChunk> dict,
                           internal::EncodeDictionaryChunk(values.data(), num_rows, c));
       if (!dict) return std::optional<Candidate>();
-      L3_ASSIGN_OR_RETURN(Candidate candidate, MakeCandidate(std::move(*dict), type, options));
+      L3_ASSIGN_OR_RETURN(Candidate candidate,
+                          MakeCandidate(std::move(*dict), type, options, c.num_threads));
       return std::optional<Candidate>(std::move(candidate));
     };
     internal::EncoderConfig chosen_config = config;
@@ -618,7 +660,8 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       }
     }
     const uint64_t chosen_trial_bytes = chosen.trial_bytes;
-    L3_ASSIGN_OR_RETURN(ReadyChunk ready, StoreCandidate(std::move(chosen), options));
+    L3_ASSIGN_OR_RETURN(ReadyChunk ready,
+                        StoreCandidate(std::move(chosen), options, encoder_threads));
     if (WholeDeltaAllowed(options, config)) {
       // Kept only where its stored bytes are fewer (ties keep the first).
       L3_ASSIGN_OR_RETURN(std::optional<ReadyChunk> whole,

@@ -1,6 +1,6 @@
 // How much data the long tests use. A build under AddressSanitizer and
 // UndefinedBehaviorSanitizer (CMake option L3_SANITIZE, which defines
-// L3_TESTS_UNDER_SANITIZERS for the test binaries) runs the few bulk and
+// L3_TESTS_UNDER_SANITIZERS for l3_tests) runs the few bulk and
 // randomized tests that dominate its run time on less data: there they look
 // for memory errors and undefined behaviour along the same code paths, and
 // the normal build runs every test at full size.

@@ -167,7 +167,8 @@ Status LaunchDecode(const detail::DecodeArgs& args, uint32_t blocks, uint32_t th
 template <typename U>
 Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_wide,
                        bool has_delta, bool has_dictionary, bool has_runs_ef, bool two_blocks,
-                       uint32_t blocks, uint32_t threads, cudaStream_t stream) {
+                       bool delta_two_blocks, uint32_t blocks, uint32_t threads,
+                       cudaStream_t stream) {
   // V = 64 (the writer's default) gets its own instantiation, so that the
   // tile geometry of layout.hpp folds into shifts; only it stages wide tiles.
   // Launches with DELTA partitions use the kernels that carry its decoder;
@@ -179,7 +180,9 @@ Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_
   // RUNS_EF (two kernels more per type and V, not four). A dictionary
   // launch at V = 64 whose copy of the entries leaves at most two blocks
   // per SM (`two_blocks`) gets a kernel built for two, with registers to
-  // spare instead of spills.
+  // spare instead of spills. So does a DELTA launch (without a dictionary
+  // or RUNS_EF) of 32- or 64-bit values at V = 64 that `delta_two_blocks`
+  // marks (DecodeRowsImpl says which).
   if (has_runs_ef) {
     if (has_delta || has_dictionary) {
       if (all_v64) return LaunchDecode<U, 64, false, true, true, true>(args, blocks, threads, stream);
@@ -196,6 +199,11 @@ Status LaunchDecodeByV(const detail::DecodeArgs& args, bool all_v64, bool stage_
     return LaunchDecode<U, 0, false, true, true>(args, blocks, threads, stream);
   }
   if (has_delta) {
+    if constexpr (sizeof(U) >= 4) {
+      if (all_v64 && delta_two_blocks) {
+        return LaunchDecode<U, 64, false, true, false, false, 2>(args, blocks, threads, stream);
+      }
+    }
     if (all_v64) return LaunchDecode<U, 64, false, true>(args, blocks, threads, stream);
     return LaunchDecode<U, 0, false, true>(args, blocks, threads, stream);
   }
@@ -246,6 +254,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     uint64_t wide_rows = 0;
     uint32_t max_wide_width = 0;
     bool has_delta = false;
+    uint64_t delta_kernel_rows = 0;  // rows of DELTA and PATCHED_FOR partitions
+    uint64_t launch_partitions = 0;
     bool has_dictionary = false;
     bool has_runs_ef = false;
     while (last < num_chunks && last - first < kMaxLaunchChunks && chunks[last].first_row < row_end) {
@@ -257,6 +267,8 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       max_wide_width = std::max(max_wide_width, chunks[last].max_wide_bit_width);
       // PATCHED_FOR tiles decode in the kernels that carry DELTA's decoder.
       has_delta = has_delta || chunks[last].delta_rows != 0 || chunks[last].patched_for_rows != 0;
+      delta_kernel_rows += chunks[last].delta_rows + chunks[last].patched_for_rows;
+      launch_partitions += chunks[last].num_partitions;
       has_dictionary = has_dictionary || chunks[last].dictionary_entries != 0;
       has_runs_ef = has_runs_ef || chunks[last].runs_ef_rows != 0;
       ++last;
@@ -304,6 +316,19 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
       }
     }
     if (threads == 0) threads = kDefaultBlockThreads;
+    // The DELTA kernel at 80 registers spills in its span loop and, for
+    // 64-bit values, in its tile decoder; at 128 (two 256-thread blocks per
+    // SM) it does not spill for 32-bit values and spills less for 64-bit
+    // ones, but keeps fewer warps resident, which columns of small DELTA
+    // partitions need to hide each one's setup. Measured on an H200
+    // (docs/results/gpu-notes.md, v38), 128 registers pay where other models
+    // hold most rows (their tiles pay for the spills and need no DELTA
+    // registers) and for 64-bit values in partitions of 1024 rows or more
+    // on average; elsewhere they cost 5-19%.
+    const bool delta_two_blocks =
+        has_delta && !has_dictionary && !has_runs_ef && value_bytes >= 4 &&
+        (2 * delta_kernel_rows < launch_rows ||
+         (value_bytes == 8 && launch_rows >= uint64_t{1024} * launch_partitions));
     const uint32_t warps_per_block = threads / 32;
     detail::DecodeArgs args{};
     args.chunks = MakeChunkSet(chunks, first, last);
@@ -337,19 +362,23 @@ Status DecodeRowsImpl(const DeviceChunk* chunks, size_t num_chunks, uint64_t row
     switch (value_bytes) {
       case 1:
         launched = LaunchDecodeByV<uint8_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, two_blocks, grid, threads, stream);
+                                        has_runs_ef, two_blocks, delta_two_blocks, grid, threads,
+                                        stream);
         break;
       case 2:
         launched = LaunchDecodeByV<uint16_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, two_blocks, grid, threads, stream);
+                                        has_runs_ef, two_blocks, delta_two_blocks, grid, threads,
+                                        stream);
         break;
       case 4:
         launched = LaunchDecodeByV<uint32_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, two_blocks, grid, threads, stream);
+                                        has_runs_ef, two_blocks, delta_two_blocks, grid, threads,
+                                        stream);
         break;
       default:
         launched = LaunchDecodeByV<uint64_t>(args, all_v64, stage_wide, has_delta, has_dictionary,
-                                        has_runs_ef, two_blocks, grid, threads, stream);
+                                        has_runs_ef, two_blocks, delta_two_blocks, grid, threads,
+                                        stream);
         break;
     }
     L3_CUDA_RETURN_NOT_OK(launched);

@@ -615,9 +615,11 @@ inline constexpr uint32_t kStageBatch = 128;
 ///
 /// Registers: DELTA launches without a dictionary get 80 per thread (three
 /// 256-thread blocks per SM): their tile decoder spills at 64 and runs 6–50%
-/// faster at 80. Dictionary launches keep 64, because every store waits on a
-/// gather from the entries and more resident warps hide it better, except
-/// launches whose dictionary copy
+/// faster at 80. Those of 32- and 64-bit values that the launcher picks
+/// (mostly other models' rows, or 64-bit values in large partitions) get
+/// 128 (kMinBlocks = 2), where they spill less (v38). Dictionary launches
+/// keep 64, because every store waits on a gather from the entries and more
+/// resident warps hide it better, except launches whose dictionary copy
 /// leaves two blocks per SM anyway, which kMinBlocks = 2 gives 128
 /// (docs/results/gpu-notes.md, v14 and v27).
 template <typename U, int kV, bool kStageWide, bool kDelta = false, bool kDictionary = false,

@@ -117,6 +117,9 @@ Status ValidateOptions(const WriteOptions& o) {
   if (!(o.dictionary_min_saving >= 0 && o.dictionary_min_saving < 1)) {
     return Invalid("dictionary_min_saving must be in [0, 1)");
   }
+  if (!(o.delta_orders_min_saving >= 0 && o.delta_orders_min_saving < 1)) {
+    return Invalid("delta_orders_min_saving must be in [0, 1)");
+  }
   if (o.float_chunk_bytes < 1) return Invalid("float_chunk_bytes must be >= 1");
   if (o.ibp_masks < 1 || o.ibp_masks > internal::kIbpMaxMasks) {
     return Invalid("ibp_masks " + std::to_string(o.ibp_masks) + " must be in 1..256");
@@ -422,30 +425,29 @@ internal::EncoderConfig LargePartitionConfig(internal::EncoderConfig config) {
 constexpr uint32_t kWholeDeltaRows = 1u << 22;
 constexpr double kWholeDeltaTrialSlack = 1.15;
 
-// The archive profile's higher-order candidates (WriteOptions::
-// archive_delta_orders, spec §8.9): DELTA partitions of kDeltaOrderRows rows
-// (or PartitionerOptions::max_partition_rows, if fewer) of order K. A last
-// piece of K rows or fewer joins the partition before it (a partition of
-// order K holds more than K rows). Long partitions keep the K Seed words a
-// tile, the parameters and the partition records few; a row whose K-th
-// difference is far off (where one curve ends and the next begins) is an
-// exception.
+// The higher-order candidates (WriteOptions::delta_orders, spec §8.9): DELTA
+// partitions of kDeltaOrderRows rows (or PartitionerOptions::
+// max_partition_rows, if fewer) of order K. A last piece of K rows or fewer
+// joins the partition before it (a partition of order K holds more than K
+// rows). Long partitions keep the K Seed words a tile, the parameters and the
+// partition records few; a row whose K-th difference is far off (where one
+// curve ends and the next begins) is an exception.
 constexpr uint32_t kDeltaOrderRows = 4096;
 
 bool DeltaOrdersAllowed(const WriteOptions& options, const internal::EncoderConfig& config) {
-  return options.profile == Profile::kArchive && options.format_minor >= 1 &&
-         options.archive_delta_orders && config.partitioner.enable_delta;
+  return options.format_minor >= 1 && options.delta_orders && config.partitioner.enable_delta;
 }
 
-Result<std::optional<Candidate>> DeltaOrderCandidate(PhysicalType type,
-                                                     const std::vector<uint8_t>& values,
-                                                     uint64_t num_rows,
-                                                     const internal::EncoderConfig& config,
-                                                     const WriteOptions& options, uint32_t order) {
+// The partitions of the candidate of order K: pieces of kDeltaOrderRows
+// rows, the last piece joined to the one before when it holds K rows or
+// fewer; none where the chunk is too short.
+std::vector<internal::PartitionChoice> DeltaOrderChoices(uint64_t num_rows,
+                                                         const internal::EncoderConfig& config,
+                                                         uint32_t order) {
   const uint32_t partition_rows =
       std::min(kDeltaOrderRows, config.partitioner.max_partition_rows);
-  if (num_rows <= order || partition_rows <= order) return std::optional<Candidate>();
   std::vector<internal::PartitionChoice> choices;
+  if (num_rows <= order || partition_rows <= order) return choices;
   for (uint64_t row = 0; row < num_rows; row += partition_rows) {
     const auto rows = static_cast<uint32_t>(std::min<uint64_t>(partition_rows, num_rows - row));
     if (rows <= order) {
@@ -458,10 +460,91 @@ Result<std::optional<Candidate>> DeltaOrderCandidate(PhysicalType type,
     choice.delta_order = order;
     choices.push_back(choice);
   }
-  L3_ASSIGN_OR_RETURN(internal::EncodedChunk encoded,
-                      internal::EncodeChunkWithPartitions(values.data(), num_rows, config, choices));
+  return choices;
+}
+
+// The hot profile first fits every kDeltaOrderSampleStride-th partition of a
+// higher-order candidate, and encodes the candidate only where that sample
+// costs less than the chosen chunk's partitions over the same rows by
+// delta_orders_min_saving: a candidate that loses (random walks, lines)
+// then costs an eighth of its fits. Chunks of fewer than two strides of
+// partitions are not sampled.
+constexpr uint64_t kDeltaOrderSampleStride = 8;
+
+// What PartitionCost counts of a chunk's partitions (records, parameters,
+// payload words) over rows [0, row), the partition that `row` cuts counted
+// by its share of rows.
+class ChunkCostByRows {
+ public:
+  explicit ChunkCostByRows(const internal::EncodedChunk& chunk) {
+    const uint8_t* table = chunk.partition_table.data();
+    first_rows_.reserve(chunk.num_partitions + 1);
+    cost_before_.reserve(chunk.num_partitions + 1);
+    double cost = 0;
+    for (uint32_t p = 0; p <= chunk.num_partitions; ++p) {
+      const internal::PartitionRecord r = internal::LoadPartitionRecord(table, p);
+      if (p > 0) {
+        const internal::PartitionRecord prev = internal::LoadPartitionRecord(table, p - 1);
+        cost += static_cast<double>(internal::kPartitionRecordBytes +
+                                    8 * uint64_t{r.param_offset - prev.param_offset} +
+                                    8 * uint64_t{r.payload_offset - prev.payload_offset});
+      }
+      first_rows_.push_back(p < chunk.num_partitions ? r.first_row : chunk.num_rows);
+      cost_before_.push_back(cost);
+    }
+  }
+  double Before(uint64_t row) const {
+    // The last partition starting at or before `row`.
+    const size_t p = static_cast<size_t>(
+        std::upper_bound(first_rows_.begin(), first_rows_.end(), row) - first_rows_.begin());
+    if (p == 0) return 0;
+    if (p >= first_rows_.size()) return cost_before_.back();
+    const double span = static_cast<double>(first_rows_[p] - first_rows_[p - 1]);
+    const double share = static_cast<double>(row - first_rows_[p - 1]) / span;
+    return cost_before_[p - 1] + share * (cost_before_[p] - cost_before_[p - 1]);
+  }
+
+ private:
+  std::vector<uint64_t> first_rows_;  // of partitions 0..P-1, then num_rows
+  std::vector<double> cost_before_;
+};
+
+// Whether the hot profile's sample of `choices` says that the candidate may
+// be delta_orders_min_saving smaller than `chosen`.
+Result<bool> DeltaOrderSampleMayWin(const std::vector<uint8_t>& values, uint64_t num_rows,
+                                    const internal::EncoderConfig& config,
+                                    const WriteOptions& options,
+                                    const std::vector<internal::PartitionChoice>& choices,
+                                    const internal::EncodedChunk& chosen) {
+  if (choices.size() < 2 * kDeltaOrderSampleStride) return true;
+  L3_ASSIGN_OR_RETURN(const uint64_t sampled,
+                      internal::SampledPartitionCost(values.data(), num_rows, config, choices,
+                                                     kDeltaOrderSampleStride));
+  const ChunkCostByRows chosen_cost(chosen);
+  double chosen_sampled = 0;
+  uint64_t row = 0;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (i % kDeltaOrderSampleStride == 0) {
+      chosen_sampled += chosen_cost.Before(row + choices[i].num_rows) - chosen_cost.Before(row);
+    }
+    row += choices[i].num_rows;
+  }
+  return static_cast<double>(sampled) <= chosen_sampled * (1.0 - options.delta_orders_min_saving);
+}
+
+// The candidate of `choices`, or none where (hot profile) its segments would
+// exceed `byte_limit` bytes, which it finds out from the first partitions it
+// fits (EncodeChunkWithPartitionsWithin).
+Result<std::optional<Candidate>> DeltaOrderCandidate(
+    PhysicalType type, const std::vector<uint8_t>& values, uint64_t num_rows,
+    const internal::EncoderConfig& config, const WriteOptions& options,
+    const std::vector<internal::PartitionChoice>& choices, uint64_t byte_limit) {
+  L3_ASSIGN_OR_RETURN(std::optional<internal::EncodedChunk> encoded,
+                      internal::EncodeChunkWithPartitionsWithin(values.data(), num_rows, config,
+                                                                choices, byte_limit));
+  if (!encoded) return std::optional<Candidate>();
   L3_ASSIGN_OR_RETURN(Candidate c,
-                      MakeCandidate(std::move(encoded), type, options, config.num_threads));
+                      MakeCandidate(std::move(*encoded), type, options, config.num_threads));
   return std::optional<Candidate>(std::move(c));
 }
 
@@ -626,12 +709,34 @@ Result<ReadyChunk> EncodeAndStore(PhysicalType type, std::vector<uint8_t> values
       if (large.trial_bytes < chosen.trial_bytes) chosen = std::move(large);
     }
     if (DeltaOrdersAllowed(options, config)) {
-      // Orders 2 and 3, each kept where its trial frames are fewer (ties
-      // keep the first).
+      // Orders 2 and 3, each kept where it is smaller than the chunk chosen
+      // so far (ties keep the first): by its trial frames in the archive
+      // profile, and in the hot profile by its bytes and only where
+      // delta_orders_min_saving smaller (its tiles take the GPU up to three
+      // warp scans a block instead of one); a hot candidate stops as soon as
+      // its first partitions pass that bound.
       for (const uint32_t order : {2u, 3u}) {
+        const std::vector<internal::PartitionChoice> choices =
+            DeltaOrderChoices(num_rows, config, order);
+        if (choices.empty()) continue;
+        const bool hot = options.profile == Profile::kHot;
+        if (hot) {
+          L3_ASSIGN_OR_RETURN(const bool may_win,
+                              DeltaOrderSampleMayWin(values, num_rows, config, options, choices,
+                                                     chosen.encoded));
+          if (!may_win) continue;
+        }
+        const uint64_t limit =
+            hot ? static_cast<uint64_t>(static_cast<double>(CandidateBytes(chosen, options)) *
+                                        (1.0 - options.delta_orders_min_saving))
+                : UINT64_MAX;
         L3_ASSIGN_OR_RETURN(std::optional<Candidate> higher,
-                            DeltaOrderCandidate(type, values, num_rows, config, options, order));
-        if (higher && higher->trial_bytes < chosen.trial_bytes) chosen = std::move(*higher);
+                            DeltaOrderCandidate(type, values, num_rows, config, options, choices,
+                                                limit));
+        if (higher && CandidateBytes(*higher, options) < CandidateBytes(chosen, options) &&
+            CandidateBytes(*higher, options) <= limit) {
+          chosen = std::move(*higher);
+        }
       }
     }
     if (DictionaryAllowed(options, pgm)) {

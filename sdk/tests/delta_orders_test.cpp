@@ -238,33 +238,147 @@ TEST_CASE("DELTA orders: deep validation checks the Seed words of later tiles") 
   }
 }
 
+// A one-column file of `v` written with `options`.
+template <typename T>
+std::vector<uint8_t> WriteColumn(const std::vector<T>& v, PhysicalType type,
+                                 const WriteOptions& options) {
+  Result<Writer> writer = Writer::CreateInMemory({{"v", type, {}}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+  REQUIRE(writer->Close().ok());
+  return writer->TakeBuffer();
+}
+
+// Whether `file` sets DELTA_ORDERS; checks that it decodes to `v`.
+template <typename T>
+bool UsesOrdersAndDecodes(const std::vector<uint8_t>& file, const std::vector<T>& v) {
+  Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
+  REQUIRE(reader.ok());
+  REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
+  std::vector<T> out(v.size());
+  REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * sizeof(T)).ok());
+  CHECK(out == v);
+  return (reader->info().required_features & kRequiredDeltaOrders) != 0;
+}
+
 TEST_CASE("DELTA orders: the archive profile picks them for smooth curves") {
   // Six exponential curves of 10000 rows each (the exp generator): third
   // differences are small where polynomials over the row index need short
   // partitions.
   const std::vector<uint64_t> v = l3::datagen::GenerateExp(60000, 9);
-  const auto write = [&](Profile profile, bool orders) {
-    WriteOptions o;
-    o.profile = profile;
-    o.archive_delta_orders = orders;
-    Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt64, {}}}, o);
-    REQUIRE(writer.ok());
-    REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-    REQUIRE(writer->Close().ok());
-    return writer->TakeBuffer();
-  };
-  const std::vector<uint8_t> with = write(Profile::kArchive, true);
-  const std::vector<uint8_t> without = write(Profile::kArchive, false);
-  const std::vector<uint8_t> hot = write(Profile::kHot, true);
+  WriteOptions o;
+  o.profile = Profile::kArchive;
+  const std::vector<uint8_t> with = WriteColumn(v, PhysicalType::kUInt64, o);
+  o.delta_orders = false;
+  const std::vector<uint8_t> without = WriteColumn(v, PhysicalType::kUInt64, o);
   l3::testing::KeepTestFile("delta_orders_exp_archive", with);
   CHECK(with.size() * 2 < without.size());
-  for (const auto* file : {&with, &without, &hot}) {
-    Result<Reader> reader = Reader::OpenBuffer(file->data(), file->size());
-    REQUIRE(reader.ok());
-    CHECK(((reader->info().required_features & kRequiredDeltaOrders) != 0) == (file == &with));
-    REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());
-    std::vector<uint64_t> out(v.size());
-    REQUIRE(reader->ReadRows(0, 0, v.size(), out.data(), out.size() * 8).ok());
-    CHECK(out == v);
+  CHECK(UsesOrdersAndDecodes(with, v));
+  CHECK(!UsesOrdersAndDecodes(without, v));
+}
+
+TEST_CASE("DELTA orders: the hot profile keeps them where they save delta_orders_min_saving") {
+  WriteOptions on;  // the hot profile's defaults
+  WriteOptions off;
+  off.delta_orders = false;
+  SUBCASE("smooth curves and a noisy wave: kept") {
+    // exp: curves whose third differences are small; cosmos: a sine plus
+    // noise, whose second differences are narrower than its first (about
+    // 3 bits a value); 150,000 rows, so the candidates are sampled.
+    const std::vector<uint64_t> exp = l3::datagen::GenerateExp(150000, 3);
+    const std::vector<int32_t> cosmos = l3::datagen::GenerateCosmos(150000, 5);
+    const std::vector<uint8_t> exp_on = WriteColumn(exp, PhysicalType::kUInt64, on);
+    const std::vector<uint8_t> exp_off = WriteColumn(exp, PhysicalType::kUInt64, off);
+    const std::vector<uint8_t> cosmos_on = WriteColumn(cosmos, PhysicalType::kInt32, on);
+    const std::vector<uint8_t> cosmos_off = WriteColumn(cosmos, PhysicalType::kInt32, off);
+    l3::testing::KeepTestFile("delta_orders_cosmos_hot", cosmos_on);
+    CHECK(UsesOrdersAndDecodes(exp_on, exp));
+    CHECK(UsesOrdersAndDecodes(cosmos_on, cosmos));
+    CHECK(!UsesOrdersAndDecodes(exp_off, exp));
+    CHECK(!UsesOrdersAndDecodes(cosmos_off, cosmos));
+    CHECK(exp_on.size() * 2 < exp_off.size());
+    CHECK(cosmos_on.size() * 8 < cosmos_off.size() * 7);
+    // Required saving out of reach: the file without them, byte for byte.
+    WriteOptions strict = on;
+    strict.delta_orders_min_saving = 0.9;
+    CHECK(WriteColumn(cosmos, PhysicalType::kInt32, strict) == cosmos_off);
+    // The same bytes on one thread as on several (the sample and the
+    // early stop do not depend on the thread count).
+    WriteOptions one = on;
+    one.num_threads = 1;
+    CHECK(WriteColumn(cosmos, PhysicalType::kInt32, one) == cosmos_on);
   }
+  SUBCASE("random walks and lines: not kept, same bytes as without") {
+    const std::vector<uint64_t> walk = l3::datagen::GeneratePoisson(150000, 4);
+    const std::vector<int64_t> times = l3::datagen::GenerateTimestamps(150000, 6);
+    const std::vector<uint32_t> normal = l3::datagen::GenerateNormal(150000);
+    CHECK(WriteColumn(walk, PhysicalType::kUInt64, on) ==
+          WriteColumn(walk, PhysicalType::kUInt64, off));
+    CHECK(WriteColumn(times, PhysicalType::kInt64, on) ==
+          WriteColumn(times, PhysicalType::kInt64, off));
+    CHECK(WriteColumn(normal, PhysicalType::kUInt32, on) ==
+          WriteColumn(normal, PhysicalType::kUInt32, off));
+  }
+  SUBCASE("delta_orders_min_saving outside [0, 1) is refused") {
+    for (const double bad : {-0.1, 1.0, std::nan("")}) {
+      WriteOptions o;
+      o.delta_orders_min_saving = bad;
+      CHECK(Writer::CreateInMemory({{"v", PhysicalType::kUInt64, {}}}, o).status().code() ==
+            StatusCode::kInvalidArgument);
+    }
+  }
+}
+
+TEST_CASE("DELTA orders: a candidate over its byte limit stops early, and its sample") {
+  // 40 partitions of order 2 over a noisy curve: rounds of 8, 16, then 16.
+  const uint32_t rows = 40 * 1024;
+  const std::vector<uint32_t> v = CurvePieces<uint32_t>(rows, 5);
+  const EncoderConfig config = ConfigOf(PhysicalType::kUInt32, 64);
+  std::vector<PartitionChoice> choices(40, DeltaOfOrder(1024, 2));
+  Result<EncodedChunk> full = EncodeChunkWithPartitions(v.data(), rows, config, choices);
+  REQUIRE(full.ok());
+  // PartitionCost of each partition, from its table: record, parameters,
+  // payload words.
+  std::vector<uint64_t> cost(40);
+  uint64_t total = 0;
+  for (uint32_t p = 0; p < 40; ++p) {
+    const PartitionRecord a = LoadPartitionRecord(full->partition_table.data(), p);
+    const PartitionRecord b = LoadPartitionRecord(full->partition_table.data(), p + 1);
+    cost[p] = kPartitionRecordBytes + 8 * uint64_t{b.param_offset - a.param_offset} +
+              8 * uint64_t{b.payload_offset - a.payload_offset};
+    total += cost[p];
+  }
+  for (const int threads : {1, 2, 3}) {
+    EncoderConfig c = config;
+    c.num_threads = threads;
+    // A limit the whole chunk meets: the same chunk.
+    Result<std::optional<EncodedChunk>> within =
+        EncodeChunkWithPartitionsWithin(v.data(), rows, c, choices, total);
+    REQUIRE(within.ok());
+    REQUIRE(within->has_value());
+    CHECK((*within)->payload == full->payload);
+    CHECK((*within)->partition_table == full->partition_table);
+    CHECK((*within)->parameters == full->parameters);
+    // One byte under: none, at the end. Under the first round's bytes: none.
+    Result<std::optional<EncodedChunk>> over =
+        EncodeChunkWithPartitionsWithin(v.data(), rows, c, choices, total - 1);
+    REQUIRE(over.ok());
+    CHECK(!over->has_value());
+    uint64_t first_round = 0;
+    for (uint32_t p = 0; p < 8; ++p) first_round += cost[p];
+    Result<std::optional<EncodedChunk>> early =
+        EncodeChunkWithPartitionsWithin(v.data(), rows, c, choices, first_round - 1);
+    REQUIRE(early.ok());
+    CHECK(!early->has_value());
+    // The sample: partitions 0, 8, 16, 24, 32 (and 0, 3, ..., 39).
+    for (const uint64_t stride : {8u, 3u, 1u}) {
+      uint64_t expected = 0;
+      for (uint32_t p = 0; p < 40; p += static_cast<uint32_t>(stride)) expected += cost[p];
+      Result<uint64_t> sampled = SampledPartitionCost(v.data(), rows, c, choices, stride);
+      REQUIRE(sampled.ok());
+      CHECK(*sampled == expected);
+    }
+  }
+  CHECK(SampledPartitionCost(v.data(), rows, config, choices, 0).status().code() ==
+        StatusCode::kInvalidArgument);
 }

@@ -589,9 +589,9 @@ TEST_CASE("Writer: split_min_rows follows the profile unless set (PartitionerOpt
     return std::make_pair(parts->size(), smallest);
   };
   WriteOptions hot;
-  WriteOptions archive;
+  hot.delta_orders = false;  // their fixed partitions would win here
+  WriteOptions archive = hot;
   archive.profile = Profile::kArchive;
-  archive.archive_delta_orders = false;  // its fixed partitions would win here
   WriteOptions hot_split = hot;
   hot_split.partitioner.split_min_rows = 64;
   const auto h = partitions(hot), a = partitions(archive), hs = partitions(hot_split);

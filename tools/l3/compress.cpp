@@ -122,8 +122,8 @@ ArgParser MakeParser() {
               "(comma-separated); signed-highs keeps DELTA and PATCHED_FOR\n"
               "                            exceptions' high parts unsigned (spec §8.9),\n"
               "                            rows-ef PATCHED_FOR's exception rows fixed-width (§8.12),\n"
-              "                            delta-orders the archive profile's DELTA of order 2\n"
-              "                            and 3 (§8.9)")
+              "                            delta-orders DELTA of order 2 and 3 (§8.9; the hot\n"
+              "                            profile keeps them where 1/32 smaller)")
       .Flag("no-minimax-lines", "LINEAR keeps the least-squares line even where the minimax line\n"
                                 "would be narrower (faster encoding of near-linear data)")
       .Option("format-minor", "M", "newest format minor version the file may need: 0 writes files\n"
@@ -220,7 +220,7 @@ WriteOptions MakeWriteOptions(const ArgParser::Parsed& args) {
       } else if (m == "rows-ef") {
         part.patched_rows_ef = false;
       } else if (m == "delta-orders") {
-        o.archive_delta_orders = false;
+        o.delta_orders = false;
       } else {
         ThrowUsage("--disable: unknown model '" + m +
                    "' (rle, runs-ef, delta, patched-for, linear, poly2, poly3, signed-highs, "

@@ -264,15 +264,19 @@ struct WriteOptions {
   /// §9.3), kept where its full-level frames are smaller (columns whose runs
   /// of deltas recur, such as the node references of ways).
   bool archive_large_partitions = true;
-  /// kArchive with format_minor >= 1 and PartitionerOptions::enable_delta:
-  /// each chunk is also encoded as DELTA partitions of 4096 rows (or
+  /// format_minor >= 1 and PartitionerOptions::enable_delta: each chunk is
+  /// also encoded as DELTA partitions of 4096 rows (or
   /// PartitionerOptions::max_partition_rows, if fewer) and order 2, and of
-  /// order 3 (spec §8.9: sums of second or third differences),
-  /// kept where its trial frames are smaller, which sets DELTA_ORDERS.
-  /// Smooth curves sampled finely (exponential or polynomial growth) have
-  /// small third differences where a polynomial over the row index needs
-  /// short partitions and four parameters each.
-  bool archive_delta_orders = true;
+  /// order 3 (spec §8.9: sums of second or third differences), kept where it
+  /// is smaller (kArchive: by trial frames), which sets DELTA_ORDERS.
+  /// Smooth curves sampled finely (exponential or polynomial growth, noisy
+  /// waves) have small second or third differences where a polynomial over
+  /// the row index needs short partitions and four parameters each.
+  bool delta_orders = true;
+  /// Profile::kHot: an encoding with DELTA orders 2 and 3 is kept only where
+  /// it is at least this fraction smaller than the chunk without them,
+  /// because the GPU sums their tiles two or three times. In [0, 1).
+  double delta_orders_min_saving = 1.0 / 32;
   /// format_minor >= 1: a chunk of few distinct values may be stored as a
   /// dictionary chunk (spec §8.10: the sorted distinct values, then one code
   /// per row, all coded by the partition models) where that is smaller, which

@@ -15,6 +15,7 @@
 #include "codec/encode/partitioner.hpp"
 #include "codec/encode/value_traits.hpp"
 #include "common/bits.hpp"
+#include "common/status_macros.hpp"
 
 namespace l3::internal {
 namespace {
@@ -163,9 +164,16 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
   return Assemble(v, n, config, PlanPartitions(v, n, options));
 }
 
+// Partitions fitted per round of EncodeGiven with a byte limit: a few at
+// first, so that a candidate far over its limit stops after little work, then
+// more (fixed, so that where it stops never depends on the thread count).
+uint64_t ChoiceRound(uint64_t round) { return uint64_t{8} << std::min<uint64_t>(round, 5); }
+
 template <typename T>
-Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& config,
-                                 const std::vector<PartitionChoice>& choices) {
+Result<std::optional<EncodedChunk>> EncodeGiven(const T* v, uint64_t n,
+                                                const EncoderConfig& config,
+                                                const std::vector<PartitionChoice>& choices,
+                                                uint64_t byte_limit) {
   std::vector<PlannedPartition> plan(choices.size());
   uint64_t row = 0;
   for (size_t i = 0; i < choices.size(); ++i) {
@@ -184,7 +192,7 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
   const FitOptions fit_options =
       MakeFitOptions(config.partitioner, config.values_per_lane, config.partitioner.minimax_lines);
   std::vector<Status> statuses(choices.size());
-  ParallelFor(choices.size(), ClampThreads(config.num_threads), 16, [&](uint64_t i) {
+  const auto fit = [&](uint64_t i) {
     const PartitionChoice& choice = choices[i];
     const double* theta =
         choice.theta.has_value() && IsPredictedModel(static_cast<uint8_t>(choice.model))
@@ -195,18 +203,36 @@ Result<EncodedChunk> EncodeGiven(const T* v, uint64_t n, const EncoderConfig& co
     options.delta_order = choice.delta_order;
     statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
                                 options, &plan[i].fit);
-  });
+  };
+  const int threads = ClampThreads(config.num_threads);
+  if (byte_limit == UINT64_MAX) {
+    ParallelFor(choices.size(), threads, 16, fit);
+  } else {
+    // Each partition adds at least its PartitionCost to the segments.
+    uint64_t bytes = 0;
+    uint64_t begin = 0;
+    for (uint64_t round = 0; begin < choices.size(); ++round) {
+      const uint64_t count = std::min<uint64_t>(ChoiceRound(round), choices.size() - begin);
+      ParallelFor(count, threads, 1, [&](uint64_t i) { fit(begin + i); });
+      for (uint64_t i = begin; i < begin + count; ++i) {
+        if (statuses[i].ok()) bytes += plan[i].fit.cost_bytes;
+      }
+      begin += count;
+      if (bytes > byte_limit) return std::optional<EncodedChunk>();
+    }
+  }
   for (size_t i = 0; i < statuses.size(); ++i) {
     if (!statuses[i].ok()) {
       return Status(statuses[i].code(),
                     "partition " + std::to_string(i) + ": " + statuses[i].message());
     }
   }
-  return Assemble(v, n, config, plan);
+  L3_ASSIGN_OR_RETURN(EncodedChunk chunk, Assemble(v, n, config, plan));
+  return std::optional<EncodedChunk>(std::move(chunk));
 }
 
 template <typename Fn>
-Result<EncodedChunk> Guarded(Fn&& fn) {
+auto Guarded(Fn&& fn) -> decltype(fn()) {
   try {
     return fn();
   } catch (const std::bad_alloc&) {
@@ -269,19 +295,77 @@ Result<EncodedChunk> EncodeChunk(const void* values, uint64_t num_rows,
   });
 }
 
-Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_rows,
-                                               const EncoderConfig& config,
-                                               const std::vector<PartitionChoice>& partitions) {
+Result<std::optional<EncodedChunk>> EncodeChunkWithPartitionsWithin(
+    const void* values, uint64_t num_rows, const EncoderConfig& config,
+    const std::vector<PartitionChoice>& partitions, uint64_t byte_limit) {
   Status status = ValidateConfig(values, num_rows, config);
   if (!status.ok()) return status;
-  return Guarded([&]() -> Result<EncodedChunk> {
-    Result<EncodedChunk> result = Status(StatusCode::kInternal, "unreachable");
+  return Guarded([&]() -> Result<std::optional<EncodedChunk>> {
+    Result<std::optional<EncodedChunk>> result = Status(StatusCode::kInternal, "unreachable");
     DispatchIntegerType(config.type, [&](auto tag) {
       using T = decltype(tag);
-      result = EncodeGiven(static_cast<const T*>(values), num_rows, config, partitions);
+      result =
+          EncodeGiven(static_cast<const T*>(values), num_rows, config, partitions, byte_limit);
     });
     return result;
   });
+}
+
+Result<uint64_t> SampledPartitionCost(const void* values, uint64_t num_rows,
+                                      const EncoderConfig& config,
+                                      const std::vector<PartitionChoice>& partitions,
+                                      uint64_t stride) {
+  Status status = ValidateConfig(values, num_rows, config);
+  if (!status.ok()) return status;
+  if (stride == 0) return Status(StatusCode::kInvalidArgument, "stride must be positive");
+  std::vector<PartitionChoice> sample;
+  std::vector<uint64_t> first_rows;
+  uint64_t row = 0;
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    if (partitions[i].num_rows == 0 || partitions[i].num_rows > num_rows - row) {
+      return Status(StatusCode::kInvalidArgument, "the partitions do not fit in the rows");
+    }
+    if (i % stride == 0) {
+      sample.push_back(partitions[i]);
+      first_rows.push_back(row);
+    }
+    row += partitions[i].num_rows;
+  }
+  const FitOptions fit_options =
+      MakeFitOptions(config.partitioner, config.values_per_lane, config.partitioner.minimax_lines);
+  std::vector<PartitionFit> fits(sample.size());
+  std::vector<Status> statuses(sample.size());
+  Status guarded = Guarded([&]() -> Status {
+    DispatchIntegerType(config.type, [&](auto tag) {
+      using T = decltype(tag);
+      const T* v = static_cast<const T*>(values);
+      ParallelFor(sample.size(), ClampThreads(config.num_threads), 1, [&](uint64_t i) {
+        FitOptions options = fit_options;
+        options.delta_without_exceptions = sample[i].delta_without_exceptions;
+        options.delta_order = sample[i].delta_order;
+        statuses[i] = FitGivenModel(v + first_rows[i], sample[i].num_rows, sample[i].model,
+                                    nullptr, options, &fits[i]);
+      });
+    });
+    return Status::OK();
+  });
+  if (!guarded.ok()) return guarded;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < sample.size(); ++i) {
+    if (!statuses[i].ok()) return statuses[i];
+    bytes += fits[i].cost_bytes;
+  }
+  return bytes;
+}
+
+Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_rows,
+                                               const EncoderConfig& config,
+                                               const std::vector<PartitionChoice>& partitions) {
+  Result<std::optional<EncodedChunk>> chunk =
+      EncodeChunkWithPartitionsWithin(values, num_rows, config, partitions, UINT64_MAX);
+  if (!chunk.ok()) return chunk.status();
+  if (!chunk->has_value()) return Status(StatusCode::kInternal, "no chunk without a limit");
+  return std::move(**chunk);
 }
 
 Result<EncodedChunk> EncodeChunkWithPlan(const void* values, uint64_t num_rows,

@@ -106,4 +106,23 @@ Result<EncodedChunk> EncodeChunkWithPartitions(const void* values, uint64_t num_
                                                const EncoderConfig& config,
                                                const std::vector<PartitionChoice>& partitions);
 
+/// EncodeChunkWithPartitions for a candidate that only counts if its
+/// segments stay within `byte_limit` bytes: the partitions are fitted a
+/// fixed number at a time (the same batches on any thread count), and as
+/// soon as those fitted add more than byte_limit (their PartitionCost, a
+/// lower bound on the segments' bytes) the result is std::nullopt, without
+/// fitting the rest. UINT64_MAX: no limit.
+Result<std::optional<EncodedChunk>> EncodeChunkWithPartitionsWithin(
+    const void* values, uint64_t num_rows, const EncoderConfig& config,
+    const std::vector<PartitionChoice>& partitions, uint64_t byte_limit);
+
+/// The sum of PartitionCost over partitions 0, stride, 2 * stride, ... of
+/// `partitions` (the rows before each counted from partition 0), each fitted
+/// as EncodeChunkWithPartitions fits it (no theta): an estimate of what a
+/// candidate would cost from a 1/stride sample of it.
+Result<uint64_t> SampledPartitionCost(const void* values, uint64_t num_rows,
+                                      const EncoderConfig& config,
+                                      const std::vector<PartitionChoice>& partitions,
+                                      uint64_t stride);
+
 }  // namespace l3::internal

@@ -15,7 +15,8 @@
 //           [--wide-staging auto|off|on] [--dictionary-staging auto|off|on] [--sweep]
 //           [--split-min-rows N] [--real-rows N] [--dump-dir DIR]
 //           [--outliers N] [--patched-for on|off] [--rows-ef on|off]
-//           [--profile hot|archive] [--json FILE] [--md FILE] [--commit REV]
+//           [--delta-orders on|off] [--profile hot|archive] [--json FILE] [--md FILE]
+//           [--commit REV]
 //
 // --outliers N adds a u32 column of N values in [17, 80] with 1% outliers
 // up to 2^20 (PATCHED_FOR's case, spec §8.12), written with and without
@@ -23,6 +24,8 @@
 // every column without PATCHED_FOR partitions (enable_patched_for = false),
 // to compare the two in one run; --rows-ef off keeps PATCHED_FOR's exception
 // rows fixed-width (patched_rows_ef = false, spec §8.12 Rows_EF).
+// --delta-orders off writes no DELTA partitions of order 2 or 3
+// (WriteOptions::delta_orders = false, spec §8.9), to compare in one run.
 // --profile archive writes every column in the archive profile (its chunks
 // may use DELTA of order 2 and 3, spec §8.9); the device then holds the
 // decompressed segments, which the roofline counts.
@@ -118,6 +121,7 @@ struct Options {
   int64_t split_min_rows = -1;  // -1: the writer's default
   bool patched_for = true;      // PartitionerOptions::enable_patched_for
   bool rows_ef = true;          // PartitionerOptions::patched_rows_ef
+  bool delta_orders = true;     // WriteOptions::delta_orders
   bool archive = false;         // WriteOptions::profile = kArchive
   uint64_t outliers = 0;        // rows of the "outliers" column, 0: none
   uint64_t real_rows = 0;       // 0: the real arrays as they are
@@ -232,8 +236,8 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   std::fflush(stdout);
 
   // Encode (default WriteOptions: hot profile, V = 64, 2^26-row chunks),
-  // except where --split-min-rows, --patched-for, --rows-ef or --profile
-  // override them.
+  // except where --split-min-rows, --patched-for, --rows-ef, --delta-orders
+  // or --profile override them.
   auto t0 = Clock::now();
   l3::WriteOptions write_options;
   if (opt.split_min_rows >= 0) {
@@ -241,6 +245,7 @@ json RunColumn(const Column& col, const Options& opt, double copy_bps, cudaStrea
   }
   write_options.partitioner.enable_patched_for = opt.patched_for && col.patched_for;
   write_options.partitioner.patched_rows_ef = opt.rows_ef;
+  write_options.delta_orders = opt.delta_orders;
   if (opt.archive) write_options.profile = l3::Profile::kArchive;
   auto writer =
       l3::Writer::CreateInMemory({l3::ColumnSpec{col.name, col.type, {}}}, write_options);
@@ -524,6 +529,10 @@ Options Parse(int argc, char** argv) {
       const std::string v = value(i);
       if (v != "on" && v != "off") Die("--rows-ef takes on or off");
       o.rows_ef = v == "on";
+    } else if (a == "--delta-orders") {
+      const std::string v = value(i);
+      if (v != "on" && v != "off") Die("--delta-orders takes on or off");
+      o.delta_orders = v == "on";
     } else if (a == "--profile") {
       const std::string v = value(i);
       if (v != "hot" && v != "archive") Die("--profile takes hot or archive");

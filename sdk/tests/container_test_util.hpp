@@ -434,6 +434,18 @@ bool LoadRealArray(const std::string& name, std::vector<T>* out) {
 }
 #endif
 
+/// A file of one column "v" of `type` holding `v`, written in memory with
+/// `options`.
+template <typename T>
+std::vector<uint8_t> WriteOneColumn(const std::vector<T>& v, PhysicalType type,
+                                    const WriteOptions& options) {
+  Result<Writer> writer = Writer::CreateInMemory({{"v", type, {}}}, options);
+  REQUIRE(writer.ok());
+  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
+  REQUIRE(writer->Close().ok());
+  return writer->TakeBuffer();
+}
+
 // Keeps a copy of a file a test wrote in $L3_TEST_FILES_DIR, when set, so that
 // the GPU tests can decode every file the CPU tests write and compare with the
 // CPU reference (ctest sets the variable; see sdk/tests/CMakeLists.txt).

@@ -23,6 +23,7 @@
 using namespace l3;
 using namespace l3::internal;
 using l3::internal::testing::CheckRandomSlices;
+using l3::testing::WriteOneColumn;
 
 namespace {
 
@@ -238,17 +239,6 @@ TEST_CASE("DELTA orders: deep validation checks the Seed words of later tiles") 
   }
 }
 
-// A one-column file of `v` written with `options`.
-template <typename T>
-std::vector<uint8_t> WriteColumn(const std::vector<T>& v, PhysicalType type,
-                                 const WriteOptions& options) {
-  Result<Writer> writer = Writer::CreateInMemory({{"v", type, {}}}, options);
-  REQUIRE(writer.ok());
-  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-  REQUIRE(writer->Close().ok());
-  return writer->TakeBuffer();
-}
-
 // Whether `file` sets DELTA_ORDERS; checks that it decodes to `v`.
 template <typename T>
 bool UsesOrdersAndDecodes(const std::vector<uint8_t>& file, const std::vector<T>& v) {
@@ -268,9 +258,9 @@ TEST_CASE("DELTA orders: the archive profile picks them for smooth curves") {
   const std::vector<uint64_t> v = l3::datagen::GenerateExp(60000, 9);
   WriteOptions o;
   o.profile = Profile::kArchive;
-  const std::vector<uint8_t> with = WriteColumn(v, PhysicalType::kUInt64, o);
+  const std::vector<uint8_t> with = WriteOneColumn(v, PhysicalType::kUInt64, o);
   o.delta_orders = false;
-  const std::vector<uint8_t> without = WriteColumn(v, PhysicalType::kUInt64, o);
+  const std::vector<uint8_t> without = WriteOneColumn(v, PhysicalType::kUInt64, o);
   l3::testing::KeepTestFile("delta_orders_exp_archive", with);
   CHECK(with.size() * 2 < without.size());
   CHECK(UsesOrdersAndDecodes(with, v));
@@ -287,10 +277,10 @@ TEST_CASE("DELTA orders: the hot profile keeps them where they save delta_orders
     // 3 bits a value); 150,000 rows, so the candidates are sampled.
     const std::vector<uint64_t> exp = l3::datagen::GenerateExp(150000, 3);
     const std::vector<int32_t> cosmos = l3::datagen::GenerateCosmos(150000, 5);
-    const std::vector<uint8_t> exp_on = WriteColumn(exp, PhysicalType::kUInt64, on);
-    const std::vector<uint8_t> exp_off = WriteColumn(exp, PhysicalType::kUInt64, off);
-    const std::vector<uint8_t> cosmos_on = WriteColumn(cosmos, PhysicalType::kInt32, on);
-    const std::vector<uint8_t> cosmos_off = WriteColumn(cosmos, PhysicalType::kInt32, off);
+    const std::vector<uint8_t> exp_on = WriteOneColumn(exp, PhysicalType::kUInt64, on);
+    const std::vector<uint8_t> exp_off = WriteOneColumn(exp, PhysicalType::kUInt64, off);
+    const std::vector<uint8_t> cosmos_on = WriteOneColumn(cosmos, PhysicalType::kInt32, on);
+    const std::vector<uint8_t> cosmos_off = WriteOneColumn(cosmos, PhysicalType::kInt32, off);
     l3::testing::KeepTestFile("delta_orders_cosmos_hot", cosmos_on);
     CHECK(UsesOrdersAndDecodes(exp_on, exp));
     CHECK(UsesOrdersAndDecodes(cosmos_on, cosmos));
@@ -301,23 +291,23 @@ TEST_CASE("DELTA orders: the hot profile keeps them where they save delta_orders
     // Required saving out of reach: the file without them, byte for byte.
     WriteOptions strict = on;
     strict.delta_orders_min_saving = 0.9;
-    CHECK(WriteColumn(cosmos, PhysicalType::kInt32, strict) == cosmos_off);
+    CHECK(WriteOneColumn(cosmos, PhysicalType::kInt32, strict) == cosmos_off);
     // The same bytes on one thread as on several (the sample and the
     // early stop do not depend on the thread count).
     WriteOptions one = on;
     one.num_threads = 1;
-    CHECK(WriteColumn(cosmos, PhysicalType::kInt32, one) == cosmos_on);
+    CHECK(WriteOneColumn(cosmos, PhysicalType::kInt32, one) == cosmos_on);
   }
   SUBCASE("random walks and lines: not kept, same bytes as without") {
     const std::vector<uint64_t> walk = l3::datagen::GeneratePoisson(150000, 4);
     const std::vector<int64_t> times = l3::datagen::GenerateTimestamps(150000, 6);
     const std::vector<uint32_t> normal = l3::datagen::GenerateNormal(150000);
-    CHECK(WriteColumn(walk, PhysicalType::kUInt64, on) ==
-          WriteColumn(walk, PhysicalType::kUInt64, off));
-    CHECK(WriteColumn(times, PhysicalType::kInt64, on) ==
-          WriteColumn(times, PhysicalType::kInt64, off));
-    CHECK(WriteColumn(normal, PhysicalType::kUInt32, on) ==
-          WriteColumn(normal, PhysicalType::kUInt32, off));
+    CHECK(WriteOneColumn(walk, PhysicalType::kUInt64, on) ==
+          WriteOneColumn(walk, PhysicalType::kUInt64, off));
+    CHECK(WriteOneColumn(times, PhysicalType::kInt64, on) ==
+          WriteOneColumn(times, PhysicalType::kInt64, off));
+    CHECK(WriteOneColumn(normal, PhysicalType::kUInt32, on) ==
+          WriteOneColumn(normal, PhysicalType::kUInt32, off));
   }
   SUBCASE("delta_orders_min_saving outside [0, 1) is refused") {
     for (const double bad : {-0.1, 1.0, std::nan("")}) {

@@ -15,6 +15,7 @@
 #include "codec/decode/partition_decoder.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/patched/patched_for_encode.hpp"
+#include "container_test_util.hpp"
 #include "format/layout.hpp"
 #include "l3/l3.hpp"
 
@@ -131,11 +132,7 @@ struct Written {
 
 Written WriteAndRead(const std::vector<uint32_t>& v, const WriteOptions& options) {
   Written w;
-  Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt32, {}}}, options);
-  REQUIRE(writer.ok());
-  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-  REQUIRE(writer->Close().ok());
-  const std::vector<uint8_t> file = writer->TakeBuffer();
+  const std::vector<uint8_t> file = l3::testing::WriteOneColumn(v, PhysicalType::kUInt32, options);
   Result<Reader> reader = Reader::OpenBuffer(file.data(), file.size());
   REQUIRE(reader.ok());
   REQUIRE(reader->Validate(ValidationLevel::kDeep).ok());

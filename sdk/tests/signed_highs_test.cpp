@@ -16,6 +16,7 @@
 #include "codec/delta/delta_encode.hpp"
 #include "codec/encode/encode_chunk.hpp"
 #include "codec/patched/patched_for_encode.hpp"
+#include "container_test_util.hpp"
 #include "l3/l3.hpp"
 
 using namespace l3;
@@ -136,11 +137,7 @@ void CheckType(uint64_t seed) {
 }
 
 std::vector<uint8_t> WriteU64(const std::vector<uint64_t>& v, const WriteOptions& options) {
-  Result<Writer> writer = Writer::CreateInMemory({{"v", PhysicalType::kUInt64, {}}}, options);
-  REQUIRE(writer.ok());
-  REQUIRE(writer->AppendTyped(0, v.data(), v.size()).ok());
-  REQUIRE(writer->Close().ok());
-  return writer->TakeBuffer();
+  return l3::testing::WriteOneColumn(v, PhysicalType::kUInt64, options);
 }
 
 // The partitions of a file's one chunk whose Exceptions word sets

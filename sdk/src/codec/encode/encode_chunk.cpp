@@ -169,6 +169,20 @@ Result<EncodedChunk> EncodeAuto(const T* v, uint64_t n, const EncoderConfig& con
 // more (fixed, so that where it stops never depends on the thread count).
 uint64_t ChoiceRound(uint64_t round) { return uint64_t{8} << std::min<uint64_t>(round, 5); }
 
+// Fits one caller-chosen partition whose rows start at values[first_row].
+template <typename T>
+Status FitChoice(const T* values, uint64_t first_row, const PartitionChoice& choice,
+                 const FitOptions& fit_options, PartitionFit* fit) {
+  const double* theta =
+      choice.theta.has_value() && IsPredictedModel(static_cast<uint8_t>(choice.model))
+          ? choice.theta->data()
+          : nullptr;
+  FitOptions options = fit_options;
+  options.delta_without_exceptions = choice.delta_without_exceptions;
+  options.delta_order = choice.delta_order;
+  return FitGivenModel(values + first_row, choice.num_rows, choice.model, theta, options, fit);
+}
+
 template <typename T>
 Result<std::optional<EncodedChunk>> EncodeGiven(const T* v, uint64_t n,
                                                 const EncoderConfig& config,
@@ -193,16 +207,7 @@ Result<std::optional<EncodedChunk>> EncodeGiven(const T* v, uint64_t n,
       MakeFitOptions(config.partitioner, config.values_per_lane, config.partitioner.minimax_lines);
   std::vector<Status> statuses(choices.size());
   const auto fit = [&](uint64_t i) {
-    const PartitionChoice& choice = choices[i];
-    const double* theta =
-        choice.theta.has_value() && IsPredictedModel(static_cast<uint8_t>(choice.model))
-            ? choice.theta->data()
-            : nullptr;
-    FitOptions options = fit_options;
-    options.delta_without_exceptions = choice.delta_without_exceptions;
-    options.delta_order = choice.delta_order;
-    statuses[i] = FitGivenModel(v + plan[i].first_row, choice.num_rows, choice.model, theta,
-                                options, &plan[i].fit);
+    statuses[i] = FitChoice(v, plan[i].first_row, choices[i], fit_options, &plan[i].fit);
   };
   const int threads = ClampThreads(config.num_threads);
   if (byte_limit == UINT64_MAX) {
@@ -325,6 +330,9 @@ Result<uint64_t> SampledPartitionCost(const void* values, uint64_t num_rows,
     if (partitions[i].num_rows == 0 || partitions[i].num_rows > num_rows - row) {
       return Status(StatusCode::kInvalidArgument, "the partitions do not fit in the rows");
     }
+    if (static_cast<uint8_t>(partitions[i].model) >= kNumModels) {
+      return Status(StatusCode::kInvalidArgument, "unknown model");
+    }
     if (i % stride == 0) {
       sample.push_back(partitions[i]);
       first_rows.push_back(row);
@@ -340,11 +348,7 @@ Result<uint64_t> SampledPartitionCost(const void* values, uint64_t num_rows,
       using T = decltype(tag);
       const T* v = static_cast<const T*>(values);
       ParallelFor(sample.size(), ClampThreads(config.num_threads), 1, [&](uint64_t i) {
-        FitOptions options = fit_options;
-        options.delta_without_exceptions = sample[i].delta_without_exceptions;
-        options.delta_order = sample[i].delta_order;
-        statuses[i] = FitGivenModel(v + first_rows[i], sample[i].num_rows, sample[i].model,
-                                    nullptr, options, &fits[i]);
+        statuses[i] = FitChoice(v, first_rows[i], sample[i], fit_options, &fits[i]);
       });
     });
     return Status::OK();

@@ -118,8 +118,8 @@ Result<std::optional<EncodedChunk>> EncodeChunkWithPartitionsWithin(
 
 /// The sum of PartitionCost over partitions 0, stride, 2 * stride, ... of
 /// `partitions` (the rows before each counted from partition 0), each fitted
-/// as EncodeChunkWithPartitions fits it (no theta): an estimate of what a
-/// candidate would cost from a 1/stride sample of it.
+/// as EncodeChunkWithPartitions fits it: an estimate of what a candidate
+/// would cost from a 1/stride sample of it.
 Result<uint64_t> SampledPartitionCost(const void* values, uint64_t num_rows,
                                       const EncoderConfig& config,
                                       const std::vector<PartitionChoice>& partitions,
